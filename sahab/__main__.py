@@ -1,0 +1,5 @@
+import sys
+
+from sahab.cli import main
+
+sys.exit(main())

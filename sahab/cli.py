@@ -1,0 +1,63 @@
+"""The `sahab` command line: a thin dispatcher.
+
+Each subcommand lives in `sahab/commands/<name>.py` and exposes `HELP`, `add_arguments(parser)` and
+`run(args) -> int`. Command modules import only argparse at module level so `sahab --help` stays fast;
+heavy SDKs (pulumi, torch, boto3) are imported inside `run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from sahab.errors import UsageError, report_error
+
+# Order is the order shown in --help.
+COMMANDS = ("plan", "check", "audit", "bench", "train")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that exits 2 with one `error:` line, as every Sahab command does."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="sahab",
+        description="Sahab: UAE-resident ML training fleets. Plan, check, audit, benchmark and train.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"sahab.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"sahab.commands.{name}":
+                raise
+            continue  # a command that is not built yet is simply absent
+        cmd = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(cmd)
+        cmd.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if getattr(args, "_module", None) is None:
+            build_parser().print_help()
+            return 2
+        return int(args._module.run(args) or 0)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except BaseException as exc:  # noqa: BLE001 - the one place that turns failures into exit codes
+        if isinstance(exc, SystemExit):
+            return int(exc.code or 0) if isinstance(exc.code, int) else 2
+        return report_error(exc)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
