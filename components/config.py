@@ -192,10 +192,13 @@ class NodePool(_Model):
 
     @property
     def node_labels(self) -> dict[str, str]:
-        """Labels every node of the pool carries: the pool, its accelerator, and an NVIDIA marker on GPUs."""
+        """Labels every node of the pool carries: the pool, its accelerator, and on GPUs an NVIDIA marker and
+        the device plugin configuration (MIG strategy, time-slicing) the node selects."""
         labels = {catalog.LABEL_POOL: self.name, catalog.LABEL_ACCELERATOR: self.accelerator}
         if self.is_gpu:
             labels[catalog.LABEL_NVIDIA_PRESENT] = "true"
+            labels[catalog.LABEL_DEVICE_PLUGIN_CONFIG] = catalog.device_plugin_config_name(
+                self.mig_strategy, self.time_slicing_replicas)
         return {**labels, **self.labels}
 
     @property
