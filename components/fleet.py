@@ -21,16 +21,20 @@ class Fleet(pulumi.ComponentResource):
         super().__init__("sahab:index:Fleet", name, None, opts)
         self.fleet_name = name
         self.config = config
-        # Cluster components by cluster name. Each exposes `.kubeconfig` (a secret Output), `.kind` and
-        # `.storage_encryption_id` (EKS: the EBS KMS key ARN; AKS: the Disk Encryption Set id; on-prem: None,
-        # its volumes are LUKS-encrypted by Ansible).
-        self.clusters: dict[str, Any] = {}
+        self.clusters: dict[str, Any] = self._clusters()
         self.platforms: dict[str, Platform] = self._platforms()
         self.exports: dict[str, pulumi.Input] = {
             "environment": config.environment,
             "allowedRegions": list(config.residency.allowed_regions),
         }
         self.register_outputs(self.exports)
+
+    # ---- clusters ---------------------------------------------------------------------------------------
+    def _clusters(self) -> dict[str, Any]:
+        """Cluster components by cluster name. Each exposes `.kubeconfig` (a secret Output), `.kind` and
+        `.storage_encryption_id` (EKS: the EBS KMS key ARN; AKS: the Disk Encryption Set id; on-prem: None,
+        its volumes are LUKS-encrypted by Ansible). The EKS, AKS and on-prem cluster components fill this."""
+        return {}
 
     # ---- the Kubernetes platform ------------------------------------------------------------------------
     def _platforms(self) -> dict[str, Platform]:

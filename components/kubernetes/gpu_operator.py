@@ -1,8 +1,9 @@
 """GpuOperator: NVIDIA GPU enablement for one cluster with GPU pools.
 
 One Helm release of NVIDIA's GPU operator brings node feature discovery, GPU feature discovery, the device
-plugin, DCGM exporter and the MIG manager. Its agents are DaemonSets the operator places only on nodes
-that carry NVIDIA GPUs (labelled `nvidia.com/gpu.present=true` by the pool or detected by NFD), and they
+plugin, DCGM exporter and the MIG manager. Its agents are DaemonSets that select nodes by labels such as
+`nvidia.com/gpu.deploy.device-plugin=true`, which the operator puts only on nodes that carry NVIDIA GPUs
+(labelled `nvidia.com/gpu.present=true` by their pool, or found by NFD's PCI vendor 10de label); they
 tolerate the GPU taint. Drivers and the container toolkit come from the operator on cloud pools that ask
 for it (`gpu_driver: operator`), and from the node otherwise: on-prem nodes get them from Ansible.
 
@@ -29,6 +30,8 @@ DEVICE_PLUGIN_CONFIG = "sahab-device-plugin-config"
 DCGM_METRICS_CONFIG = "sahab-dcgm-metrics"
 DCGM_EXPORTER_LABELS = {"app": "nvidia-dcgm-exporter"}
 DCGM_METRICS_PORT = "gpu-metrics"
+CONTROL_PLANE_TOLERATION = {"key": "node-role.kubernetes.io/control-plane", "operator": "Exists",
+                            "effect": "NoSchedule"}
 
 
 class GpuOperatorArgs(Args):
@@ -67,7 +70,8 @@ def helm_values(args: GpuOperatorArgs) -> dict:
         # Namespace labels are ours (privileged here only), not the chart's.
         "psa": {"enabled": False},
         "nfd": {"enabled": True},
-        "node-feature-discovery": {"worker": {"tolerations": tolerations}},
+        # NFD labels every node (that is how GPU nodes are found), control-plane nodes included.
+        "node-feature-discovery": {"worker": {"tolerations": [*tolerations, CONTROL_PLANE_TOLERATION]}},
         "daemonsets": {"tolerations": tolerations, "priorityClassName": "system-node-critical"},
         "driver": {"enabled": installs_driver},
         "toolkit": {"enabled": installs_driver},
