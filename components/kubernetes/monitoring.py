@@ -5,8 +5,9 @@ every ServiceMonitor and PrometheusRule in the cluster (not only the chart's), s
 ServiceMonitor and Sahab's rules are picked up. Grafana's admin password is generated, kept as a Pulumi
 secret and handed to Grafana through a Kubernetes Secret; the chart's well-known default is never used.
 
-The namespace is `privileged` because node-exporter reads the host (host network, PID namespace, root
-filesystem); nothing else runs there.
+Pod Security: the stack's namespace is `baseline` (no host access for Prometheus, Grafana and the
+operator); node-exporter, which reads the host (host network, PID namespace, root filesystem), runs alone
+in its own `privileged` namespace.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class ClusterMonitoringArgs(Args):
     Default: unset."""
     namespace: str = "monitoring"
     """Namespace of the stack, dashboards and rules. Default: monitoring."""
+    node_exporter_namespace: str = "node-exporter"
+    """Namespace of node-exporter alone (it needs host access). Default: node-exporter."""
     chart_version: str = CHART_VERSION
     """kube-prometheus-stack chart version, pinned. Default: 88.5.3 (Prometheus operator v0.93)."""
     repository: str = CHART_REPOSITORY
@@ -70,7 +73,8 @@ def helm_values(args: ClusterMonitoringArgs, storage_class: str) -> dict:
                                        "searchNamespace": "ALL"}},
         },
         # Node metrics from every node, GPU nodes included (they carry the GPU taint).
-        "prometheus-node-exporter": {"tolerations": [{"operator": "Exists", "effect": "NoSchedule"}]},
+        "prometheus-node-exporter": {"namespaceOverride": args.node_exporter_namespace,
+                                     "tolerations": [{"operator": "Exists", "effect": "NoSchedule"}]},
         # Managed control planes hide these components; scraping them would only raise TargetDown alerts.
         "kubeEtcd": {"enabled": not managed},
         "kubeControllerManager": {"enabled": not managed},
@@ -95,7 +99,11 @@ class ClusterMonitoring(pulumi.ComponentResource):
     def __init__(self, name: str, args: ClusterMonitoringArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("sahab:kubernetes:ClusterMonitoring", name, None, opts)
         ns = k8s.core.v1.Namespace(f"{name}-namespace", metadata={
-            "name": args.namespace, "labels": system_namespace_labels(args.namespace, "privileged")},
+            "name": args.namespace, "labels": system_namespace_labels(args.namespace, "baseline")},
+            opts=pulumi.ResourceOptions(parent=self))
+        host_ns = k8s.core.v1.Namespace(f"{name}-node-exporter-namespace", metadata={
+            "name": args.node_exporter_namespace,
+            "labels": system_namespace_labels(args.node_exporter_namespace, "privileged")},
             opts=pulumi.ResourceOptions(parent=self))
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
         meta = {"namespace": args.namespace, "labels": MANAGED_BY}
@@ -112,7 +120,7 @@ class ClusterMonitoring(pulumi.ComponentResource):
         release = k8s.helm.v3.Release(
             f"{name}-release", name=RELEASE, chart=CHART, version=args.chart_version,
             repository_opts={"repo": args.repository}, namespace=args.namespace, values=values, atomic=True,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[ns, admin]))
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[ns, host_ns, admin]))
         # The custom resources need the chart's CRDs.
         after_chart = pulumi.ResourceOptions(parent=self, depends_on=[release])
 

@@ -96,6 +96,15 @@ def test_node_exporter_reaches_tainted_gpu_nodes():
     assert {"operator": "Exists", "effect": "NoSchedule"} in values["prometheus-node-exporter"]["tolerations"]
 
 
+def test_only_node_exporter_gets_a_privileged_namespace():
+    resources = build()
+    levels = {ns.inputs["metadata"]["name"]: ns.inputs["metadata"]["labels"]["pod-security.kubernetes.io/enforce"]
+              for ns in of_type(resources, "kubernetes:core/v1:Namespace")}
+    assert levels == {"monitoring": "baseline", "node-exporter": "privileged"}
+    exporter = one(resources, RELEASE).inputs["values"]["prometheus-node-exporter"]
+    assert exporter["namespaceOverride"] == "node-exporter"
+
+
 def test_idle_threshold_is_checked():
     import pytest
 

@@ -84,7 +84,7 @@ def test_privileged_pod_security_only_in_system_namespaces(plans):
         for ns in of_type(plans[stack].resources, "kubernetes:core/v1:Namespace"):
             labels = ns.inputs["metadata"]["labels"]
             if labels["pod-security.kubernetes.io/enforce"] == "privileged":
-                assert ns.inputs["metadata"]["name"] in ("gpu-operator", "monitoring", "sahab-storage")
+                assert ns.inputs["metadata"]["name"] in ("gpu-operator", "node-exporter", "sahab-storage")
             else:
                 assert labels["pod-security.kubernetes.io/enforce"] in ("restricted", "baseline")
 
