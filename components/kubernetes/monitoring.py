@@ -12,8 +12,6 @@ in its own `privileged` namespace.
 
 from __future__ import annotations
 
-from typing import Literal
-
 import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_random as random
@@ -31,8 +29,11 @@ RELEASE = "kube-prometheus-stack"
 
 
 class ClusterMonitoringArgs(Args):
-    cluster_kind: Literal["eks", "aks", "onprem"]
-    """Where the cluster runs: managed control planes (EKS, AKS) expose no etcd/scheduler metrics to scrape."""
+    scrape_control_plane: bool = False
+    """Scrape etcd, the scheduler, the controller manager and kube-proxy. Only where their metrics listen
+    beyond localhost: never on EKS/AKS (managed control planes), and on kubeadm clusters only once their
+    `bind-address`/`listen-metrics-urls` are opened; otherwise they would only raise TargetDown alerts.
+    Default: false."""
     settings: Monitoring = Monitoring()
     """Retention, volume size and the idle-GPU threshold, from the fleet config. Default: the config's defaults."""
     storage_class: StrInput
@@ -56,7 +57,7 @@ def _volume(storage_class: StrInput, size: str) -> dict:
 
 
 def helm_values(args: ClusterMonitoringArgs, storage_class: str) -> dict:
-    managed = args.cluster_kind != "onprem"
+    control_plane = args.scrape_control_plane
     return {
         "prometheus": {"prometheusSpec": {
             "retention": args.settings.retention,
@@ -75,11 +76,10 @@ def helm_values(args: ClusterMonitoringArgs, storage_class: str) -> dict:
         # Node metrics from every node, GPU nodes included (they carry the GPU taint).
         "prometheus-node-exporter": {"namespaceOverride": args.node_exporter_namespace,
                                      "tolerations": [{"operator": "Exists", "effect": "NoSchedule"}]},
-        # Managed control planes hide these components; scraping them would only raise TargetDown alerts.
-        "kubeEtcd": {"enabled": not managed},
-        "kubeControllerManager": {"enabled": not managed},
-        "kubeScheduler": {"enabled": not managed},
-        "kubeProxy": {"enabled": not managed},
+        "kubeEtcd": {"enabled": control_plane},
+        "kubeControllerManager": {"enabled": control_plane},
+        "kubeScheduler": {"enabled": control_plane},
+        "kubeProxy": {"enabled": control_plane},
     }
 
 

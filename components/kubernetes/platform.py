@@ -68,7 +68,7 @@ class Platform(pulumi.ComponentResource):
         self.monitoring: ClusterMonitoring | None = None
         if args.monitoring.enabled:
             self.monitoring = ClusterMonitoring(f"{name}-monitoring", ClusterMonitoringArgs(
-                cluster_kind=args.cluster_kind, settings=args.monitoring, storage_class=self.storage.class_name,
+                settings=args.monitoring, storage_class=self.storage.class_name,
                 gpu_namespace=self.gpu.namespace_name if self.gpu else None),
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self.storage] + ([self.gpu] if self.gpu else [])))
 

@@ -12,9 +12,9 @@ RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
 SM = "kubernetes:monitoring.coreos.com/v1:ServiceMonitor"
 
 
-def build(kind="eks", gpu_namespace="gpu-operator", **settings):
-    args = ClusterMonitoringArgs(cluster_kind=kind, settings=Monitoring(**settings), storage_class="sahab-encrypted",
-                                 gpu_namespace=gpu_namespace)
+def build(gpu_namespace="gpu-operator", scrape_control_plane=False, **settings):
+    args = ClusterMonitoringArgs(settings=Monitoring(**settings), storage_class="sahab-encrypted",
+                                 gpu_namespace=gpu_namespace, scrape_control_plane=scrape_control_plane)
     return with_provider(lambda o: ClusterMonitoring("mon", args, opts=o))
 
 
@@ -83,12 +83,12 @@ def test_grafana_admin_password_is_generated_and_secret():
     assert secret["stringData"] == "[secret]"  # never plaintext in a plan
 
 
-def test_managed_control_planes_are_not_scraped_but_kubeadm_ones_are():
-    managed = one(build("aks"), RELEASE).inputs["values"]
-    onprem = one(build("onprem"), RELEASE).inputs["values"]
-    for component in ("kubeEtcd", "kubeScheduler", "kubeControllerManager"):
-        assert managed[component]["enabled"] is False
-        assert onprem[component]["enabled"] is True
+def test_control_plane_is_scraped_only_when_asked():
+    default = one(build(), RELEASE).inputs["values"]
+    asked = one(build(scrape_control_plane=True), RELEASE).inputs["values"]
+    for component in ("kubeEtcd", "kubeScheduler", "kubeControllerManager", "kubeProxy"):
+        assert default[component]["enabled"] is False
+        assert asked[component]["enabled"] is True
 
 
 def test_node_exporter_reaches_tainted_gpu_nodes():
