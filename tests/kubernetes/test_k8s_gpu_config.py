@@ -4,6 +4,8 @@ import re
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from components import catalog
 from components.config import NodePool, Taint
@@ -87,3 +89,20 @@ def test_every_dcgm_metric_that_alerts_and_dashboards_read_is_exported():
     rows = [line.split(",") for line in csv.splitlines() if not line.startswith("#")]
     assert {row[0] for row in rows} == exported
     assert all(row[1].strip() in ("gauge", "counter") for row in rows)
+
+
+taints = st.builds(Taint, key=st.sampled_from(["dedicated", "team", "spot", "example.com/zone"]),
+                   value=st.sampled_from(["", "ml", "research"]),
+                   effect=st.sampled_from(["NoSchedule", "PreferNoSchedule", "NoExecute"]))
+
+
+@given(st.lists(st.lists(taints, max_size=3), min_size=1, max_size=4))
+def test_any_gpu_pools_taints_are_all_tolerated_exactly_once(pool_taints):
+    pools = [gpu_pool(name=f"pool-{i}", extra_taints=tuple(t)) for i, t in enumerate(pool_taints)]
+    tolerations = gpu_config.gpu_pool_tolerations(pools)
+    keys = [tuple(sorted(t.items())) for t in tolerations]
+    assert len(keys) == len(set(keys))
+    for pool in pools:
+        for taint in pool.taints:
+            assert any(t["key"] == taint.key and t["effect"] == taint.effect
+                       and (t["operator"] == "Exists" or t["value"] == taint.value) for t in tolerations)
