@@ -9,6 +9,7 @@ exact config path, e.g. `sahab:fleet.node_pools[2].max_size`, before any resourc
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
@@ -364,7 +365,12 @@ def _check_cidr(value: str) -> str:
 def config_path(loc: Iterable[Any], root: str = ROOT) -> str:
     path = root
     for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", str(part)):
+            path += f".{part}"
+        else:  # a key a user mistyped may hold anything, newlines included: quote it
+            path += f"[{json.dumps(str(part))}]"
     return path
 
 
