@@ -276,7 +276,13 @@ def _add_default_providers(recorded: list[PlannedResource], project: Project, co
             defaults[package] = PlannedResource(urn, ptype, name, None, None,
                                                 _provider_config(config, package), custom=True)
         res.provider = defaults[package].urn
-    return list(defaults.values()) + recorded
+    # Registration order depends on thread scheduling; a stable order keeps plans diffable.
+    return sorted([*defaults.values(), *recorded], key=_plan_order)
+
+
+def _plan_order(res: PlannedResource) -> tuple[int, str]:
+    rank = 0 if res.type == "pulumi:pulumi:Stack" else 1 if res.type.startswith("pulumi:providers:") else 2
+    return rank, res.urn
 
 
 def _provider_config(config: StackConfig, package: str) -> dict[str, Any]:

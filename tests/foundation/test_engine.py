@@ -95,3 +95,13 @@ def test_help_imports_no_cloud_sdk():
             "print(','.join(heavy))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.strip() == ""
+
+
+def test_a_stack_reference_reads_the_outputs_the_other_stack_exports():
+    program = ROOT / "tests" / "fixtures" / "programs" / "stackref"
+    base = plan(program, "base")
+    assert base.outputs["token"] == "[secret]"
+    peak = plan(program, "peak")
+    bucket = _by_name(peak, "peak")
+    assert bucket.inputs["tags"] == {"key": base.outputs["keyArn"]}
+    assert base.outputs["keyArn"].startswith("arn:aws:kms:")
