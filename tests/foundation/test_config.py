@@ -42,7 +42,8 @@ def test_gpu_pools_get_the_gpu_taint_and_accelerator_labels_cpu_pools_none():
     fleet = parse_fleet(hybrid_fleet())
     gpu, _, cpu = fleet.node_pools
     assert [(t.key, t.value, t.effect) for t in gpu.taints] == [("nvidia.com/gpu", "present", "NoSchedule")]
-    assert gpu.node_labels == {"sahab.io/pool": "gpu", "sahab.io/accelerator": "h100", "nvidia.com/gpu.present": "true"}
+    assert gpu.node_labels == {"sahab.io/pool": "gpu", "sahab.io/accelerator": "h100", "nvidia.com/gpu.present": "true",
+                               "nvidia.com/device-plugin.config": "mig-none"}
     assert cpu.taints == ()
     assert "nvidia.com/gpu.present" not in cpu.node_labels
 
