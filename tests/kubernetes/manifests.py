@@ -15,9 +15,15 @@ from typing import Any
 
 import jsonschema
 import kubernetes_validate
+import kubernetes_validate.utils
 
 from sahab.engine import PlannedResource
 from sahab.project import REDACTED
+
+# kubernetes-validate re-reads its (large) definitions file on every call; the files never change, so
+# reading each once keeps validating a whole plan fast. Same schemas, same results.
+if not hasattr(kubernetes_validate.utils.schema_contents, "cache_info"):
+    kubernetes_validate.utils.schema_contents = cache(kubernetes_validate.utils.schema_contents)
 
 KUBERNETES_VERSION = "1.31"
 SCHEMAS = Path(__file__).parent / "schemas"
