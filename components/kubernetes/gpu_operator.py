@@ -54,12 +54,17 @@ class GpuOperatorArgs(Args):
         cpu = [p.name for p in pools if not p.is_gpu]
         if cpu:
             raise ValueError(f"not GPU pools: {', '.join(cpu)}")
+        # One operator installs drivers on all of a cluster's GPU nodes or on none of them.
+        drivers = {p.gpu_driver for p in pools}
+        if len(drivers) > 1:
+            raise ValueError(f"the GPU pools of one cluster must agree on gpu_driver "
+                             f"(got {', '.join(sorted(drivers))})")
         return pools
 
     @property
     def operator_installs_driver(self) -> bool:
-        """Cloud clusters whose GPU pools all ask the operator for drivers; never on-prem (Ansible does it)."""
-        return self.cluster_kind != "onprem" and all(p.gpu_driver == "operator" for p in self.pools)
+        """Cloud GPU pools that ask the operator for drivers; never on-prem (Ansible installs them)."""
+        return self.cluster_kind != "onprem" and self.pools[0].gpu_driver == "operator"
 
 
 def helm_values(args: GpuOperatorArgs) -> dict:

@@ -86,3 +86,8 @@ def test_needs_gpu_pools():
         GpuOperatorArgs(cluster_kind="eks", pools=())
     with pytest.raises(ValidationError, match="not GPU pools: cpu-pool"):
         GpuOperatorArgs(cluster_kind="eks", pools=(NodePool(name="cpu-pool", cluster="c"),))
+
+
+def test_pools_of_one_cluster_must_agree_on_who_installs_drivers():
+    with pytest.raises(ValidationError, match="must agree on gpu_driver"):
+        GpuOperatorArgs(cluster_kind="eks", pools=(pool("pool-a"), pool("pool-b", gpu_driver="preinstalled")))
