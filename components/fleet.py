@@ -6,9 +6,11 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
+from pydantic import ValidationError
 
-from components.config import Cluster, FleetConfig
+from components.config import ROOT, Cluster, FleetConfig
 from components.kubernetes.platform import Platform, PlatformArgs
+from sahab.errors import ConfigError
 
 
 class Fleet(pulumi.ComponentResource):
@@ -39,13 +41,18 @@ class Fleet(pulumi.ComponentResource):
     # ---- the Kubernetes platform ------------------------------------------------------------------------
     def _platforms(self) -> dict[str, Platform]:
         platforms = {}
-        for cluster in self.config.clusters:
+        for i, cluster in enumerate(self.config.clusters):
             if cluster.stack_reference:
                 continue  # the stack that owns the cluster installs its platform
             component = self.clusters.get(cluster.name)
             provider = self._kubernetes_provider(cluster, component)
-            platforms[cluster.name] = self._platform(cluster.name, cluster.kind, provider,
-                                                     getattr(component, "storage_encryption_id", None))
+            try:
+                platforms[cluster.name] = self._platform(cluster.name, cluster.kind, provider,
+                                                         getattr(component, "storage_encryption_id", None))
+            except ValidationError as err:
+                # A setting the schema allows alone but not together with the cluster's others.
+                message = err.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
+                raise ConfigError(f"{ROOT}.clusters[{i}]", f"{cluster.name}: {message}") from None
         return platforms
 
     def _kubernetes_provider(self, cluster: Cluster, component: Any | None) -> k8s.Provider:

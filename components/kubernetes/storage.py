@@ -113,7 +113,9 @@ def provisioner_config(args: EncryptedStorageArgs) -> dict[str, str]:
     """The local-path provisioner's ConfigMap data: paths per node, the scripts and the helper pod."""
     helper_pod = {
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "helper-pod"},
-        "spec": {"priorityClassName": "system-node-critical",
+        # The provisioner binds the helper to the volume's node by name, so it must tolerate whatever
+        # taints that node has (GPU nodes, disk pressure), or a NoExecute taint would evict it mid-setup.
+        "spec": {"priorityClassName": "system-node-critical", "tolerations": [{"operator": "Exists"}],
                  "containers": [{"name": "helper-pod", "image": args.helper_image, "imagePullPolicy": "IfNotPresent",
                                  "resources": {"limits": {"cpu": "100m", "memory": "64Mi"}}}]},
     }

@@ -1,9 +1,11 @@
 """Fleet's platform wiring: one Kubernetes provider per cluster, from the cluster component when there is one."""
 
 import pulumi
+import pytest
 
 from components.config import parse_fleet
 from components.fleet import Fleet
+from sahab.errors import ConfigError
 from sahab.mocks import kubeconfig_yaml
 from tests.kubernetes.harness import one, record
 
@@ -50,3 +52,13 @@ def test_a_cluster_without_a_component_is_reached_through_its_kubeconfig_context
     assert provider.inputs == {"context": "eks-one"}
     sc = one(resources, "kubernetes:storage.k8s.io/v1:StorageClass")
     assert sc.inputs["parameters"]["encrypted"] == "true"
+
+
+def test_pools_disagreeing_on_drivers_name_the_cluster_in_the_config():
+    config = {**CONFIG, "node_pools": [
+        {"name": "gpus", "cluster": "eks-one", "accelerator": "l40s"},
+        {"name": "more-gpus", "cluster": "eks-one", "accelerator": "l40s", "gpu_driver": "preinstalled"}]}
+    with pytest.raises(ConfigError) as caught:
+        record(lambda: Fleet("sahab", parse_fleet(config)))
+    assert caught.value.path == "sahab:fleet.clusters[0]"
+    assert "must agree on gpu_driver" in caught.value.message
