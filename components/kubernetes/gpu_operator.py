@@ -22,6 +22,7 @@ from pydantic import field_validator
 from components.config import NodePool
 from components.kubernetes import gpu_config
 from components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
+from components.kubernetes.placement import Placement
 
 CHART = "gpu-operator"
 CHART_VERSION = "v26.7.0"
@@ -39,6 +40,8 @@ class GpuOperatorArgs(Args):
     """Where the cluster runs; on-prem nodes bring their own drivers and toolkit."""
     pools: tuple[NodePool, ...]
     """The cluster's GPU pools (at least one): their taints, drivers and MIG strategies shape the values."""
+    placement: Placement = Placement()
+    """Where the operator's controllers (not its per-node agents) run. Default: anywhere untainted."""
     namespace: str = "gpu-operator"
     """Namespace of the operator and its agents. Default: gpu-operator."""
     chart_version: str = CHART_VERSION
@@ -71,12 +74,18 @@ def helm_values(args: GpuOperatorArgs) -> dict:
     """The chart values that matter; everything else keeps the chart's defaults."""
     tolerations = gpu_config.gpu_pool_tolerations(args.pools)
     installs_driver = args.operator_installs_driver
+    controllers = {"nodeSelector": dict(args.placement.node_selector),
+                   "tolerations": [CONTROL_PLANE_TOLERATION, *args.placement.tolerations]}
     return {
         # Namespace labels are ours (privileged here only), not the chart's.
         "psa": {"enabled": False},
+        "operator": {**controllers, "nodeSelector": {"kubernetes.io/os": "linux", **args.placement.node_selector}},
         "nfd": {"enabled": True},
-        # NFD labels every node (that is how GPU nodes are found), control-plane nodes included.
-        "node-feature-discovery": {"worker": {"tolerations": [*tolerations, CONTROL_PLANE_TOLERATION]}},
+        "node-feature-discovery": {
+            "master": controllers, "gc": controllers,
+            # NFD's worker labels every node (that is how GPU nodes are found), control-plane nodes included.
+            "worker": {"tolerations": [*tolerations, CONTROL_PLANE_TOLERATION]},
+        },
         "daemonsets": {"tolerations": tolerations, "priorityClassName": "system-node-critical"},
         "driver": {"enabled": installs_driver},
         "toolkit": {"enabled": installs_driver},

@@ -20,6 +20,7 @@ from components.config import Monitoring
 from components.kubernetes import alerts, dashboards
 from components.kubernetes.common import MANAGED_BY, Args, StrInput, system_namespace_labels
 from components.kubernetes.gpu_operator import DCGM_EXPORTER_LABELS, DCGM_METRICS_PORT
+from components.kubernetes.placement import Placement
 
 CHART = "kube-prometheus-stack"
 CHART_VERSION = "88.5.3"
@@ -38,6 +39,8 @@ class ClusterMonitoringArgs(Args):
     """Retention, volume size and the idle-GPU threshold, from the fleet config. Default: the config's defaults."""
     storage_class: StrInput
     """The encrypted StorageClass for Prometheus and Alertmanager volumes."""
+    placement: Placement = Placement()
+    """Where Prometheus, Alertmanager, Grafana and the operators run. Default: anywhere untainted."""
     gpu_namespace: str | None = None
     """Namespace of the GPU operator (its DCGM exporter is scraped); unset on clusters without GPUs.
     Default: unset."""
@@ -58,8 +61,12 @@ def _volume(storage_class: StrInput, size: str) -> dict:
 
 def helm_values(args: ClusterMonitoringArgs, storage_class: str) -> dict:
     control_plane = args.scrape_control_plane
+    place = {"nodeSelector": dict(args.placement.node_selector), "tolerations": list(args.placement.tolerations)}
     return {
+        "prometheusOperator": {**place, "admissionWebhooks": {"patch": place}},
+        "kube-state-metrics": place,
         "prometheus": {"prometheusSpec": {
+            **place,
             "retention": args.settings.retention,
             "storageSpec": _volume(storage_class, f"{args.settings.storage_size_gb}Gi"),
             # Select every ServiceMonitor/PodMonitor/PrometheusRule, not only those labelled for this release.
@@ -67,8 +74,9 @@ def helm_values(args: ClusterMonitoringArgs, storage_class: str) -> dict:
             "podMonitorSelectorNilUsesHelmValues": False,
             "ruleSelectorNilUsesHelmValues": False,
         }},
-        "alertmanager": {"alertmanagerSpec": {"storage": _volume(storage_class, "10Gi")}},
+        "alertmanager": {"alertmanagerSpec": {**place, "storage": _volume(storage_class, "10Gi")}},
         "grafana": {
+            **place,
             "admin": {"existingSecret": GRAFANA_ADMIN_SECRET, "userKey": "admin-user", "passwordKey": "admin-password"},
             "sidecar": {"dashboards": {"enabled": True, "label": dashboards.DASHBOARD_LABEL, "labelValue": "1",
                                        "searchNamespace": "ALL"}},

@@ -16,6 +16,7 @@ from components.config import Monitoring, NodePool, Team
 from components.kubernetes.common import Args, StrInput
 from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
 from components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
+from components.kubernetes.placement import system_placement
 from components.kubernetes.priority_classes import TrainingPriorities
 from components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
 from components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs
@@ -56,19 +57,20 @@ class Platform(pulumi.ComponentResource):
     def __init__(self, name: str, args: PlatformArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("sahab:kubernetes:Platform", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
+        placement = system_placement(args.pools)
 
         self.storage = EncryptedStorage(f"{name}-storage", EncryptedStorageArgs(
-            cluster_kind=args.cluster_kind, encryption_key=args.encryption_key), opts=child)
+            cluster_kind=args.cluster_kind, encryption_key=args.encryption_key, placement=placement), opts=child)
 
         self.gpu: GpuOperator | None = None
         if args.gpu_pools:
-            self.gpu = GpuOperator(f"{name}-gpu", GpuOperatorArgs(cluster_kind=args.cluster_kind,
-                                                                  pools=args.gpu_pools), opts=child)
+            self.gpu = GpuOperator(f"{name}-gpu", GpuOperatorArgs(
+                cluster_kind=args.cluster_kind, pools=args.gpu_pools, placement=placement), opts=child)
 
         self.monitoring: ClusterMonitoring | None = None
         if args.monitoring.enabled:
             self.monitoring = ClusterMonitoring(f"{name}-monitoring", ClusterMonitoringArgs(
-                settings=args.monitoring, storage_class=self.storage.class_name,
+                settings=args.monitoring, storage_class=self.storage.class_name, placement=placement,
                 gpu_namespace=self.gpu.namespace_name if self.gpu else None),
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self.storage] + ([self.gpu] if self.gpu else [])))
 

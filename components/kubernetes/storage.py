@@ -31,6 +31,7 @@ from components.kubernetes.common import (
     StrInput,
     system_namespace_labels,
 )
+from components.kubernetes.placement import Placement
 
 DEFAULT_CLASS = "sahab-encrypted"
 ONPREM_PROVISIONER = "sahab.io/luks-local-path"
@@ -49,6 +50,8 @@ class EncryptedStorageArgs(Args):
     """Name of the default encrypted class. Default: sahab-encrypted."""
     onprem_volume_path: str = ONPREM_VOLUME_PATH
     """On-prem: where Ansible mounts the LUKS data volume on every node. Default: /var/lib/sahab/volumes."""
+    placement: Placement = Placement()
+    """On-prem: where the provisioner runs. Default: anywhere untainted."""
     onprem_namespace: str = "sahab-storage"
     """On-prem: namespace of the provisioner. Default: sahab-storage."""
     provisioner_image: str = LOCAL_PATH_IMAGE
@@ -194,6 +197,8 @@ class EncryptedStorage(pulumi.ComponentResource):
                 "metadata": {"labels": labels},
                 "spec": {
                     "serviceAccountName": sa_name,
+                    "nodeSelector": dict(args.placement.node_selector),
+                    "tolerations": list(args.placement.tolerations),
                     "securityContext": {"runAsNonRoot": True, "runAsUser": 65534,
                                         "seccompProfile": {"type": "RuntimeDefault"}},
                     "containers": [{

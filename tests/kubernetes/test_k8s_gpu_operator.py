@@ -91,3 +91,16 @@ def test_needs_gpu_pools():
 def test_pools_of_one_cluster_must_agree_on_who_installs_drivers():
     with pytest.raises(ValidationError, match="must agree on gpu_driver"):
         GpuOperatorArgs(cluster_kind="eks", pools=(pool("pool-a"), pool("pool-b", gpu_driver="preinstalled")))
+
+
+def test_controllers_follow_the_placement_while_agents_follow_the_gpus():
+    from components.kubernetes.placement import Placement
+
+    args = GpuOperatorArgs(cluster_kind="aks", pools=(pool(),),
+                           placement=Placement(node_selector={"sahab.io/accelerator": "cpu"}))
+    values = one(with_provider(lambda o: GpuOperator("gpu", args, opts=o)), RELEASE).inputs["values"]
+    assert values["operator"]["nodeSelector"] == {"kubernetes.io/os": "linux", "sahab.io/accelerator": "cpu"}
+    nfd = values["node-feature-discovery"]
+    assert nfd["master"]["nodeSelector"] == nfd["gc"]["nodeSelector"] == {"sahab.io/accelerator": "cpu"}
+    # The per-node agents are not pinned to CPU nodes: they select GPU nodes through the operator's labels.
+    assert "nodeSelector" not in values["daemonsets"] and "nodeSelector" not in nfd["worker"]

@@ -44,8 +44,7 @@ def test_validation_catches_a_broken_custom_resource():
 
 
 def _platform_resources(plan_, cluster):
-    prefix = f"sahab-{cluster}-platform"
-    return [r for r in plan_.resources if r.name.startswith(prefix)]
+    return [r for r in plan_.resources if f"-{cluster}-platform" in r.name]
 
 
 def test_prod_has_a_platform_on_every_cluster_each_through_its_own_provider(plans):
@@ -114,3 +113,24 @@ def test_platform_without_gpus_or_monitoring_installs_no_charts():
 def test_platform_refuses_duplicate_teams():
     with pytest.raises(ValueError, match="duplicate team names: research"):
         PlatformArgs(cluster_kind="eks", teams=(Team(name="research"), Team(name="research")))
+
+
+def _release(plan_, cluster, chart):
+    return next(r for r in of_type(_platform_resources(plan_, cluster), RELEASE) if r.inputs["chart"] == chart)
+
+
+def test_services_run_on_cpu_pools_or_tolerate_gpu_nodes_where_there_are_none(plans):
+    # prod's EKS cluster has a CPU pool: Prometheus and the GPU operator's controllers are pinned there.
+    eks = _release(plans["prod"], "eks-main", "kube-prometheus-stack").inputs["values"]
+    assert eks["prometheus"]["prometheusSpec"]["nodeSelector"] == {"sahab.io/accelerator": "cpu"}
+    operator = _release(plans["prod"], "eks-main", "gpu-operator").inputs["values"]["operator"]
+    assert operator["nodeSelector"] == {"kubernetes.io/os": "linux", "sahab.io/accelerator": "cpu"}
+    # dev's lab cluster is one GPU server: the services tolerate its GPU taint instead.
+    lab = _release(plans["dev"], "lab", "kube-prometheus-stack").inputs["values"]
+    gpu = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
+    for component in (lab["prometheus"]["prometheusSpec"], lab["grafana"], lab["prometheusOperator"],
+                      lab["kube-state-metrics"], lab["alertmanager"]["alertmanagerSpec"]):
+        assert component["nodeSelector"] == {}
+        assert gpu in component["tolerations"]
+    provisioner = next(r for r in of_type(_platform_resources(plans["dev"], "lab"), "kubernetes:apps/v1:Deployment"))
+    assert gpu in provisioner.inputs["spec"]["template"]["spec"]["tolerations"]
