@@ -21,6 +21,9 @@ from components.kubernetes.priority_classes import TrainingPriorities
 from components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
 from components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs
 
+# Namespaces the platform or Kubernetes itself owns; a team namespace must not take one of them.
+RESERVED_NAMESPACES = frozenset({"default", "gpu-operator", "monitoring", "node-exporter", "sahab-storage"})
+
 
 class PlatformArgs(Args):
     cluster_kind: Literal["eks", "aks", "onprem"]
@@ -44,6 +47,9 @@ class PlatformArgs(Args):
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ValueError(f"duplicate team names: {', '.join(duplicates)}")
+        taken = sorted(n for n in names if n in RESERVED_NAMESPACES or n.startswith("kube-"))
+        if taken:
+            raise ValueError(f"team names that are system namespaces: {', '.join(taken)}; pick other names")
         return teams
 
     @property

@@ -134,3 +134,9 @@ def test_services_run_on_cpu_pools_or_tolerate_gpu_nodes_where_there_are_none(pl
         assert gpu in component["tolerations"]
     provisioner = next(r for r in of_type(_platform_resources(plans["dev"], "lab"), "kubernetes:apps/v1:Deployment"))
     assert gpu in provisioner.inputs["spec"]["template"]["spec"]["tolerations"]
+
+
+@pytest.mark.parametrize("name", ["monitoring", "kube-system", "gpu-operator"])
+def test_a_team_cannot_take_a_system_namespace(name):
+    with pytest.raises(ValueError, match=f"system namespaces: {name}"):
+        PlatformArgs(cluster_kind="eks", teams=(Team(name=name),))
