@@ -58,9 +58,9 @@ class TeamNamespaceArgs(Args):
 
 
 def quota_hard(team: Team) -> dict[str, str]:
-    hard = {"requests.cpu": str(team.cpu_quota), "requests.memory": f"{team.memory_quota_gi}Gi",
+    """What the team may request in total; a time-sliced GPU share counts as one GPU."""
+    return {"requests.cpu": str(team.cpu_quota), "requests.memory": f"{team.memory_quota_gi}Gi",
             "limits.memory": f"{team.memory_quota_gi}Gi", "requests.nvidia.com/gpu": str(team.gpu_quota)}
-    return hard
 
 
 def tiers_above(tier: str) -> list[str]:
