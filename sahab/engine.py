@@ -30,7 +30,8 @@ SIG_ARCHIVE = "0def7320c3a5731c473e5ecbe6d01bc7"
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
 # Python distributions of the providers whose default-provider names carry a version, as the engine's do.
-_PROVIDER_DISTS = {"aws": "pulumi_aws", "azure-native": "pulumi_azure_native", "kubernetes": "pulumi_kubernetes"}
+_PROVIDER_DISTS = {"aws": "pulumi_aws", "azure-native": "pulumi_azure_native", "kubernetes": "pulumi_kubernetes",
+                   "random": "pulumi_random"}
 
 
 @dataclass
