@@ -78,7 +78,8 @@ def location_problem(location, ctx: Context, what: str, resource_type: str) -> s
         return f"{what} is 'global', allowed only for {', '.join(sorted(ctx.global_location_types))}"
     if location in allowed:
         return None
-    return f"{what} {location!r} is outside the allowed locations ({', '.join(sorted(allowed))})"
+    shown = sorted(a for a in allowed if "-" not in a) or sorted(allowed)  # Azure names, not AWS regions
+    return f"{what} {location!r} is outside the allowed locations ({', '.join(shown)})"
 
 
 @rule(id="SAHAB-AZ-001", name="azure-all-resource-location-allowed",
