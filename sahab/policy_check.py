@@ -10,6 +10,7 @@ in the format of `pulumi preview --policy-pack-config`; waivers from `policies/w
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,6 +196,7 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | None = None, config_w
                            waivers=waivers, today=today or dt.datetime.now(dt.UTC).date())
     token = pack.open_session(session)
     violations: list[Violation] = []
+    gc.freeze()  # the plan's objects outlive the check: keep the collector from rescanning them for each policy
     try:
         items, stack_resources = _policy_objects(plan, resources)
         for policy in pack.POLICIES:
@@ -221,6 +223,7 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | None = None, config_w
             else:
                 policy.validate(StackValidationArgs(stack_resources, settings[policy.name]), report)
     finally:
+        gc.unfreeze()
         pack.close_session(token)
     waived = [Waived(name, urn, _clean(message, ""), w.approver, w.expires.isoformat(), w.reason)
               for name, urn, message, w in session.waived]
