@@ -171,17 +171,10 @@ DEFAULT_ALLOWED_REGIONS = ("me-central-1", "uaenorth", "uaecentral")
 DEFAULT_ALLOWED_COUNTRIES = ("AE",)
 # Azure types whose `global` location is a control-plane object holding no data in a region.
 DEFAULT_GLOBAL_LOCATION_TYPES = (
-    "azure-native:network:PrivateZone",
-    "azure-native:network:Zone",
     "azure-native:privatedns:PrivateZone",
-    "azure-native:dns:Zone",
-    "azure-native:network:PrivateDnsZoneGroup",
-    "azure-native:network:VirtualNetworkLink",
     "azure-native:privatedns:VirtualNetworkLink",
-    "azure-native:insights:ActionGroup",
+    "azure-native:dns:Zone",
     "azure-native:monitor:ActionGroup",
-    "azure-native:authorization:RoleDefinition",
-    "azure-native:authorization:PolicyDefinition",
 )
 
 

@@ -28,7 +28,6 @@ TRACKED_TYPES = frozenset({
     RESOURCE_GROUP,
     "azure-native:storage:StorageAccount",
     "azure-native:containerservice:ManagedCluster",
-    "azure-native:containerservice:AgentPool",
     "azure-native:network:VirtualNetwork",
     "azure-native:network:NetworkSecurityGroup",
     "azure-native:network:PublicIPAddress",
@@ -44,7 +43,7 @@ TRACKED_TYPES = frozenset({
     "azure-native:containerregistry:Registry",
     "azure-native:containerregistry:Replication",
     "azure-native:operationalinsights:Workspace",
-    "azure-native:insights:Component",
+    "azure-native:applicationinsights:Component",
 })
 # Azure's paired regions: geo-redundant storage keeps its second copy in the pair.
 PAIRED_LOCATION = {
