@@ -169,3 +169,14 @@ def test_unknown_policy_in_config_is_a_config_error(capsys, tmp_path):
     config.write_text(json.dumps({"aws-s3-bucket-made-up": "advisory"}))
     code, _, err = check(capsys, "--program", str(RAW_AWS), "--policy-config", str(config))
     assert code == 2 and "aws-s3-bucket-made-up" in err and "Traceback" not in err
+
+
+def test_site_abroad_is_located_at_its_stack_config_line(capsys):
+    program = Path(__file__).resolve().parent / "programs" / "onprem_abroad"
+    code, out, _ = check(capsys, "--program", str(program), "--format", "sarif")
+    (result,) = json.loads(out)["runs"][0]["results"]
+    assert code == 1 and result["ruleId"] == "SAHAB-ONPREM-001" and "'SA'" in result["message"]["text"]
+    physical = result["locations"][0]["physicalLocation"]
+    stack_file = program / "Pulumi.dev.yaml"
+    assert physical["artifactLocation"]["uri"] == stack_file.relative_to(ROOT).as_posix()
+    assert "ruh-dc1" in stack_file.read_text().splitlines()[physical["region"]["startLine"] - 1]

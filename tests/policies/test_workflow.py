@@ -36,10 +36,3 @@ def test_preview_runs_the_pack_only_with_credentials():
     assert runs and "--policy-pack policies" in runs[0]["run"]
     assert "steps.creds.outputs.run == 'true'" in runs[0]["if"]
 
-
-def test_readme_catalog_lists_every_rule():
-    from policies.core import all_rules
-
-    readme = (ROOT / "policies" / "README.md").read_text()
-    for rule in all_rules():
-        assert f"| {rule.id} | `{rule.name}` | {rule.enforcement.value} |" in readme, rule.id
