@@ -156,6 +156,7 @@ def test_waivers_file_is_honoured_and_expiry_reported(capsys, tmp_path):
     (["--program", str(RAW_AWS), "--policy-config", "/nonexistent.json"], "no such policy config"),
     (["--program", str(RAW_AWS), "--waivers", "/nonexistent.yaml"], "no such file"),
     (["--format", "xml"], "invalid choice"),
+    (["--program", str(Path(__file__).resolve().parent / "programs" / "broken")], "no_such_argument"),
 ])
 def test_usage_and_config_errors_exit_2_with_one_line(capsys, argv, needle):
     code, _, err = check(capsys, *argv)
