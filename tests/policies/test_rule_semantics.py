@@ -131,3 +131,10 @@ def test_tls_policy_accepts_bool_if_exists_and_list_values():
                          "Condition": {"BoolIfExists": {"aws:SecureTransport": ["false"]}}}}
     scenario = Stack([bucket(), attached("aws:s3/bucketPolicy:BucketPolicy", {"policy": json.dumps(doc)})])
     assert run("aws-s3-bucket-deny-insecure-transport", scenario) == []
+
+
+def test_container_registry_geo_replica_outside_the_country():
+    replica = "azure-native:containerregistry:Replication"
+    assert run(LOCATION, azure(replica, {"registryName": "sahabacr", "location": "uaecentral"})) == []
+    found = run(LOCATION, azure(replica, {"registryName": "sahabacr", "location": "westeurope"}))
+    assert found and "westeurope" in found[0][0]
