@@ -2,22 +2,192 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 
-from components.config import FleetConfig
+from components.config import Cluster, FleetConfig
 
 
 class Fleet(pulumi.ComponentResource):
     """Composes region-pinned providers, clusters, node pools, storage and the Kubernetes platform.
 
     Each area comes from its own component module; an area whose component is not part of Sahab yet is
-    simply absent from the plan."""
+    simply absent from the plan.
+
+    For the platform layer, `self.clusters[name]` is every cluster this stack creates or references. A cloud
+    cluster offers `.kind` ("eks"/"aks"), `.region`, `.cluster_name`, `.kubeconfig` (a secret Output) and
+    `.storage_encryption_key` (EKS: the EBS KMS key ARN; AKS: the Disk Encryption Set id)."""
 
     def __init__(self, name: str, config: FleetConfig, opts: pulumi.ResourceOptions | None = None):
         super().__init__("sahab:index:Fleet", name, None, opts)
+        self.name = name
         self.config = config
         self.exports: dict[str, pulumi.Input] = {
             "environment": config.environment,
             "allowedRegions": list(config.residency.allowed_regions),
         }
+        self.clusters: dict[str, Any] = {}
+        self.node_pools: dict[str, Any] = {}
+        self.buckets: dict[str, Any] = {}
+        self.tags = {"sahab.io/fleet": config.name, "sahab.io/environment": config.environment,
+                     "sahab.io/managed-by": "pulumi"}
+        self._aws()
+        self._azure()
         self.register_outputs(self.exports)
+
+    # ---- shared -------------------------------------------------------------------------------------------
+    def _export_cluster(self, name: str, record: dict[str, Any], kubeconfig: pulumi.Output[str]) -> None:
+        """Burst stacks read `clusters.<name>` (see components.cluster_reference); kubeconfigs stay secret."""
+        self.exports.setdefault("clusters", {})[name] = record
+        self.exports.setdefault("kubeconfigs", {})[name] = pulumi.Output.secret(kubeconfig)
+
+    def _referenced(self, cluster: Cluster, provider: pulumi.ProviderResource) -> Any:
+        from components.cluster_reference import ReferencedCluster
+
+        refs = self.__dict__.setdefault("_stack_refs", {})
+        if cluster.stack_reference not in refs:
+            refs[cluster.stack_reference] = pulumi.StackReference(
+                cluster.stack_reference, opts=pulumi.ResourceOptions(parent=self))
+        return ReferencedCluster(refs[cluster.stack_reference], cluster.stack_reference, cluster.name,
+                                 cluster.kind, provider=provider)
+
+    # ---- AWS ---------------------------------------------------------------------------------------------
+    def _aws(self) -> None:
+        cfg, cloud = self.config, self.config.clouds.aws
+        clusters = [c for c in cfg.clusters if c.kind == "eks"]
+        buckets = [b for b in cfg.storage.buckets if b.cloud == "aws"]
+        if cloud is None or not (clusters or buckets):
+            return
+        import pulumi_aws as aws
+
+        from components.aws.bucket import S3Bucket, S3BucketArgs
+        from components.aws.eks_cluster import EksCluster, EksClusterArgs
+        from components.aws.network import Network, NetworkArgs
+        from components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
+
+        regions = sorted({cfg.region_of(c) for c in clusters} | ({cloud.region} if buckets else set()))
+        providers = {region: aws.Provider(
+            f"{self.name}-aws-{region}", region=region,
+            allowed_account_ids=[cloud.account_id] if cloud.account_id else None,
+            default_tags=aws.ProviderDefaultTagsArgs(tags=self.tags),
+            opts=pulumi.ResourceOptions(parent=self)) for region in regions}
+
+        def under(region: str, depends_on: list[pulumi.Resource] | None = None) -> pulumi.ResourceOptions:
+            return pulumi.ResourceOptions(parent=self, providers=[providers[region]], depends_on=depends_on)
+
+        created = [c for c in clusters if not c.stack_reference]
+        networks: dict[str, Network] = {}
+        for region in sorted({cfg.region_of(c) for c in created}):
+            networks[region] = Network(f"{self.name}-{region}", NetworkArgs(
+                region=region, cidr=cloud.vpc_cidr, az_count=cloud.az_count), opts=under(region))
+        account_id = cloud.account_id
+        if created and account_id is None:
+            account_id = aws.get_caller_identity_output(
+                opts=pulumi.InvokeOutputOptions(provider=providers[cfg.region_of(created[0])])).account_id
+
+        for cluster in clusters:
+            region = cfg.region_of(cluster)
+            if cluster.stack_reference:
+                eks = self._referenced(cluster, providers[region])
+                subnets, dependencies = eks.subnet_ids, []
+            else:
+                eks = EksCluster(f"{self.name}-{cluster.name}", EksClusterArgs(
+                    cluster_name=f"{self.name}-{cluster.name}", region=region, account_id=account_id,
+                    subnet_ids=networks[region].private_subnet_ids, kubernetes_version=cluster.kubernetes_version,
+                    public_endpoint=cluster.public_endpoint, keys=cfg.storage.keys), opts=under(region))
+                subnets, dependencies = networks[region].private_subnet_ids, eks.node_dependencies
+                self._export_cluster(cluster.name, {
+                    "kind": "eks", "region": region, "clusterName": eks.cluster_name, "endpoint": eks.endpoint,
+                    "certificateAuthority": eks.certificate_authority, "nodeRoleArn": eks.node_role_arn,
+                    "subnetIds": subnets, "ebsKmsKeyArn": eks.ebs_kms_key_arn,
+                    "secretsKmsKeyArn": eks.secrets_kms_key_arn, "oidcProviderArn": eks.oidc_provider_arn,
+                }, eks.kubeconfig)
+            self.clusters[cluster.name] = eks
+            for pool in cfg.pools_of(cluster.name):
+                self.node_pools[pool.name] = EksNodeGroup(f"{self.name}-{pool.name}", EksNodeGroupArgs(
+                    pool=pool, region=region, cluster_name=eks.cluster_name, node_role_arn=eks.node_role_arn,
+                    subnet_ids=subnets, ebs_kms_key_arn=eks.ebs_kms_key_arn), opts=under(region, dependencies))
+
+        for bucket in buckets:
+            s3 = S3Bucket(f"{self.name}-{bucket.name}", S3BucketArgs(
+                bucket=bucket, allowed_regions=cfg.residency.allowed_regions, keys=cfg.storage.keys),
+                opts=under(cloud.region))
+            self.buckets[bucket.name] = s3
+            self.exports.setdefault("buckets", {})[bucket.name] = {
+                "cloud": "aws", "region": cloud.region, "bucketName": s3.bucket_name, "arn": s3.arn,
+                "kmsKeyArn": s3.kms_key_arn}
+
+    # ---- Azure -------------------------------------------------------------------------------------------
+    def _azure(self) -> None:
+        cfg, cloud = self.config, self.config.clouds.azure
+        clusters = [c for c in cfg.clusters if c.kind == "aks"]
+        buckets = [b for b in cfg.storage.buckets if b.cloud == "azure"]
+        if cloud is None or not (clusters or buckets):
+            return
+        import pulumi_azure_native as azure_native
+
+        from components.azure import plan
+        from components.azure.aks_cluster import AksCluster, AksClusterArgs
+        from components.azure.landing_zone import LandingZone, LandingZoneArgs
+        from components.azure.node_pool import AksNodePool, AksNodePoolArgs
+        from components.azure.storage_account import AzureStorage, AzureStorageArgs
+        from components.pool_plan import aks_pool_names
+
+        provider = azure_native.Provider(f"{self.name}-azure", location=cloud.location,
+                                         subscription_id=cloud.subscription_id,
+                                         opts=pulumi.ResourceOptions(parent=self))
+        under = pulumi.ResourceOptions(parent=self, providers=[provider])
+        created = [c for c in clusters if not c.stack_reference]
+        locations = sorted({cfg.region_of(c) for c in created} | ({cloud.location} if buckets else set()))
+        zones: dict[str, LandingZone] = {}
+        if locations:
+            tenant = azure_native.authorization.get_client_config_output(
+                opts=pulumi.InvokeOutputOptions(provider=provider)).tenant_id
+            unique = (pulumi.get_project(), pulumi.get_stack(), cloud.subscription_id or "")
+            for location in locations:
+                zones[location] = LandingZone(f"{self.name}-{location}", LandingZoneArgs(
+                    location=location, tenant_id=tenant, vnet_cidr=cloud.vnet_cidr,
+                    vault_name=plan.key_vault_name(f"{self.name}-{location}", *unique),
+                    clusters=tuple(c.name for c in created if cfg.region_of(c) == location),
+                    tags=self.tags), opts=under)
+
+        for cluster in clusters:
+            location = cfg.region_of(cluster)
+            if cluster.stack_reference:
+                aks = self._referenced(cluster, provider)
+                rg, subnet = aks.resource_group_name, aks.subnet_id
+            else:
+                zone = zones[location]
+                rg, subnet = zone.resource_group_name, zone.subnet_ids[cluster.name]
+                aks = AksCluster(f"{self.name}-{cluster.name}", AksClusterArgs(
+                    cluster_name=f"{self.name}-{cluster.name}", location=location, resource_group_name=rg,
+                    subnet_id=subnet, vault_id=zone.vault_id, vault_name=zone.vault_name,
+                    kubernetes_version=cluster.kubernetes_version, public_endpoint=cluster.public_endpoint,
+                    keys=cfg.storage.keys, tags=self.tags), opts=under)
+                self._export_cluster(cluster.name, {
+                    "kind": "aks", "location": location, "clusterName": aks.cluster_name,
+                    "resourceGroupName": aks.resource_group_name, "fqdn": aks.fqdn, "subnetId": aks.subnet_id,
+                    "diskEncryptionSetId": aks.disk_encryption_set_id,
+                }, aks.kubeconfig)
+            self.clusters[cluster.name] = aks
+            pools = cfg.pools_of(cluster.name)
+            names = aks_pool_names([p.name for p in pools])
+            for pool in pools:
+                self.node_pools[pool.name] = AksNodePool(f"{self.name}-{pool.name}", AksNodePoolArgs(
+                    pool=pool, location=location, resource_group_name=rg, cluster_name=aks.cluster_name,
+                    subnet_id=subnet, agent_pool_name=names[pool.name], tags=self.tags), opts=under)
+
+        for bucket in buckets:
+            zone = zones[cloud.location]
+            account = AzureStorage(f"{self.name}-{bucket.name}", AzureStorageArgs(
+                bucket=bucket, location=cloud.location, resource_group_name=zone.resource_group_name,
+                account_name=plan.storage_account_name(f"{self.name}{bucket.name}", pulumi.get_project(),
+                                                       pulumi.get_stack(), cloud.subscription_id or ""),
+                vault_name=zone.vault_name, vault_uri=zone.vault_uri,
+                allowed_locations=cfg.residency.allowed_regions, subnet_ids=tuple(zone.subnet_ids.values()),
+                keys=cfg.storage.keys, tags=self.tags), opts=under)
+            self.buckets[bucket.name] = account
+            self.exports.setdefault("buckets", {})[bucket.name] = {
+                "cloud": "azure", "location": cloud.location, "accountName": account.account_name,
+                "containerName": account.container_name, "keyId": account.key_id}

@@ -160,6 +160,12 @@ class CloudMocks(pulumi.runtime.Mocks):
             state["identity"] = {**identity, "principalId": _uuid(name, "principal"), "tenantId": AZURE_TENANT}
         if kind == "StorageAccount":
             state["primaryEndpoints"] = {"blob": f"https://{physical}.blob.core.windows.net/"}
+        identity = state.get("identity")
+        if isinstance(identity, dict) and isinstance(identity.get("userAssignedIdentities"), list):
+            # ARM takes user-assigned identities as a list of ids and answers with a map keyed by id.
+            state["identity"] = {**identity, "userAssignedIdentities": {
+                uid: {"principalId": _uuid(uid, "principal"), "clientId": _uuid(uid, "client")}
+                for uid in identity["userAssignedIdentities"]}}
         return rid, state
 
     def _kubernetes(self, token: str, name: str, inputs: dict) -> tuple[str, dict]:
@@ -180,28 +186,28 @@ class CloudMocks(pulumi.runtime.Mocks):
         region = a.get("region") or self.aws_region
         if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
             names = [f"{region}{z}" for z in "abc"]
-            return {"names": names, "zoneIds": [f"mec1-az{i}" for i in (1, 2, 3)], "id": region}, None
+            return {"names": names, "zoneIds": [f"mec1-az{i}" for i in (1, 2, 3)], "id": region}, []
         if token == "aws:index/getCallerIdentity:getCallerIdentity":
             return {"accountId": AWS_ACCOUNT, "arn": f"arn:aws:iam::{AWS_ACCOUNT}:user/sahab",
-                    "userId": "AIDA" + short_hash("user", n=16).upper(), "id": AWS_ACCOUNT}, None
+                    "userId": "AIDA" + short_hash("user", n=16).upper(), "id": AWS_ACCOUNT}, []
         if token == "aws:index/getRegion:getRegion":
-            return {"name": region, "region": region, "id": region, "endpoint": f"ec2.{region}.amazonaws.com"}, None
+            return {"name": region, "region": region, "id": region, "endpoint": f"ec2.{region}.amazonaws.com"}, []
         if token == "aws:index/getPartition:getPartition":
-            return {"partition": "aws", "dnsSuffix": "amazonaws.com", "id": "aws"}, None
+            return {"partition": "aws", "dnsSuffix": "amazonaws.com", "id": "aws"}, []
         if token == "aws:iam/getPolicyDocument:getPolicyDocument":
-            return {"json": policy_document_json(a), "id": short_hash(json.dumps(a, sort_keys=True))}, None
+            return {"json": policy_document_json(a), "id": short_hash(json.dumps(a, sort_keys=True))}, []
         if token == "aws:ssm/getParameter:getParameter":
             return {"name": a.get("name"), "value": f"ami-0{short_hash(a.get('name', ''), n=16)}",
-                    "type": "String", "id": a.get("name")}, None
+                    "type": "String", "id": a.get("name")}, []
         if token.startswith("azure-native:authorization:getClientConfig"):
             return {"clientId": _uuid("client"), "objectId": _uuid("object"), "subscriptionId": AZURE_SUBSCRIPTION,
-                    "tenantId": AZURE_TENANT}, None
+                    "tenantId": AZURE_TENANT}, []
         if token.startswith("azure-native:containerservice:listManagedClusterUserCredentials"):
             kubeconfig = kubeconfig_yaml(a.get("resourceName", "aks"), f"https://{a.get('resourceName')}.hcp."
                                                                         f"{self.azure_location}.azmk8s.io:443")
             return {"kubeconfigs": [{"name": "clusterUser",
-                                     "value": base64.b64encode(kubeconfig.encode()).decode()}]}, None
-        return a, None
+                                     "value": base64.b64encode(kubeconfig.encode()).decode()}]}, []
+        return a, []
 
     # ---- stack references ----------------------------------------------------------------------------
     def _referenced_outputs(self, reference: str) -> dict[str, Any]:
