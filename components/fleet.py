@@ -42,6 +42,9 @@ class Fleet(pulumi.ComponentResource):
         self.exports.setdefault("clusters", {})[name] = record
         self.exports.setdefault("kubeconfigs", {})[name] = pulumi.Output.secret(kubeconfig)
 
+    def _export_pool(self, pool: str, cluster: str, kind: str, cloud_name: pulumi.Input[str]) -> None:
+        self.exports.setdefault("nodePools", {})[pool] = {"cluster": cluster, "kind": kind, "name": cloud_name}
+
     def _referenced(self, cluster: Cluster, provider: pulumi.ProviderResource) -> Any:
         from components.cluster_reference import ReferencedCluster
 
@@ -107,7 +110,9 @@ class Fleet(pulumi.ComponentResource):
             for pool in cfg.pools_of(cluster.name):
                 self.node_pools[pool.name] = EksNodeGroup(f"{self.name}-{pool.name}", EksNodeGroupArgs(
                     pool=pool, region=region, cluster_name=eks.cluster_name, node_role_arn=eks.node_role_arn,
-                    subnet_ids=subnets, ebs_kms_key_arn=eks.ebs_kms_key_arn), opts=under(region, dependencies))
+                    subnet_ids=subnets, ebs_kms_key_arn=eks.ebs_kms_key_arn, tags=self.tags),
+                    opts=under(region, dependencies))
+                self._export_pool(pool.name, cluster.name, "eks", self.node_pools[pool.name].node_group_name)
 
         for bucket in buckets:
             s3 = S3Bucket(f"{self.name}-{bucket.name}", S3BucketArgs(
@@ -177,6 +182,7 @@ class Fleet(pulumi.ComponentResource):
                 self.node_pools[pool.name] = AksNodePool(f"{self.name}-{pool.name}", AksNodePoolArgs(
                     pool=pool, location=location, resource_group_name=rg, cluster_name=aks.cluster_name,
                     subnet_id=subnet, agent_pool_name=names[pool.name], tags=self.tags), opts=under)
+                self._export_pool(pool.name, cluster.name, "aks", names[pool.name])
 
         for bucket in buckets:
             zone = zones[cloud.location]

@@ -220,8 +220,17 @@ def run_program(project: Project, entry: Path, config: StackConfig) -> Plan:
 
 
 def _stack_outputs(settings: Any) -> dict[str, Any]:
+    """The exported values, resolved as the engine would store them (Outputs awaited, secrets marked)."""
+    from google.protobuf import json_format
+    from pulumi.runtime import rpc
+    from pulumi.runtime.sync_await import _sync_await
+
     root = settings.get_root_resource()
-    return dict(getattr(root, "outputs", {}) or {})
+    outputs = dict(getattr(root, "outputs", {}) or {})
+    if not outputs:
+        return {}
+    struct = _sync_await(rpc.serialize_properties(outputs, {}))
+    return json_format.MessageToDict(struct)
 
 
 def _as_sahab_error(exc: BaseException, entry: Path) -> Exception:

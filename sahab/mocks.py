@@ -9,8 +9,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -122,8 +124,9 @@ class CloudMocks(pulumi.runtime.Mocks):
         module, kind = _module(token), token.rsplit(":", 1)[-1]
         location = inputs.get("location") or self.azure_location
         rg = inputs.get("resourceGroupName", f"{name}-rg")
-        own_name = next((v for k, v in inputs.items()
-                         if k.endswith("Name") and k != "resourceGroupName" and isinstance(v, str)), None)
+        # The input that names the resource itself (others, like accountName on a container, name its parent).
+        own_key = _AZURE_NAME_INPUTS.get(kind, f"{kind[0].lower()}{kind[1:]}Name")
+        own_name = inputs.get(own_key) if isinstance(inputs.get(own_key), str) else None
         physical = own_name or f"{name}{short_hash(name, n=6)}"
         state = {**inputs, "location": location, "name": physical}
         if kind == "ResourceGroup":
@@ -136,6 +139,14 @@ class CloudMocks(pulumi.runtime.Mocks):
                      "authorization": "Microsoft.Authorization"}.get(module, f"Microsoft.{module.title()}")
         rid = f"/subscriptions/{AZURE_SUBSCRIPTION}/resourceGroups/{rg}/providers/{namespace}/{kind[0].lower()}" \
               f"{kind[1:]}s/{physical}"
+        parent_key = _AZURE_PARENTS.get(kind)
+        if parent_key and inputs.get(parent_key[0]):
+            rid = f"/subscriptions/{AZURE_SUBSCRIPTION}/resourceGroups/{rg}/providers/{namespace}/{parent_key[1]}/" \
+                  f"{inputs[parent_key[0]]}/{parent_key[2]}/{physical}"
+        if kind == "RoleAssignment" and inputs.get("scope"):
+            physical = inputs.get("roleAssignmentName") or _uuid(name, "assignment")
+            rid = f"{inputs['scope']}/providers/Microsoft.Authorization/roleAssignments/{physical}"
+            state["name"] = physical
         state["id"] = rid
         if kind == "Vault":
             state["properties"] = {**(inputs.get("properties") or {}),
@@ -217,14 +228,29 @@ class CloudMocks(pulumi.runtime.Mocks):
             return self._stack_outputs[stack]
         outputs: dict[str, Any] = {}
         if self.project is not None:
+            # The child must import this very sahab (not another checkout installed in the venv).
+            here = str(Path(__file__).resolve().parent.parent)
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)}
             done = subprocess.run([sys.executable, "-m", "sahab.stack_outputs", str(self.project.root), stack],
-                                  capture_output=True, text=True, check=False)
+                                  capture_output=True, text=True, check=False, env=env)
             if done.returncode == 0:
                 outputs = json.loads(done.stdout)
             else:
                 pulumi.log.warn(f"stack reference {reference}: {done.stderr.strip() or 'no outputs'}")
         self._stack_outputs[stack] = outputs
         return outputs
+
+
+# Which input names an Azure resource, where it is not `<kind>Name`.
+_AZURE_NAME_INPUTS = {"ManagedCluster": "resourceName", "UserAssignedIdentity": "resourceName",
+                      "BlobContainer": "containerName", "BlobServiceProperties": "blobServicesName",
+                      "Vault": "vaultName", "StorageAccount": "accountName"}
+# Child resources: (parent input, parent collection, own collection) in the ARM id.
+_AZURE_PARENTS = {"Key": ("vaultName", "vaults", "keys"),
+                  "AgentPool": ("resourceName", "managedClusters", "agentPools"),
+                  "BlobContainer": ("accountName", "storageAccounts", "blobServices/default/containers"),
+                  "BlobServiceProperties": ("accountName", "storageAccounts", "blobServices"),
+                  "ManagementPolicy": ("accountName", "storageAccounts", "managementPolicies")}
 
 
 def _uuid(*parts: str) -> str:
