@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pulumi
@@ -12,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from components.aws.kms import customer_key
 from components.config import Bucket, KeyPolicy
 from sahab.errors import ConfigError
+
+AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 
 
 class S3BucketArgs(BaseModel):
@@ -53,6 +56,8 @@ class S3Bucket(pulumi.ComponentResource):
     def __init__(self, name: str, args: S3BucketArgs, opts: pulumi.ResourceOptions | None = None):
         spec = args.bucket
         if spec.replicate_to is not None:
+            if not AWS_REGION.match(spec.replicate_to):
+                raise ConfigError(f"bucket {spec.name}.replicate_to", f"{spec.replicate_to!r} is not an AWS Region")
             if spec.replicate_to not in args.allowed_regions:
                 raise ConfigError(f"bucket {spec.name}.replicate_to", f"{spec.replicate_to!r} is outside the "
                                   f"residency list; allowed: {', '.join(args.allowed_regions)}")

@@ -53,12 +53,15 @@ def planned_stack(stack: str) -> Planned:
 def record(build: Callable[[], Any]) -> Planned:
     """Run `build` (which constructs components) under the engine's recording mocks; return what it registered.
 
-    Raises what `build` raises, as a program would fail."""
+    Raises what `build` raises, as a program would fail. What `build` exports is in `.outputs` (secrets
+    redacted) and `.revealed_outputs`."""
     import pulumi
     from pulumi.runtime.stack import run_pulumi_func
     from pulumi.runtime.sync_await import _sync_await
 
-    from sahab.engine import _recording_monitor, _reset_runtime
+    from pulumi.runtime import settings
+
+    from sahab.engine import _recording_monitor, _reset_runtime, _stack_outputs, to_plain
     from sahab.mocks import CloudMocks
 
     _reset_runtime()
@@ -68,6 +71,9 @@ def record(build: Callable[[], Any]) -> Planned:
     pulumi.runtime.set_mocks(mocks, "sahab", "test", preview=False, monitor=monitor)
     try:
         _sync_await(run_pulumi_func(build))
+        raw = _stack_outputs(settings)
     finally:
         _reset_runtime()
-    return Planned(monitor.recorded)
+    planned = Planned(monitor.recorded, to_plain(raw))
+    planned.revealed_outputs = to_plain(raw, redact=False)
+    return planned
