@@ -76,8 +76,8 @@ class Fleet(pulumi.ComponentResource):
             default_tags=aws.ProviderDefaultTagsArgs(tags=self.tags),
             opts=pulumi.ResourceOptions(parent=self)) for region in regions}
 
-        def under(region: str, depends_on: list[pulumi.Resource] | None = None) -> pulumi.ResourceOptions:
-            return pulumi.ResourceOptions(parent=self, providers=[providers[region]], depends_on=depends_on)
+        def under(region: str) -> pulumi.ResourceOptions:
+            return pulumi.ResourceOptions(parent=self, providers=[providers[region]])
 
         created = [c for c in clusters if not c.stack_reference]
         networks: dict[str, Network] = {}
@@ -91,15 +91,22 @@ class Fleet(pulumi.ComponentResource):
 
         for cluster in clusters:
             region = cfg.region_of(cluster)
+            pools = cfg.pools_of(cluster.name)
             if cluster.stack_reference:
                 eks = self._referenced(cluster, providers[region])
-                subnets, dependencies = eks.subnet_ids, []
+                # The owning stack runs the cluster and its add-ons; this one only adds node groups.
+                groups = {pool.name: EksNodeGroup(f"{self.name}-{pool.name}", EksNodeGroupArgs(
+                    pool=pool, region=region, cluster_name=eks.cluster_name, node_role_arn=eks.node_role_arn,
+                    subnet_ids=eks.subnet_ids, ebs_kms_key_arn=eks.ebs_kms_key_arn, tags=self.tags),
+                    opts=under(region)) for pool in pools}
             else:
+                subnets = networks[region].private_subnet_ids
                 eks = EksCluster(f"{self.name}-{cluster.name}", EksClusterArgs(
                     cluster_name=f"{self.name}-{cluster.name}", region=region, account_id=account_id,
-                    subnet_ids=networks[region].private_subnet_ids, kubernetes_version=cluster.kubernetes_version,
-                    public_endpoint=cluster.public_endpoint, keys=cfg.storage.keys), opts=under(region))
-                subnets, dependencies = networks[region].private_subnet_ids, eks.node_dependencies
+                    subnet_ids=subnets, kubernetes_version=cluster.kubernetes_version,
+                    public_endpoint=cluster.public_endpoint, keys=cfg.storage.keys, pools=pools, tags=self.tags),
+                    opts=under(region))
+                groups = eks.node_groups
                 self._export_cluster(cluster.name, {
                     "kind": "eks", "region": region, "clusterName": eks.cluster_name, "endpoint": eks.endpoint,
                     "certificateAuthority": eks.certificate_authority, "nodeRoleArn": eks.node_role_arn,
@@ -107,12 +114,9 @@ class Fleet(pulumi.ComponentResource):
                     "secretsKmsKeyArn": eks.secrets_kms_key_arn, "oidcProviderArn": eks.oidc_provider_arn,
                 }, eks.kubeconfig)
             self.clusters[cluster.name] = eks
-            for pool in cfg.pools_of(cluster.name):
-                self.node_pools[pool.name] = EksNodeGroup(f"{self.name}-{pool.name}", EksNodeGroupArgs(
-                    pool=pool, region=region, cluster_name=eks.cluster_name, node_role_arn=eks.node_role_arn,
-                    subnet_ids=subnets, ebs_kms_key_arn=eks.ebs_kms_key_arn, tags=self.tags),
-                    opts=under(region, dependencies))
-                self._export_pool(pool.name, cluster.name, "eks", self.node_pools[pool.name].node_group_name)
+            for pool_name, group in groups.items():
+                self.node_pools[pool_name] = group
+                self._export_pool(pool_name, cluster.name, "eks", group.node_group_name)
 
         for bucket in buckets:
             s3 = S3Bucket(f"{self.name}-{bucket.name}", S3BucketArgs(

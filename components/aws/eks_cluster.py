@@ -11,7 +11,8 @@ import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field
 
 from components.aws.kms import autoscaling_statements, customer_key, key_policy, logs_statement, root_statement
-from components.config import KeyPolicy
+from components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
+from components.config import KeyPolicy, NodePool
 
 LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
 MANAGED = "arn:aws:iam::aws:policy/"
@@ -20,6 +21,8 @@ MANAGED = "arn:aws:iam::aws:policy/"
 CLUSTER_POLICIES = ("AmazonEKSClusterPolicy",)
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly")
 CNI_POLICY = "AmazonEKS_CNI_Policy"
+# Add-ons nodes need before they can become Ready; the rest run pods and wait for nodes.
+NETWORK_ADDONS = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
 EBS_CSI_POLICY = "service-role/AmazonEBSCSIDriverPolicy"
 
 
@@ -45,8 +48,12 @@ class EksClusterArgs(BaseModel):
     """Rotation and deletion window of the secrets and node-volume keys. Default: rotate yearly, 30-day window."""
     log_retention_days: Annotated[int, Field(ge=1)] = 365
     """Days CloudWatch keeps control-plane logs (encrypted with the cluster key). Default: 365."""
+    pools: tuple[NodePool, ...] = ()
+    """Node pools to create as managed node groups of this cluster. Default: none."""
     addons: tuple[str, ...] = ("vpc-cni", "kube-proxy", "coredns", "aws-ebs-csi-driver")
-    """EKS managed add-ons to install; vpc-cni and aws-ebs-csi-driver get IRSA roles. Default: those four."""
+    """EKS managed add-ons to install; vpc-cni and aws-ebs-csi-driver get IRSA roles. The network add-ons come
+    before the node groups (nodes need them to become Ready), the others after (their pods need nodes).
+    Default: those four."""
     tags: dict[str, str] = Field(default_factory=dict)
     """Tags on every resource (beyond the provider's default tags). Default: none."""
 
@@ -177,17 +184,21 @@ class EksCluster(pulumi.ComponentResource):
                                                    "kms:GenerateDataKey*", "kms:DescribeKey"], "Resource": arn},
                     {"Effect": "Allow", "Action": ["kms:CreateGrant", "kms:ListGrants", "kms:RevokeGrant"],
                      "Resource": arn, "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}}}]})))
-        self.addons = {
-            addon: aws.eks.Addon(f"{name}-{addon}", cluster_name=cluster.name, addon_name=addon,
-                                 service_account_role_arn=roles[addon].arn if addon in roles else None,
+        def addon(addon_name: str, depends_on: list[pulumi.Resource]) -> aws.eks.Addon:
+            role = roles.get(addon_name)
+            return aws.eks.Addon(f"{name}-{addon_name}", cluster_name=cluster.name, addon_name=addon_name,
+                                 service_account_role_arn=role.arn if role else None,
                                  resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="PRESERVE",
-                                 tags=tags, opts=child)
-            for addon in args.addons
-        }
+                                 tags=tags, opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on))
+
+        self.addons = {a: addon(a, []) for a in args.addons if a in NETWORK_ADDONS}
         # Node groups wait for the node role's policies and the CNI, or nodes never become Ready.
-        self.node_dependencies: list[pulumi.Resource] = [*node_attachments]
-        if "vpc-cni" in self.addons:
-            self.node_dependencies.append(self.addons["vpc-cni"])
+        self.node_dependencies: list[pulumi.Resource] = [*node_attachments, *self.addons.values()]
+        self.node_groups = {pool.name: EksNodeGroup(f"{name}-{pool.name}", EksNodeGroupArgs(
+            pool=pool, region=args.region, cluster_name=cluster.name, node_role_arn=node_role.arn,
+            subnet_ids=args.subnet_ids, ebs_kms_key_arn=ebs_key.arn, tags=args.tags),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=self.node_dependencies)) for pool in args.pools}
+        self.addons |= {a: addon(a, list(self.node_groups.values())) for a in args.addons if a not in NETWORK_ADDONS}
 
         self.cluster_name = cluster.name
         self.endpoint = cluster.endpoint

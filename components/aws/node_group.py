@@ -86,10 +86,19 @@ class EksNodeGroup(pulumi.ComponentResource):
                 id=template.id, version=template.latest_version.apply(str)),
             update_config=aws.eks.NodeGroupUpdateConfigArgs(max_unavailable=1),
             tags=tags,
-            # The cluster autoscaler owns the current size once the group exists.
-            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["scalingConfig.desiredSize"]),
+            # The cluster autoscaler owns the current size once the group exists. Pulumi does not pass a
+            # component's depends_on to its children, so the group itself waits for what the caller named.
+            opts=pulumi.ResourceOptions(parent=self, ignore_changes=["scalingConfig.desiredSize"],
+                                        depends_on=_depends_on(opts)),
         )
         self.pool = pool
         self.node_group_name = group.node_group_name
         self.launch_template_id = template.id
         self.register_outputs({"nodeGroupName": self.node_group_name, "launchTemplateId": self.launch_template_id})
+
+
+def _depends_on(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
+    waits = opts.depends_on if opts is not None else None
+    if waits is None:
+        return []
+    return list(waits) if isinstance(waits, list | tuple) else [waits]

@@ -56,10 +56,9 @@ def record(build: Callable[[], Any]) -> Planned:
     Raises what `build` raises, as a program would fail. What `build` exports is in `.outputs` (secrets
     redacted) and `.revealed_outputs`."""
     import pulumi
+    from pulumi.runtime import settings
     from pulumi.runtime.stack import run_pulumi_func
     from pulumi.runtime.sync_await import _sync_await
-
-    from pulumi.runtime import settings
 
     from sahab.engine import _recording_monitor, _reset_runtime, _stack_outputs, to_plain
     from sahab.mocks import CloudMocks

@@ -141,3 +141,14 @@ def test_every_bucket_is_kms_encrypted_private_versioned_and_tls_only(prod):
         assert any(s["Effect"] == "Deny" and s["Condition"].get("Bool", {}).get("aws:SecureTransport") == "false"
                    for s in policy["Statement"])
     assert not prod.of("aws:s3/bucketReplicationConfig:BucketReplicationConfig")
+
+
+def test_node_groups_wait_for_the_cni_and_pod_add_ons_wait_for_the_nodes(prod):
+    addons = {a.inputs["addonName"]: a for a in prod.of("aws:eks/addon:Addon")}
+    groups = prod.of(NODE_GROUP)
+    for group in groups:
+        assert addons["vpc-cni"].urn in group.dependencies
+        assert any(d.endswith("AmazonEKSWorkerNodePolicy") for d in group.dependencies)
+    for name in ("coredns", "aws-ebs-csi-driver"):
+        assert {g.urn for g in groups} <= set(addons[name].dependencies)
+    assert addons["aws-ebs-csi-driver"].inputs["serviceAccountRoleArn"].startswith("arn:aws:iam::")
