@@ -104,6 +104,9 @@ class EksCluster(pulumi.ComponentResource):
         tags = {**args.tags, "sahab.io/cluster": args.cluster_name}
         log_group_name = f"/aws/eks/{args.cluster_name}/cluster"
         account = pulumi.Output.from_input(args.account_id)
+        if args.public_endpoint and not args.public_access_cidrs:
+            pulumi.log.warn(f"EKS {args.cluster_name}: public endpoint open to every address; "
+                            "set public_access_cidrs to the ranges that need it", resource=self)
 
         secrets_key = customer_key(
             f"{name}-secrets-key", description=f"EKS {args.cluster_name}: Kubernetes secrets and control-plane logs",

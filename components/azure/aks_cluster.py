@@ -76,6 +76,9 @@ class AksCluster(pulumi.ComponentResource):
         self.region = args.location
         tags = {**args.tags, "sahab.io/cluster": args.cluster_name}
         rg = args.resource_group_name
+        if args.public_endpoint and not args.authorized_ip_ranges:
+            pulumi.log.warn(f"AKS {args.cluster_name}: public API server open to every address; "
+                            "set authorized_ip_ranges to the ranges that need it", resource=self)
 
         key = vault_key(f"{name}-disk-key", vault_name=args.vault_name, resource_group_name=rg, keys=args.keys,
                         tags=tags, opts=child)

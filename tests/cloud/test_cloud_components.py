@@ -178,3 +178,24 @@ def test_fleet_exposes_every_cloud_cluster_with_a_secret_kubeconfig_and_its_stor
     assert "kind: Config" in plan.revealed_outputs["aks-a-kubeconfig"]
     assert plan.outputs["eks-a-storage-key"] in {k.outputs["arn"] for k in plan.of("aws:kms/key:Key")}
     assert plan.outputs["aks-a-storage-key"] == plan.one("azure-native:compute:DiskEncryptionSet").id
+
+
+def test_uaecentral_is_selectable_per_cloud_and_per_cluster():
+    config = parse_fleet({
+        "environment": "prod",
+        "clouds": {"azure": {"location": "uaecentral"}},
+        "clusters": [{"name": "aks-c", "kind": "aks"}, {"name": "aks-n", "kind": "aks", "location": "uaenorth"}],
+        "node_pools": [{"name": "cpu-c", "cluster": "aks-c"}, {"name": "t4-n", "cluster": "aks-n",
+                                                              "accelerator": "t4"}],
+        "storage": {"buckets": [{"name": "ckpt", "cloud": "azure", "purpose": "checkpoints",
+                                 "geo_redundant": True}]},
+    })
+    plan = record(lambda: Fleet("sahab", config))
+    groups = {g.inputs["location"] for g in plan.of("azure-native:resources:ResourceGroup")}
+    assert groups == {"uaecentral", "uaenorth"}
+    clusters = {c.inputs["resourceName"]: c.inputs["location"]
+                for c in plan.of("azure-native:containerservice:ManagedCluster")}
+    assert clusters == {"sahab-aks-c": "uaecentral", "sahab-aks-n": "uaenorth"}
+    (account,) = plan.of("azure-native:storage:StorageAccount")
+    assert account.inputs["location"] == "uaecentral"
+    assert account.inputs["sku"]["name"] == "Standard_GRS"  # pairs with uaenorth; uaecentral has no zones
