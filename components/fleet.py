@@ -80,14 +80,15 @@ class Fleet(pulumi.ComponentResource):
             return pulumi.ResourceOptions(parent=self, providers=[providers[region]])
 
         created = [c for c in clusters if not c.stack_reference]
+        account_id = cloud.account_id
+        if created and account_id is None:  # key policies name the account
+            account_id = aws.get_caller_identity_output(
+                opts=pulumi.InvokeOutputOptions(provider=providers[cfg.region_of(created[0])])).account_id
         networks: dict[str, Network] = {}
         for region in sorted({cfg.region_of(c) for c in created}):
             networks[region] = Network(f"{self.name}-{region}", NetworkArgs(
-                region=region, cidr=cloud.vpc_cidr, az_count=cloud.az_count), opts=under(region))
-        account_id = cloud.account_id
-        if created and account_id is None:
-            account_id = aws.get_caller_identity_output(
-                opts=pulumi.InvokeOutputOptions(provider=providers[cfg.region_of(created[0])])).account_id
+                region=region, cidr=cloud.vpc_cidr, az_count=cloud.az_count, account_id=account_id,
+                keys=cfg.storage.keys), opts=under(region))
 
         for cluster in clusters:
             region = cfg.region_of(cluster)

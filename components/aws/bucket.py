@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Annotated, Any
 
 import pulumi
 import pulumi_aws as aws
@@ -28,7 +28,7 @@ class S3BucketArgs(BaseModel):
     """Rotation and deletion window of the bucket's keys. Default: rotate yearly, 30-day window."""
     force_destroy: bool = False
     """Let `pulumi destroy` delete a bucket that still holds objects. Default: false."""
-    abort_multipart_days: int = 7
+    abort_multipart_days: Annotated[int, Field(ge=1)] = 7
     """Remove the parts of uploads left incomplete after this many days. Default: 7."""
     tags: dict[str, str] = Field(default_factory=dict)
     """Tags on every resource (beyond the provider's default tags). Default: none."""

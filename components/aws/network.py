@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+import json
+from typing import Annotated, Any
 
 import pulumi
 import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field
 
+from components.aws.kms import customer_key, key_policy, logs_statement, root_statement
+from components.config import KeyPolicy
 from components.network_plan import plan_vpc_subnets
 
 # Interface endpoints nodes use: image pulls (ECR API + registry), IRSA tokens (STS), the EC2 API the VPC
@@ -16,7 +19,7 @@ DEFAULT_INTERFACE_ENDPOINTS = ("ecr.api", "ecr.dkr", "sts", "ec2", "logs")
 
 
 class NetworkArgs(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     region: str
     """Region the VPC is in, for endpoint service names; must match the provider's. Required."""
@@ -30,6 +33,14 @@ class NetworkArgs(BaseModel):
     interface_endpoints: tuple[str, ...] = DEFAULT_INTERFACE_ENDPOINTS
     """Interface endpoint services (`com.amazonaws.<region>.<service>`). Default: ecr.api, ecr.dkr, sts, ec2,
     logs."""
+    flow_logs: bool = True
+    """Record every accepted and rejected flow in an encrypted CloudWatch log group. Default: true."""
+    flow_log_retention_days: Annotated[int, Field(ge=1)] = 365
+    """Days flow logs are kept. Default: 365."""
+    account_id: Any = None
+    """AWS account id (Input[str]); required when `flow_logs` is on, for the log key's policy. Default: unset."""
+    keys: KeyPolicy = KeyPolicy()
+    """Rotation and deletion window of the flow-log key. Default: rotate yearly, 30-day window."""
     tags: dict[str, str] = Field(default_factory=dict)
     """Tags on every resource (beyond the provider's default tags). Default: none."""
 
@@ -97,8 +108,33 @@ class Network(pulumi.ComponentResource):
                                     subnet_ids=[s.id for s in private], security_group_ids=[endpoint_sg.id],
                                     tags=tags, opts=child)
 
+        if args.flow_logs:
+            self._flow_logs(name, args, vpc, tags)
+
         self.vpc_id = vpc.id
         self.private_subnet_ids = pulumi.Output.all(*[s.id for s in private])
         self.public_subnet_ids = pulumi.Output.all(*[s.id for s in public])
         self.register_outputs({"vpcId": self.vpc_id, "privateSubnetIds": self.private_subnet_ids,
                                "publicSubnetIds": self.public_subnet_ids})
+
+    def _flow_logs(self, name: str, args: NetworkArgs, vpc: aws.ec2.Vpc, tags: dict[str, str]) -> None:
+        if args.account_id is None:
+            raise ValueError("NetworkArgs.account_id is required when flow_logs is on")
+        child = pulumi.ResourceOptions(parent=self)
+        group_name = f"/sahab/vpc/{name}/flow-logs"
+        key = customer_key(
+            f"{name}-flow-logs-key", description=f"VPC {name}: flow logs", keys=args.keys, tags=tags, opts=child,
+            policy=pulumi.Output.from_input(args.account_id).apply(
+                lambda a: key_policy([root_statement(a), logs_statement(a, args.region, group_name)])))
+        group = aws.cloudwatch.LogGroup(f"{name}-flow-logs", name=group_name, kms_key_id=key.arn,
+                                        retention_in_days=args.flow_log_retention_days, tags=tags, opts=child)
+        role = aws.iam.Role(f"{name}-flow-logs-role", tags=tags, opts=child, assume_role_policy=json.dumps({
+            "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
+                                                    "Principal": {"Service": "vpc-flow-logs.amazonaws.com"}}]}))
+        aws.iam.RolePolicy(f"{name}-flow-logs-write", role=role.id, opts=child,
+                           policy=group.arn.apply(lambda arn: json.dumps({"Version": "2012-10-17", "Statement": [{
+                               "Effect": "Allow", "Resource": [arn, f"{arn}:*"],
+                               "Action": ["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"]}]})))
+        aws.ec2.FlowLog(f"{name}-flow-log", vpc_id=vpc.id, traffic_type="ALL", log_destination_type="cloud-watch-logs",
+                        log_destination=group.arn, iam_role_arn=role.arn, max_aggregation_interval=60, tags=tags,
+                        opts=child)

@@ -40,6 +40,16 @@ def test_vpc_has_private_node_subnets_in_every_zone_and_in_region_endpoints_for_
     assert node_subnets == {s.id for s in private}
 
 
+def test_vpc_flow_logs_record_all_traffic_into_an_encrypted_log_group(prod):
+    vpc = prod.one("aws:ec2/vpc:Vpc")
+    flow = prod.one("aws:ec2/flowLog:FlowLog").inputs
+    assert flow["vpcId"] == vpc.id and flow["trafficType"] == "ALL"
+    group = prod.by_id("aws:cloudwatch/logGroup:LogGroup", flow["logDestination"]).inputs
+    assert group["kmsKeyId"] in key_arns(prod)
+    default_sg = prod.one("aws:ec2/defaultSecurityGroup:DefaultSecurityGroup").inputs
+    assert default_sg["vpcId"] == vpc.id and not default_sg.get("ingress") and not default_sg.get("egress")
+
+
 def test_eks_encrypts_secrets_with_a_customer_key_and_keeps_its_endpoint_private(prod):
     cluster = prod.one(EKS).inputs
     (encryption,) = cluster["encryptionConfig"] if isinstance(cluster["encryptionConfig"], list) \
@@ -55,8 +65,8 @@ def test_eks_encrypts_secrets_with_a_customer_key_and_keeps_its_endpoint_private
 
 def test_control_plane_logs_are_kept_encrypted_in_the_clusters_log_group(prod):
     cluster = prod.one(EKS)
-    group = prod.one("aws:cloudwatch/logGroup:LogGroup").inputs
-    assert group["name"] == f"/aws/eks/{cluster.inputs['name']}/cluster"
+    groups = {g.inputs["name"]: g.inputs for g in prod.of("aws:cloudwatch/logGroup:LogGroup")}
+    group = groups[f"/aws/eks/{cluster.inputs['name']}/cluster"]
     assert group["kmsKeyId"] in key_arns(prod) and group["retentionInDays"] >= 90
 
 
@@ -104,7 +114,7 @@ def test_every_node_group_boots_from_an_encrypted_imdsv2_only_launch_template(pr
 
 def test_every_kms_key_rotates_and_is_single_region(prod):
     keys = prod.of(KEY)
-    assert len(keys) == 4  # EKS secrets, EKS volumes, two buckets
+    assert len(keys) == 5  # EKS secrets, EKS volumes, VPC flow logs, two buckets
     for key in keys:
         assert key.inputs["enableKeyRotation"] is True
         assert not key.inputs.get("multiRegion")
