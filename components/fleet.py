@@ -48,12 +48,14 @@ class Fleet(pulumi.ComponentResource):
     def _referenced(self, cluster: Cluster, provider: pulumi.ProviderResource) -> Any:
         from components.cluster_reference import ReferencedCluster
 
-        refs = self.__dict__.setdefault("_stack_refs", {})
-        if cluster.stack_reference not in refs:
-            refs[cluster.stack_reference] = pulumi.StackReference(
-                cluster.stack_reference, opts=pulumi.ResourceOptions(parent=self))
-        return ReferencedCluster(refs[cluster.stack_reference], cluster.stack_reference, cluster.name,
-                                 cluster.kind, provider=provider)
+        # One StackReference per referenced stack, however many clusters come from it.
+        if not hasattr(self, "_stack_refs"):
+            self._stack_refs: dict[str, pulumi.StackReference] = {}
+        ref = cluster.stack_reference
+        if ref not in self._stack_refs:
+            self._stack_refs[ref] = pulumi.StackReference(f"{self.name}-{ref.rsplit('/', 1)[-1]}-stack",
+                                                          stack_name=ref, opts=pulumi.ResourceOptions(parent=self))
+        return ReferencedCluster(self._stack_refs[ref], ref, cluster.name, cluster.kind, provider=provider)
 
     # ---- AWS ---------------------------------------------------------------------------------------------
     def _aws(self) -> None:

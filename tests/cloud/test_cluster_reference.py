@@ -9,7 +9,7 @@ EKS = {"kind": "eks", **{k: "x" for k in REQUIRED_KEYS["eks"]}}
 
 
 def test_a_complete_record_is_returned_as_is():
-    assert cluster_export({"eks-main": EKS}, "org/sahab/prod", "eks-main", "eks") is not None
+    assert cluster_export({"eks-main": EKS}, "org/sahab/prod", "eks-main", "eks") == EKS
 
 
 @pytest.mark.parametrize("exports, message", [
