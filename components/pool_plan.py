@@ -65,9 +65,14 @@ def eks_ami_type(pool: NodePool) -> str:
     return EKS_AMI_GPU if pool.is_gpu else EKS_AMI_CPU
 
 
+# AKS puts this taint on every spot node itself; stating it keeps the pool from drifting on every update.
+AKS_SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
+
+
 def aks_taints(pool: NodePool) -> list[str]:
     """AKS takes taints as `key=value:Effect` strings."""
-    return [f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in pool.taints]
+    taints = [f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in pool.taints]
+    return [*taints, AKS_SPOT_TAINT] if pool.spot else taints
 
 
 def aks_gpu_driver(pool: NodePool) -> str | None:

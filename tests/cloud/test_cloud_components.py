@@ -199,3 +199,15 @@ def test_uaecentral_is_selectable_per_cloud_and_per_cluster():
     (account,) = plan.of("azure-native:storage:StorageAccount")
     assert account.inputs["location"] == "uaecentral"
     assert account.inputs["sku"]["name"] == "Standard_GRS"  # pairs with uaenorth; uaecentral has no zones
+
+
+def test_aws_provider_refuses_other_accounts_when_the_fleet_names_one():
+    config = parse_fleet({"environment": "dev", "clouds": {"aws": {"account_id": "444455556666", "az_count": 2}},
+                          "clusters": [{"name": "eks-d", "kind": "eks"}]})
+    plan = record(lambda: Fleet("sahab", config))
+    provider = plan.one("pulumi:providers:aws").inputs
+    assert provider["region"] == "me-central-1"
+    assert json.loads(provider["allowedAccountIds"]) == ["444455556666"]
+    key = next(k for k in plan.of("aws:kms/key:Key") if "ebs" in k.name)
+    assert "arn:aws:iam::444455556666:root" in key.inputs["policy"]
+    assert len(plan.of("aws:ec2/subnet:Subnet")) == 4  # two zones, a private and a public subnet each

@@ -69,3 +69,9 @@ def test_aks_pool_names_are_short_alphanumeric_and_unique():
         pool_plan.aks_pool_names(["system"])
     with pytest.raises(ConfigError, match="AKS pool name"):
         pool_plan.aks_pool_name("9-lives")
+
+
+def test_aks_spot_pools_state_the_taint_aks_puts_on_spot_nodes():
+    assert pool_plan.aks_taints(pool(accelerator="t4", spot=True)) == [
+        "nvidia.com/gpu=present:NoSchedule", "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"]
+    assert pool_plan.eks_taints(pool(spot=True)) == []
