@@ -101,3 +101,11 @@ LABEL_NVIDIA_PRESENT = "nvidia.com/gpu.present"
 GPU_TAINT_KEY = "nvidia.com/gpu"
 GPU_TAINT_VALUE = "present"
 GPU_TAINT_EFFECT = "NoSchedule"
+LABEL_DEVICE_PLUGIN_CONFIG = "nvidia.com/device-plugin.config"
+
+
+def device_plugin_config_name(mig_strategy: str, time_slicing_replicas: int | None) -> str:
+    """Name of the NVIDIA device plugin configuration a GPU pool's nodes select with
+    LABEL_DEVICE_PLUGIN_CONFIG: it encodes the pool's MIG strategy and GPU sharing."""
+    name = f"mig-{mig_strategy}"
+    return f"{name}-shared-{time_slicing_replicas}" if time_slicing_replicas else name

@@ -53,7 +53,7 @@ class ReferencedCluster:
             self.node_role_arn = self.get("nodeRoleArn")
             self.subnet_ids = self.get("subnetIds")
             self.ebs_kms_key_arn = self.get("ebsKmsKeyArn")
-            self.storage_encryption_key = self.ebs_kms_key_arn
+            self.storage_encryption_id = self.ebs_kms_key_arn
             self.kubeconfig = pulumi.Output.secret(self._record.apply(
                 lambda r: eks_kubeconfig(r["clusterName"], r["endpoint"], r["certificateAuthority"], r["region"])))
         else:
@@ -61,7 +61,7 @@ class ReferencedCluster:
             self.resource_group_name = self.get("resourceGroupName")
             self.subnet_id = self.get("subnetId")
             self.disk_encryption_set_id = self.get("diskEncryptionSetId")
-            self.storage_encryption_key = self.disk_encryption_set_id
+            self.storage_encryption_id = self.disk_encryption_set_id
             credentials = azure_native.containerservice.list_managed_cluster_user_credentials_output(
                 resource_group_name=self.resource_group_name, resource_name=self.cluster_name, format="exec",
                 opts=pulumi.InvokeOutputOptions(provider=provider))

@@ -9,6 +9,7 @@ exact config path, e.g. `sahab:fleet.node_pools[2].max_size`, before any resourc
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
@@ -20,14 +21,14 @@ from sahab.errors import ConfigError
 
 ROOT = "sahab:fleet"
 
-Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$", description="lower-case DNS label")]
+Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$")]  # a lower-case DNS label
 Accelerator = Literal["h100", "h200", "a100", "l40s", "a10g", "t4", "cpu"]
 Emirate = Literal["abu-dhabi", "dubai", "sharjah", "ajman", "umm-al-quwain", "ras-al-khaimah", "fujairah"]
 LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True, use_attribute_docstrings=True)
 
 
 class Residency(_Model):
@@ -68,6 +69,8 @@ class AzureCloud(_Model):
 
 
 class Clouds(_Model):
+    """The cloud accounts the fleet uses; on-prem-only fleets set none."""
+
     aws: AwsCloud | None = None
     """AWS settings; absent means no AWS resources. Default: absent."""
     azure: AzureCloud | None = None
@@ -98,6 +101,7 @@ class Site(_Model):
     """An on-prem data centre."""
 
     name: Name
+    """Unique site name."""
     country: Annotated[str, Field(pattern=r"^[A-Z]{2}$")] = "AE"
     """ISO 3166 country code of the building. Default: AE."""
     emirate: Emirate
@@ -116,24 +120,31 @@ class Site(_Model):
 
 
 class Taint(_Model):
+    """A Kubernetes node taint."""
+
     key: str
+    """Taint key, e.g. nvidia.com/gpu."""
     value: str = ""
+    """Taint value. Default: empty."""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
+    """What the taint does to pods that do not tolerate it. Default: NoSchedule."""
 
 
 class Cluster(_Model):
     """A Kubernetes cluster: EKS, AKS, or kubeadm on an on-prem site."""
 
     name: Name
+    """Unique cluster name."""
     kind: Literal["eks", "aks", "onprem"]
+    """Where it runs: EKS, AKS, or kubeadm on an on-prem site."""
     kubernetes_version: Annotated[str, Field(pattern=r"^1\.\d{2}$")] = "1.31"
     """Kubernetes minor version. Default: 1.31."""
     location: str | None = None
     """Region/location override for this cluster (e.g. uaecentral). Default: the cloud's."""
     site: str | None = None
-    """On-prem only: the site whose hosts form the cluster."""
+    """On-prem only: the site whose hosts form the cluster. Default: unset."""
     control_plane_hosts: tuple[str, ...] = ()
-    """On-prem only: hosts that run the control plane."""
+    """On-prem only: hosts that run the control plane. Default: none."""
     public_endpoint: bool = False
     """Expose the API server publicly. Default: false (private endpoint only)."""
     stack_reference: str | None = None
@@ -145,6 +156,7 @@ class NodePool(_Model):
     """A group of identical nodes in one cluster."""
 
     name: Name
+    """Unique pool name."""
     cluster: str
     """Name of the cluster the pool joins."""
     accelerator: Accelerator = "cpu"
@@ -152,7 +164,7 @@ class NodePool(_Model):
     instance_type: str | None = None
     """Cloud instance type / VM size. Default: the catalog's choice for the accelerator."""
     hosts: tuple[str, ...] = ()
-    """On-prem only: the site hosts in this pool."""
+    """On-prem only: the site hosts in this pool. Default: none (cloud pools)."""
     min_size: Annotated[int, Field(ge=0, le=1000)] = 1
     """Autoscaling floor. Default: 1 (burst pools use 0)."""
     max_size: Annotated[int, Field(ge=0, le=1000)] = 1
@@ -192,10 +204,13 @@ class NodePool(_Model):
 
     @property
     def node_labels(self) -> dict[str, str]:
-        """Labels every node of the pool carries: the pool, its accelerator, and an NVIDIA marker on GPUs."""
+        """Labels every node of the pool carries: the pool, its accelerator, and on GPUs an NVIDIA marker and
+        the device plugin configuration (MIG strategy, time-slicing) the node selects."""
         labels = {catalog.LABEL_POOL: self.name, catalog.LABEL_ACCELERATOR: self.accelerator}
         if self.is_gpu:
             labels[catalog.LABEL_NVIDIA_PRESENT] = "true"
+            labels[catalog.LABEL_DEVICE_PLUGIN_CONFIG] = catalog.device_plugin_config_name(
+                self.mig_strategy, self.time_slicing_replicas)
         return {**labels, **self.labels}
 
     @property
@@ -209,7 +224,9 @@ class Bucket(_Model):
     """Object storage for datasets and checkpoints, pinned to the fleet's region."""
 
     name: Name
+    """Unique bucket name (prefixed with the fleet name)."""
     cloud: Literal["aws", "azure"]
+    """Which cloud holds it: an S3 bucket or an Azure storage account."""
     purpose: Literal["datasets", "checkpoints", "artifacts", "logs"] = "datasets"
     """What it holds (a tag and the name suffix). Default: datasets."""
     versioning: bool = True
@@ -223,6 +240,8 @@ class Bucket(_Model):
 
 
 class KeyPolicy(_Model):
+    """Settings of every customer-managed key."""
+
     rotation_period_days: Annotated[int, Field(ge=90, le=2560)] = 365
     """KMS key rotation period. Default: 365."""
     deletion_window_days: Annotated[int, Field(ge=7, le=30)] = 30
@@ -230,13 +249,17 @@ class KeyPolicy(_Model):
 
 
 class Storage(_Model):
+    """Object storage and the customer-managed keys that encrypt it."""
+
     buckets: tuple[Bucket, ...] = ()
     """Buckets/storage accounts. Default: none."""
     keys: KeyPolicy = KeyPolicy()
-    """Customer-managed key settings for every key Sahab creates."""
+    """Customer-managed key settings for every key Sahab creates. Default: rotation yearly, 30-day deletion."""
 
 
 class Monitoring(_Model):
+    """The monitoring stack on every cluster."""
+
     enabled: bool = True
     """Install kube-prometheus-stack, DCGM exporter, alerts and dashboards. Default: true."""
     retention: Annotated[str, Field(pattern=r"^\d+[hdw]$")] = "15d"
@@ -251,6 +274,7 @@ class Team(_Model):
     """A tenant: one namespace with its quotas."""
 
     name: Name
+    """Team name; also its namespace."""
     gpu_quota: Annotated[int, Field(ge=0)] = 8
     """GPUs the team may request in total. Default: 8."""
     cpu_quota: Annotated[int, Field(ge=1)] = 64
@@ -288,13 +312,21 @@ class FleetConfig(_Model):
     environment: Literal["dev", "prod", "burst", "smb"]
     """Which kind of stack this is."""
     residency: Residency = Residency()
+    """Where data may live. Default: the three UAE regions, sites in the UAE."""
     clouds: Clouds = Clouds()
+    """Cloud accounts. Default: none (on-prem only)."""
     sites: tuple[Site, ...] = ()
+    """On-prem data centres. Default: none."""
     clusters: tuple[Cluster, ...] = ()
+    """Kubernetes clusters. Default: none."""
     node_pools: tuple[NodePool, ...] = ()
+    """Node pools across all clusters. Default: none."""
     storage: Storage = Storage()
+    """Buckets and keys. Default: no buckets."""
     monitoring: Monitoring = Monitoring()
+    """Monitoring on every cluster. Default: on, 15d retention."""
     workload: Workload = Workload()
+    """Tenants and the training workload. Default: one team, training off."""
 
     # Lookups the components use; validation guarantees the names resolve.
     def cluster(self, name: str) -> Cluster:
@@ -336,7 +368,12 @@ def _check_cidr(value: str) -> str:
 def config_path(loc: Iterable[Any], root: str = ROOT) -> str:
     path = root
     for part in loc:
-        path += f"[{part}]" if isinstance(part, int) else f".{part}"
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", str(part)):
+            path += f".{part}"
+        else:  # a key a user mistyped may hold anything, newlines included: quote it
+            path += f"[{json.dumps(str(part))}]"
     return path
 
 

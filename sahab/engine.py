@@ -30,7 +30,8 @@ SIG_ARCHIVE = "0def7320c3a5731c473e5ecbe6d01bc7"
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 
 # Python distributions of the providers whose default-provider names carry a version, as the engine's do.
-_PROVIDER_DISTS = {"aws": "pulumi_aws", "azure-native": "pulumi_azure_native", "kubernetes": "pulumi_kubernetes"}
+_PROVIDER_DISTS = {"aws": "pulumi_aws", "azure-native": "pulumi_azure_native", "kubernetes": "pulumi_kubernetes",
+                   "random": "pulumi_random"}
 
 
 @dataclass
@@ -62,6 +63,7 @@ class Plan:
     outputs: dict[str, Any]
     warnings: list[str]
     program_dir: Path
+    secret_outputs: dict[str, Any] = field(default_factory=dict, repr=False)  # unredacted, for StackReferences
 
     def contract(self) -> dict[str, Any]:
         return {"project": self.project, "stack": self.stack, "config": self.config,
@@ -121,6 +123,7 @@ def _recording_monitor(mocks: Any, stack_urn_holder: list[str]):
         def __init__(self, mocks):
             super().__init__(mocks)
             self.recorded: list[PlannedResource] = []
+            self.stack_outputs: dict[str, Any] = {}  # wire format: secrets still marked
 
         def make_urn(self, parent: str, type_: str, name: str) -> str:
             # The engine leaves the root stack's type out of its children's qualified types.
@@ -147,6 +150,11 @@ def _recording_monitor(mocks: Any, stack_urn_holder: list[str]):
             state = self.resources[response.urn].state
             self._record(request, response.urn, response.id or None, state, bool(request.custom), request.object)
             return response
+
+        def RegisterResourceOutputs(self, request):
+            if stack_urn_holder and request.urn == stack_urn_holder[0]:
+                self.stack_outputs = json_format.MessageToDict(request.outputs)
+            return super().RegisterResourceOutputs(request)
 
         def ReadResource(self, request):
             response = super().ReadResource(request)
@@ -184,7 +192,6 @@ def default_program_dir() -> Path:
 def run_program(project: Project, entry: Path, config: StackConfig) -> Plan:
     import pulumi
     from pulumi.runtime import mocks as pulumi_mocks
-    from pulumi.runtime import settings
     from pulumi.runtime.stack import run_pulumi_func
     from pulumi.runtime.sync_await import _sync_await
 
@@ -204,10 +211,9 @@ def run_program(project: Project, entry: Path, config: StackConfig) -> Plan:
     program_error: BaseException | None = None
     with _program_context(project, entry):
         try:
-            _sync_await(run_pulumi_func(lambda: runpy.run_path(str(entry), run_name="__main__")))
+            _sync_await(run_pulumi_func(lambda: _run_entry(entry)))
         except BaseException as exc:
             program_error = exc
-    outputs = to_plain(_stack_outputs(settings))
     _reset_runtime()
     if program_error is not None:
         raise _as_sahab_error(program_error, entry) from None
@@ -216,21 +222,19 @@ def run_program(project: Project, entry: Path, config: StackConfig) -> Plan:
 
     resources = _add_default_providers(monitor.recorded, project, config, stack_urn[0] if stack_urn else None)
     return Plan(project=project.name, stack=config.name, config=config.redacted, resources=resources,
-                outputs=outputs, warnings=diagnostics.warnings, program_dir=project.root)
+                outputs=to_plain(monitor.stack_outputs), warnings=diagnostics.warnings, program_dir=project.root,
+                secret_outputs=to_plain(monitor.stack_outputs, redact=False))
 
 
-def _stack_outputs(settings: Any) -> dict[str, Any]:
-    """The exported values, resolved as the engine would store them (Outputs awaited, secrets marked)."""
-    from google.protobuf import json_format
-    from pulumi.runtime import rpc
-    from pulumi.runtime.sync_await import _sync_await
+def _run_entry(entry: Path) -> None:
+    from pulumi.runtime import settings
 
+    runpy.run_path(str(entry), run_name="__main__")
+    # set_mocks registered the root stack's (empty) outputs before the program ran; register the exports now,
+    # as the language host does when the program returns.
     root = settings.get_root_resource()
-    outputs = dict(getattr(root, "outputs", {}) or {})
-    if not outputs:
-        return {}
-    struct = _sync_await(rpc.serialize_properties(outputs, {}))
-    return json_format.MessageToDict(struct)
+    root._outputs_registered = False
+    root._finish()
 
 
 def _as_sahab_error(exc: BaseException, entry: Path) -> Exception:
@@ -273,7 +277,13 @@ def _add_default_providers(recorded: list[PlannedResource], project: Project, co
             defaults[package] = PlannedResource(urn, ptype, name, None, None,
                                                 _provider_config(config, package), custom=True)
         res.provider = defaults[package].urn
-    return list(defaults.values()) + recorded
+    # Registration order depends on thread scheduling; a stable order keeps plans diffable.
+    return sorted([*defaults.values(), *recorded], key=_plan_order)
+
+
+def _plan_order(res: PlannedResource) -> tuple[int, str]:
+    rank = 0 if res.type == "pulumi:pulumi:Stack" else 1 if res.type.startswith("pulumi:providers:") else 2
+    return rank, res.urn
 
 
 def _provider_config(config: StackConfig, package: str) -> dict[str, Any]:

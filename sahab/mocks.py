@@ -55,6 +55,8 @@ class CloudMocks(pulumi.runtime.Mocks):
             return self._azure(token, name, inputs)
         if package == "kubernetes":
             return self._kubernetes(token, name, inputs)
+        if package == "random":
+            return self._random(token, name, inputs)
         return f"{name}-{short_hash(token, name)}", inputs
 
     def _aws(self, token: str, name: str, inputs: dict) -> tuple[str, dict]:
@@ -190,6 +192,14 @@ class CloudMocks(pulumi.runtime.Mocks):
             return f"{inputs.get('namespace', 'default')}/{release}", state
         ns = metadata.get("namespace")
         return f"{ns}/{metadata['name']}" if ns else metadata["name"], state
+
+    def _random(self, token: str, name: str, inputs: dict) -> tuple[str, dict]:
+        """pulumi-random: a stable value of the requested length (the provider marks `result` secret)."""
+        if token in ("random:index/randomPassword:RandomPassword", "random:index/randomString:RandomString"):
+            length = int(inputs.get("length", 16))
+            value = (short_hash(token, name, n=64) * (length // 64 + 1))[:length]
+            return f"{name}-{short_hash(token, name)}", {**inputs, "result": value}
+        return f"{name}-{short_hash(token, name)}", inputs
 
     # ---- invokes -------------------------------------------------------------------------------------
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list | None]:

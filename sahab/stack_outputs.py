@@ -16,7 +16,7 @@ def main() -> int:
         result = plan(program_dir, stack)
     except Exception as exc:
         return report_error(exc)
-    print(json.dumps(result.outputs, default=str))
+    print(json.dumps(result.secret_outputs, default=str))
     return 0
 
 

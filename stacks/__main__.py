@@ -14,10 +14,10 @@ from sahab.errors import ConfigError
 
 try:
     config = load_fleet_config()
+    fleet = Fleet(config.name, config)
 except ConfigError as err:
     # RunError prints one message, no traceback, under the Pulumi CLI too.
     raise pulumi.RunError(str(err)) from err
 
-fleet = Fleet(config.name, config)
 for key, value in fleet.exports.items():
     pulumi.export(key, value)

@@ -223,6 +223,6 @@ class EksCluster(pulumi.ComponentResource):
         })
 
     @property
-    def storage_encryption_key(self) -> pulumi.Output[str]:
+    def storage_encryption_id(self) -> pulumi.Output[str]:
         """What the platform's encrypted StorageClass names: the KMS key ARN for EBS volumes."""
         return self.ebs_kms_key_arn

@@ -157,6 +157,6 @@ class AksCluster(pulumi.ComponentResource):
                                "diskEncryptionSetId": self.disk_encryption_set_id, "subnetId": self.subnet_id})
 
     @property
-    def storage_encryption_key(self) -> pulumi.Output[str]:
+    def storage_encryption_id(self) -> pulumi.Output[str]:
         """What the platform's encrypted StorageClass names: the Disk Encryption Set id."""
         return self.disk_encryption_set_id

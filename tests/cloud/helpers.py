@@ -60,7 +60,7 @@ def record(build: Callable[[], Any]) -> Planned:
     from pulumi.runtime.stack import run_pulumi_func
     from pulumi.runtime.sync_await import _sync_await
 
-    from sahab.engine import _recording_monitor, _reset_runtime, _stack_outputs, to_plain
+    from sahab.engine import _recording_monitor, _reset_runtime, to_plain
     from sahab.mocks import CloudMocks
 
     _reset_runtime()
@@ -68,11 +68,18 @@ def record(build: Callable[[], Any]) -> Planned:
     holder: list[str] = []
     monitor = _recording_monitor(mocks, holder)
     pulumi.runtime.set_mocks(mocks, "sahab", "test", preview=False, monitor=monitor)
+    def program() -> None:
+        build()
+        # Register the exports, as the language host does when a program returns (see engine._run_entry).
+        root = settings.get_root_resource()
+        root._outputs_registered = False
+        root._finish()
+
     try:
-        _sync_await(run_pulumi_func(build))
-        raw = _stack_outputs(settings)
+        _sync_await(run_pulumi_func(program))
     finally:
         _reset_runtime()
+    raw = monitor.stack_outputs
     planned = Planned(monitor.recorded, to_plain(raw))
     planned.revealed_outputs = to_plain(raw, redact=False)
     return planned

@@ -167,7 +167,7 @@ def test_fleet_exposes_every_cloud_cluster_with_a_secret_kubeconfig_and_its_stor
         fleet = built["fleet"] = Fleet("sahab", parse_fleet(FLEET))
         for name, cluster in fleet.clusters.items():
             pulumi.export(f"{name}-kubeconfig", cluster.kubeconfig)
-            pulumi.export(f"{name}-storage-key", cluster.storage_encryption_key)
+            pulumi.export(f"{name}-storage-key", cluster.storage_encryption_id)
 
     plan = record(build)
     clusters = built["fleet"].clusters
