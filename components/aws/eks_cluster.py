@@ -187,6 +187,7 @@ class EksCluster(pulumi.ComponentResource):
                                                    "kms:GenerateDataKey*", "kms:DescribeKey"], "Resource": arn},
                     {"Effect": "Allow", "Action": ["kms:CreateGrant", "kms:ListGrants", "kms:RevokeGrant"],
                      "Resource": arn, "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}}}]})))
+
         def addon(addon_name: str, depends_on: list[pulumi.Resource]) -> aws.eks.Addon:
             role = roles.get(addon_name)
             return aws.eks.Addon(f"{name}-{addon_name}", cluster_name=cluster.name, addon_name=addon_name,
