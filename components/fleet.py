@@ -23,20 +23,26 @@ class Fleet(pulumi.ComponentResource):
         super().__init__("sahab:index:Fleet", name, None, opts)
         self.fleet_name = name
         self.config = config
-        self.clusters: dict[str, Any] = self._clusters()
-        self.platforms: dict[str, Platform] = self._platforms()
         self.exports: dict[str, pulumi.Input] = {
             "environment": config.environment,
             "allowedRegions": list(config.residency.allowed_regions),
         }
+        self.tags = {"sahab.io/fleet": config.name, "sahab.io/environment": config.environment,
+                     "sahab.io/managed-by": "pulumi"}
+        self.node_pools: dict[str, Any] = {}
+        self.buckets: dict[str, Any] = {}
+        self.clusters: dict[str, Any] = self._clusters()
+        self.platforms: dict[str, Platform] = self._platforms()
         self.register_outputs(self.exports)
 
     # ---- clusters ---------------------------------------------------------------------------------------
     def _clusters(self) -> dict[str, Any]:
         """Cluster components by cluster name. Each exposes `.kubeconfig` (a secret Output), `.kind` and
         `.storage_encryption_id` (EKS: the EBS KMS key ARN; AKS: the Disk Encryption Set id; on-prem: None,
-        its volumes are LUKS-encrypted by Ansible). The EKS, AKS and on-prem cluster components fill this."""
-        return {}
+        its volumes are LUKS-encrypted by Ansible). The EKS, AKS and on-prem cluster components fill this.
+        Cloud clusters also offer `.region` and `.cluster_name`; a burst stack's clusters come from the owning
+        stack (components.cluster_reference) with the same attributes."""
+        return {**self._aws(), **self._azure()}
 
     # ---- the Kubernetes platform ------------------------------------------------------------------------
     def _platforms(self) -> dict[str, Platform]:
@@ -70,3 +76,180 @@ class Fleet(pulumi.ComponentResource):
             PlatformArgs(cluster_kind=kind, pools=self.config.pools_of(cluster_name), encryption_key=encryption_id,
                          monitoring=self.config.monitoring, teams=self.config.workload.teams),
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider}))
+
+    # ---- shared -------------------------------------------------------------------------------------------
+    def _export_cluster(self, name: str, record: dict[str, Any], kubeconfig: pulumi.Output[str]) -> None:
+        """Burst stacks read `clusters.<name>` (see components.cluster_reference); kubeconfigs stay secret."""
+        self.exports.setdefault("clusters", {})[name] = record
+        self.exports.setdefault("kubeconfigs", {})[name] = pulumi.Output.secret(kubeconfig)
+
+    def _export_pool(self, pool: str, cluster: str, kind: str, cloud_name: pulumi.Input[str]) -> None:
+        self.exports.setdefault("nodePools", {})[pool] = {"cluster": cluster, "kind": kind, "name": cloud_name}
+
+    def _referenced(self, cluster: Cluster, provider: pulumi.ProviderResource) -> Any:
+        from components.cluster_reference import ReferencedCluster
+
+        # One StackReference per referenced stack, however many clusters come from it.
+        if not hasattr(self, "_stack_refs"):
+            self._stack_refs: dict[str, pulumi.StackReference] = {}
+        ref = cluster.stack_reference
+        if ref not in self._stack_refs:
+            self._stack_refs[ref] = pulumi.StackReference(f"{self.fleet_name}-{ref.rsplit('/', 1)[-1]}-stack",
+                                                          stack_name=ref, opts=pulumi.ResourceOptions(parent=self))
+        return ReferencedCluster(self._stack_refs[ref], ref, cluster.name, cluster.kind, provider=provider)
+
+    # ---- AWS ---------------------------------------------------------------------------------------------
+    def _aws(self) -> dict[str, Any]:
+        """EKS clusters (created, or referenced from the owning stack) with their node groups, and S3 buckets,
+        all under one explicit provider per Region."""
+        cfg, cloud = self.config, self.config.clouds.aws
+        clusters = [c for c in cfg.clusters if c.kind == "eks"]
+        buckets = [b for b in cfg.storage.buckets if b.cloud == "aws"]
+        if cloud is None or not (clusters or buckets):
+            return {}
+        import pulumi_aws as aws
+
+        from components.aws.bucket import S3Bucket, S3BucketArgs
+        from components.aws.eks_cluster import EksCluster, EksClusterArgs
+        from components.aws.network import Network, NetworkArgs
+        from components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
+
+        regions = sorted({cfg.region_of(c) for c in clusters} | ({cloud.region} if buckets else set()))
+        providers = {region: aws.Provider(
+            f"{self.fleet_name}-aws-{region}", region=region,
+            allowed_account_ids=[cloud.account_id] if cloud.account_id else None,
+            default_tags=aws.ProviderDefaultTagsArgs(tags=self.tags),
+            opts=pulumi.ResourceOptions(parent=self)) for region in regions}
+
+        def under(region: str) -> pulumi.ResourceOptions:
+            return pulumi.ResourceOptions(parent=self, providers=[providers[region]])
+
+        created = [c for c in clusters if not c.stack_reference]
+        account_id = cloud.account_id
+        if created and account_id is None:  # key policies name the account
+            account_id = aws.get_caller_identity_output(
+                opts=pulumi.InvokeOutputOptions(provider=providers[cfg.region_of(created[0])])).account_id
+        networks: dict[str, Network] = {}
+        for region in sorted({cfg.region_of(c) for c in created}):
+            networks[region] = Network(f"{self.fleet_name}-{region}", NetworkArgs(
+                region=region, cidr=cloud.vpc_cidr, az_count=cloud.az_count, account_id=account_id,
+                keys=cfg.storage.keys), opts=under(region))
+
+        built: dict[str, Any] = {}
+        for cluster in clusters:
+            region = cfg.region_of(cluster)
+            pools = cfg.pools_of(cluster.name)
+            if cluster.stack_reference:
+                eks = self._referenced(cluster, providers[region])
+                # The owning stack runs the cluster and its add-ons; this one only adds node groups.
+                groups = {pool.name: EksNodeGroup(f"{self.fleet_name}-{pool.name}", EksNodeGroupArgs(
+                    pool=pool, region=region, cluster_name=eks.cluster_name, node_role_arn=eks.node_role_arn,
+                    subnet_ids=eks.subnet_ids, ebs_kms_key_arn=eks.ebs_kms_key_arn, tags=self.tags),
+                    opts=under(region)) for pool in pools}
+            else:
+                subnets = networks[region].private_subnet_ids
+                eks = EksCluster(f"{self.fleet_name}-{cluster.name}", EksClusterArgs(
+                    cluster_name=f"{self.fleet_name}-{cluster.name}", region=region, account_id=account_id,
+                    subnet_ids=subnets, kubernetes_version=cluster.kubernetes_version,
+                    public_endpoint=cluster.public_endpoint, keys=cfg.storage.keys, pools=pools, tags=self.tags),
+                    opts=under(region))
+                groups = eks.node_groups
+                self._export_cluster(cluster.name, {
+                    "kind": "eks", "region": region, "clusterName": eks.cluster_name, "endpoint": eks.endpoint,
+                    "certificateAuthority": eks.certificate_authority, "nodeRoleArn": eks.node_role_arn,
+                    "subnetIds": subnets, "ebsKmsKeyArn": eks.ebs_kms_key_arn,
+                    "secretsKmsKeyArn": eks.secrets_kms_key_arn, "oidcProviderArn": eks.oidc_provider_arn,
+                }, eks.kubeconfig)
+            built[cluster.name] = eks
+            for pool_name, group in groups.items():
+                self.node_pools[pool_name] = group
+                self._export_pool(pool_name, cluster.name, "eks", group.node_group_name)
+
+        for bucket in buckets:
+            s3 = S3Bucket(f"{self.fleet_name}-{bucket.name}", S3BucketArgs(
+                bucket=bucket, allowed_regions=cfg.residency.allowed_regions, keys=cfg.storage.keys),
+                opts=under(cloud.region))
+            self.buckets[bucket.name] = s3
+            self.exports.setdefault("buckets", {})[bucket.name] = {
+                "cloud": "aws", "region": cloud.region, "bucketName": s3.bucket_name, "arn": s3.arn,
+                "kmsKeyArn": s3.kms_key_arn}
+        return built
+
+    # ---- Azure -------------------------------------------------------------------------------------------
+    def _azure(self) -> dict[str, Any]:
+        """AKS clusters (created, or referenced) with their pools, and storage accounts, one landing zone
+        (resource group, VNet, Key Vault) per location."""
+        cfg, cloud = self.config, self.config.clouds.azure
+        clusters = [c for c in cfg.clusters if c.kind == "aks"]
+        buckets = [b for b in cfg.storage.buckets if b.cloud == "azure"]
+        if cloud is None or not (clusters or buckets):
+            return {}
+        import pulumi_azure_native as azure_native
+
+        from components.azure import plan
+        from components.azure.aks_cluster import AksCluster, AksClusterArgs
+        from components.azure.landing_zone import LandingZone, LandingZoneArgs
+        from components.azure.node_pool import AksNodePool, AksNodePoolArgs
+        from components.azure.storage_account import AzureStorage, AzureStorageArgs
+        from components.pool_plan import aks_pool_names
+
+        provider = azure_native.Provider(f"{self.fleet_name}-azure", location=cloud.location,
+                                         subscription_id=cloud.subscription_id,
+                                         opts=pulumi.ResourceOptions(parent=self))
+        under = pulumi.ResourceOptions(parent=self, providers=[provider])
+        created = [c for c in clusters if not c.stack_reference]
+        locations = sorted({cfg.region_of(c) for c in created} | ({cloud.location} if buckets else set()))
+        zones: dict[str, LandingZone] = {}
+        if locations:
+            tenant = azure_native.authorization.get_client_config_output(
+                opts=pulumi.InvokeOutputOptions(provider=provider)).tenant_id
+            unique = (pulumi.get_project(), pulumi.get_stack(), cloud.subscription_id or "")
+            for location in locations:
+                zones[location] = LandingZone(f"{self.fleet_name}-{location}", LandingZoneArgs(
+                    location=location, tenant_id=tenant, vnet_cidr=cloud.vnet_cidr,
+                    vault_name=plan.key_vault_name(f"{self.fleet_name}-{location}", *unique),
+                    clusters=tuple(c.name for c in created if cfg.region_of(c) == location),
+                    tags=self.tags), opts=under)
+
+        built: dict[str, Any] = {}
+        for cluster in clusters:
+            location = cfg.region_of(cluster)
+            if cluster.stack_reference:
+                aks = self._referenced(cluster, provider)
+                rg, subnet = aks.resource_group_name, aks.subnet_id
+            else:
+                zone = zones[location]
+                rg, subnet = zone.resource_group_name, zone.subnet_ids[cluster.name]
+                aks = AksCluster(f"{self.fleet_name}-{cluster.name}", AksClusterArgs(
+                    cluster_name=f"{self.fleet_name}-{cluster.name}", location=location, resource_group_name=rg,
+                    subnet_id=subnet, vault_id=zone.vault_id, vault_name=zone.vault_name,
+                    kubernetes_version=cluster.kubernetes_version, public_endpoint=cluster.public_endpoint,
+                    keys=cfg.storage.keys, tags=self.tags), opts=under)
+                self._export_cluster(cluster.name, {
+                    "kind": "aks", "location": location, "clusterName": aks.cluster_name,
+                    "resourceGroupName": aks.resource_group_name, "fqdn": aks.fqdn, "subnetId": aks.subnet_id,
+                    "diskEncryptionSetId": aks.disk_encryption_set_id,
+                }, aks.kubeconfig)
+            built[cluster.name] = aks
+            pools = cfg.pools_of(cluster.name)
+            names = aks_pool_names([p.name for p in pools])
+            for pool in pools:
+                self.node_pools[pool.name] = AksNodePool(f"{self.fleet_name}-{pool.name}", AksNodePoolArgs(
+                    pool=pool, location=location, resource_group_name=rg, cluster_name=aks.cluster_name,
+                    subnet_id=subnet, agent_pool_name=names[pool.name], tags=self.tags), opts=under)
+                self._export_pool(pool.name, cluster.name, "aks", names[pool.name])
+
+        for bucket in buckets:
+            zone = zones[cloud.location]
+            account = AzureStorage(f"{self.fleet_name}-{bucket.name}", AzureStorageArgs(
+                bucket=bucket, location=cloud.location, resource_group_name=zone.resource_group_name,
+                account_name=plan.storage_account_name(f"{self.fleet_name}{bucket.name}", pulumi.get_project(),
+                                                       pulumi.get_stack(), cloud.subscription_id or ""),
+                vault_name=zone.vault_name, vault_uri=zone.vault_uri,
+                allowed_locations=cfg.residency.allowed_regions, subnet_ids=tuple(zone.subnet_ids.values()),
+                keys=cfg.storage.keys, tags=self.tags), opts=under)
+            self.buckets[bucket.name] = account
+            self.exports.setdefault("buckets", {})[bucket.name] = {
+                "cloud": "azure", "location": cloud.location, "accountName": account.account_name,
+                "containerName": account.container_name, "keyId": account.key_id}
+        return built

@@ -9,8 +9,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -124,8 +126,9 @@ class CloudMocks(pulumi.runtime.Mocks):
         module, kind = _module(token), token.rsplit(":", 1)[-1]
         location = inputs.get("location") or self.azure_location
         rg = inputs.get("resourceGroupName", f"{name}-rg")
-        own_name = next((v for k, v in inputs.items()
-                         if k.endswith("Name") and k != "resourceGroupName" and isinstance(v, str)), None)
+        # The input that names the resource itself (others, like accountName on a container, name its parent).
+        own_key = _AZURE_NAME_INPUTS.get(kind, f"{kind[0].lower()}{kind[1:]}Name")
+        own_name = inputs.get(own_key) if isinstance(inputs.get(own_key), str) else None
         physical = own_name or f"{name}{short_hash(name, n=6)}"
         state = {**inputs, "location": location, "name": physical}
         if kind == "ResourceGroup":
@@ -138,6 +141,14 @@ class CloudMocks(pulumi.runtime.Mocks):
                      "authorization": "Microsoft.Authorization"}.get(module, f"Microsoft.{module.title()}")
         rid = f"/subscriptions/{AZURE_SUBSCRIPTION}/resourceGroups/{rg}/providers/{namespace}/{kind[0].lower()}" \
               f"{kind[1:]}s/{physical}"
+        parent_key = _AZURE_PARENTS.get(kind)
+        if parent_key and inputs.get(parent_key[0]):
+            rid = f"/subscriptions/{AZURE_SUBSCRIPTION}/resourceGroups/{rg}/providers/{namespace}/{parent_key[1]}/" \
+                  f"{inputs[parent_key[0]]}/{parent_key[2]}/{physical}"
+        if kind == "RoleAssignment" and inputs.get("scope"):
+            physical = inputs.get("roleAssignmentName") or _uuid(name, "assignment")
+            rid = f"{inputs['scope']}/providers/Microsoft.Authorization/roleAssignments/{physical}"
+            state["name"] = physical
         state["id"] = rid
         if kind == "Vault":
             state["properties"] = {**(inputs.get("properties") or {}),
@@ -162,6 +173,12 @@ class CloudMocks(pulumi.runtime.Mocks):
             state["identity"] = {**identity, "principalId": _uuid(name, "principal"), "tenantId": AZURE_TENANT}
         if kind == "StorageAccount":
             state["primaryEndpoints"] = {"blob": f"https://{physical}.blob.core.windows.net/"}
+        identity = state.get("identity")
+        if isinstance(identity, dict) and isinstance(identity.get("userAssignedIdentities"), list):
+            # ARM takes user-assigned identities as a list of ids and answers with a map keyed by id.
+            state["identity"] = {**identity, "userAssignedIdentities": {
+                uid: {"principalId": _uuid(uid, "principal"), "clientId": _uuid(uid, "client")}
+                for uid in identity["userAssignedIdentities"]}}
         return rid, state
 
     def _kubernetes(self, token: str, name: str, inputs: dict) -> tuple[str, dict]:
@@ -190,28 +207,28 @@ class CloudMocks(pulumi.runtime.Mocks):
         region = a.get("region") or self.aws_region
         if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
             names = [f"{region}{z}" for z in "abc"]
-            return {"names": names, "zoneIds": [f"mec1-az{i}" for i in (1, 2, 3)], "id": region}, None
+            return {"names": names, "zoneIds": [f"mec1-az{i}" for i in (1, 2, 3)], "id": region}, []
         if token == "aws:index/getCallerIdentity:getCallerIdentity":
             return {"accountId": AWS_ACCOUNT, "arn": f"arn:aws:iam::{AWS_ACCOUNT}:user/sahab",
-                    "userId": "AIDA" + short_hash("user", n=16).upper(), "id": AWS_ACCOUNT}, None
+                    "userId": "AIDA" + short_hash("user", n=16).upper(), "id": AWS_ACCOUNT}, []
         if token == "aws:index/getRegion:getRegion":
-            return {"name": region, "region": region, "id": region, "endpoint": f"ec2.{region}.amazonaws.com"}, None
+            return {"name": region, "region": region, "id": region, "endpoint": f"ec2.{region}.amazonaws.com"}, []
         if token == "aws:index/getPartition:getPartition":
-            return {"partition": "aws", "dnsSuffix": "amazonaws.com", "id": "aws"}, None
+            return {"partition": "aws", "dnsSuffix": "amazonaws.com", "id": "aws"}, []
         if token == "aws:iam/getPolicyDocument:getPolicyDocument":
-            return {"json": policy_document_json(a), "id": short_hash(json.dumps(a, sort_keys=True))}, None
+            return {"json": policy_document_json(a), "id": short_hash(json.dumps(a, sort_keys=True))}, []
         if token == "aws:ssm/getParameter:getParameter":
             return {"name": a.get("name"), "value": f"ami-0{short_hash(a.get('name', ''), n=16)}",
-                    "type": "String", "id": a.get("name")}, None
+                    "type": "String", "id": a.get("name")}, []
         if token.startswith("azure-native:authorization:getClientConfig"):
             return {"clientId": _uuid("client"), "objectId": _uuid("object"), "subscriptionId": AZURE_SUBSCRIPTION,
-                    "tenantId": AZURE_TENANT}, None
+                    "tenantId": AZURE_TENANT}, []
         if token.startswith("azure-native:containerservice:listManagedClusterUserCredentials"):
             kubeconfig = kubeconfig_yaml(a.get("resourceName", "aks"), f"https://{a.get('resourceName')}.hcp."
                                                                         f"{self.azure_location}.azmk8s.io:443")
             return {"kubeconfigs": [{"name": "clusterUser",
-                                     "value": base64.b64encode(kubeconfig.encode()).decode()}]}, None
-        return a, None
+                                     "value": base64.b64encode(kubeconfig.encode()).decode()}]}, []
+        return a, []
 
     # ---- stack references ----------------------------------------------------------------------------
     def _referenced_outputs(self, reference: str) -> dict[str, Any]:
@@ -221,14 +238,29 @@ class CloudMocks(pulumi.runtime.Mocks):
             return self._stack_outputs[stack]
         outputs: dict[str, Any] = {}
         if self.project is not None:
+            # The child must import this very sahab (not another checkout installed in the venv).
+            here = str(Path(__file__).resolve().parent.parent)
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)}
             done = subprocess.run([sys.executable, "-m", "sahab.stack_outputs", str(self.project.root), stack],
-                                  capture_output=True, text=True, check=False)
+                                  capture_output=True, text=True, check=False, env=env)
             if done.returncode == 0:
                 outputs = json.loads(done.stdout)
             else:
                 pulumi.log.warn(f"stack reference {reference}: {done.stderr.strip() or 'no outputs'}")
         self._stack_outputs[stack] = outputs
         return outputs
+
+
+# Which input names an Azure resource, where it is not `<kind>Name`.
+_AZURE_NAME_INPUTS = {"ManagedCluster": "resourceName", "UserAssignedIdentity": "resourceName",
+                      "BlobContainer": "containerName", "BlobServiceProperties": "blobServicesName",
+                      "Vault": "vaultName", "StorageAccount": "accountName"}
+# Child resources: (parent input, parent collection, own collection) in the ARM id.
+_AZURE_PARENTS = {"Key": ("vaultName", "vaults", "keys"),
+                  "AgentPool": ("resourceName", "managedClusters", "agentPools"),
+                  "BlobContainer": ("accountName", "storageAccounts", "blobServices/default/containers"),
+                  "BlobServiceProperties": ("accountName", "storageAccounts", "blobServices"),
+                  "ManagementPolicy": ("accountName", "storageAccounts", "managementPolicies")}
 
 
 def _uuid(*parts: str) -> str:

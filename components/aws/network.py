@@ -1,0 +1,140 @@
+"""Network: the VPC EKS nodes live in, with S3 and ECR reached through in-region VPC endpoints."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import pulumi
+import pulumi_aws as aws
+from pydantic import BaseModel, ConfigDict, Field
+
+from components.aws.kms import customer_key, key_policy, logs_statement, root_statement
+from components.config import KeyPolicy
+from components.network_plan import plan_vpc_subnets
+
+# Interface endpoints nodes use: image pulls (ECR API + registry), IRSA tokens (STS), the EC2 API the VPC
+# CNI calls, and CloudWatch Logs. S3 (image layers, datasets) is a gateway endpoint on the private routes.
+DEFAULT_INTERFACE_ENDPOINTS = ("ecr.api", "ecr.dkr", "sts", "ec2", "logs")
+
+
+class NetworkArgs(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    region: str
+    """Region the VPC is in, for endpoint service names; must match the provider's. Required."""
+    cidr: str = "10.40.0.0/16"
+    """VPC address range, split by `plan_vpc_subnets`. Default: 10.40.0.0/16."""
+    az_count: Annotated[int, Field(ge=1, le=3)] = 3
+    """Availability zones with a private and a public subnet each. Default: 3."""
+    nat_gateway: bool = True
+    """One NAT gateway so nodes can pull public images (GPU operator, charts). Default: true. Set false for an
+    air-gapped VPC whose nodes pull only from in-region ECR mirrors through the endpoints."""
+    interface_endpoints: tuple[str, ...] = DEFAULT_INTERFACE_ENDPOINTS
+    """Interface endpoint services (`com.amazonaws.<region>.<service>`). Default: ecr.api, ecr.dkr, sts, ec2,
+    logs."""
+    flow_logs: bool = True
+    """Record every accepted and rejected flow in an encrypted CloudWatch log group. Default: true."""
+    flow_log_retention_days: Annotated[int, Field(ge=1)] = 365
+    """Days flow logs are kept. Default: 365."""
+    account_id: Any = None
+    """AWS account id (Input[str]); required when `flow_logs` is on, for the log key's policy. Default: unset."""
+    keys: KeyPolicy = KeyPolicy()
+    """Rotation and deletion window of the flow-log key. Default: rotate yearly, 30-day window."""
+    tags: dict[str, str] = Field(default_factory=dict)
+    """Tags on every resource (beyond the provider's default tags). Default: none."""
+
+
+class Network(pulumi.ComponentResource):
+    vpc_id: pulumi.Output[str]
+    private_subnet_ids: pulumi.Output[list[str]]
+    public_subnet_ids: pulumi.Output[list[str]]
+
+    def __init__(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("sahab:aws:Network", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        plan = plan_vpc_subnets(args.cidr, args.az_count)
+        tags = {**args.tags, "sahab.io/component": name}
+
+        vpc = aws.ec2.Vpc(f"{name}-vpc", cidr_block=args.cidr, enable_dns_hostnames=True, enable_dns_support=True,
+                          tags={**tags, "Name": name}, opts=child)
+        # The default security group allows all traffic between its members; take every rule away.
+        aws.ec2.DefaultSecurityGroup(f"{name}-default-sg", vpc_id=vpc.id, ingress=[], egress=[], tags=tags,
+                                     opts=child)
+        zones = aws.get_availability_zones_output(state="available", opts=pulumi.InvokeOutputOptions(parent=self))
+
+        private = [aws.ec2.Subnet(f"{name}-private-{i}", vpc_id=vpc.id, cidr_block=cidr,
+                                  availability_zone=zones.names[i], map_public_ip_on_launch=False,
+                                  tags={**tags, "Name": f"{name}-private-{i}", "kubernetes.io/role/internal-elb": "1"},
+                                  opts=child)
+                   for i, cidr in enumerate(plan.private)]
+        public = [aws.ec2.Subnet(f"{name}-public-{i}", vpc_id=vpc.id, cidr_block=cidr,
+                                 availability_zone=zones.names[i], map_public_ip_on_launch=False,
+                                 tags={**tags, "Name": f"{name}-public-{i}", "kubernetes.io/role/elb": "1"},
+                                 opts=child)
+                  for i, cidr in enumerate(plan.public)] if args.nat_gateway else []
+
+        private_routes = []
+        if args.nat_gateway:
+            igw = aws.ec2.InternetGateway(f"{name}-igw", vpc_id=vpc.id, tags=tags, opts=child)
+            public_rt = aws.ec2.RouteTable(f"{name}-public-rt", vpc_id=vpc.id, tags=tags, opts=child, routes=[
+                aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", gateway_id=igw.id)])
+            for i, subnet in enumerate(public):
+                aws.ec2.RouteTableAssociation(f"{name}-public-rta-{i}", subnet_id=subnet.id,
+                                              route_table_id=public_rt.id, opts=child)
+            eip = aws.ec2.Eip(f"{name}-nat-eip", domain="vpc", tags=tags, opts=child)
+            nat = aws.ec2.NatGateway(f"{name}-nat", subnet_id=public[0].id, allocation_id=eip.id,
+                                     connectivity_type="public", tags=tags,
+                                     opts=pulumi.ResourceOptions(parent=self, depends_on=[igw]))
+            private_routes = [aws.ec2.RouteTableRouteArgs(cidr_block="0.0.0.0/0", nat_gateway_id=nat.id)]
+        private_rt = aws.ec2.RouteTable(f"{name}-private-rt", vpc_id=vpc.id, routes=private_routes, tags=tags,
+                                        opts=child)
+        for i, subnet in enumerate(private):
+            aws.ec2.RouteTableAssociation(f"{name}-private-rta-{i}", subnet_id=subnet.id,
+                                          route_table_id=private_rt.id, opts=child)
+
+        aws.ec2.VpcEndpoint(f"{name}-s3", vpc_id=vpc.id, service_name=f"com.amazonaws.{args.region}.s3",
+                            vpc_endpoint_type="Gateway", route_table_ids=[private_rt.id], tags=tags, opts=child)
+        if args.interface_endpoints:
+            endpoint_sg = aws.ec2.SecurityGroup(
+                f"{name}-endpoints-sg", vpc_id=vpc.id, description="HTTPS from the VPC to its interface endpoints",
+                ingress=[aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=443, to_port=443,
+                                                          cidr_blocks=[args.cidr], description="HTTPS from the VPC")],
+                egress=[], tags=tags, opts=child)
+            for service in args.interface_endpoints:
+                aws.ec2.VpcEndpoint(f"{name}-{service.replace('.', '-')}", vpc_id=vpc.id,
+                                    service_name=f"com.amazonaws.{args.region}.{service}",
+                                    vpc_endpoint_type="Interface", private_dns_enabled=True,
+                                    subnet_ids=[s.id for s in private], security_group_ids=[endpoint_sg.id],
+                                    tags=tags, opts=child)
+
+        if args.flow_logs:
+            self._flow_logs(name, args, vpc, tags)
+
+        self.vpc_id = vpc.id
+        self.private_subnet_ids = pulumi.Output.all(*[s.id for s in private])
+        self.public_subnet_ids = pulumi.Output.all(*[s.id for s in public])
+        self.register_outputs({"vpcId": self.vpc_id, "privateSubnetIds": self.private_subnet_ids,
+                               "publicSubnetIds": self.public_subnet_ids})
+
+    def _flow_logs(self, name: str, args: NetworkArgs, vpc: aws.ec2.Vpc, tags: dict[str, str]) -> None:
+        if args.account_id is None:
+            raise ValueError("NetworkArgs.account_id is required when flow_logs is on")
+        child = pulumi.ResourceOptions(parent=self)
+        group_name = f"/sahab/vpc/{name}/flow-logs"
+        key = customer_key(
+            f"{name}-flow-logs-key", description=f"VPC {name}: flow logs", keys=args.keys, tags=tags, opts=child,
+            policy=pulumi.Output.from_input(args.account_id).apply(
+                lambda a: key_policy([root_statement(a), logs_statement(a, args.region, group_name)])))
+        group = aws.cloudwatch.LogGroup(f"{name}-flow-logs", name=group_name, kms_key_id=key.arn,
+                                        retention_in_days=args.flow_log_retention_days, tags=tags, opts=child)
+        role = aws.iam.Role(f"{name}-flow-logs-role", tags=tags, opts=child, assume_role_policy=json.dumps({
+            "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
+                                                    "Principal": {"Service": "vpc-flow-logs.amazonaws.com"}}]}))
+        aws.iam.RolePolicy(f"{name}-flow-logs-write", role=role.id, opts=child,
+                           policy=group.arn.apply(lambda arn: json.dumps({"Version": "2012-10-17", "Statement": [{
+                               "Effect": "Allow", "Resource": [arn, f"{arn}:*"],
+                               "Action": ["logs:CreateLogStream", "logs:PutLogEvents", "logs:DescribeLogStreams"]}]})))
+        aws.ec2.FlowLog(f"{name}-flow-log", vpc_id=vpc.id, traffic_type="ALL", log_destination_type="cloud-watch-logs",
+                        log_destination=group.arn, iam_role_arn=role.arn, max_aggregation_interval=60, tags=tags,
+                        opts=child)

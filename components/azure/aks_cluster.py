@@ -1,0 +1,162 @@
+"""AksCluster: an AKS cluster whose node disks are encrypted through a Disk Encryption Set backed by a Key Vault
+key, with a private API server, Entra ID + Azure RBAC instead of local accounts, and workload identity."""
+
+from __future__ import annotations
+
+import base64
+from typing import Annotated, Any
+
+import pulumi
+import pulumi_azure_native as azure_native
+from pydantic import BaseModel, ConfigDict, Field
+
+from components.azure.keys import grant_key_use, vault_key
+from components.azure.roles import NETWORK_CONTRIBUTOR, READER, role_definition_id
+from components.config import KeyPolicy
+from components.pool_plan import AKS_SYSTEM_POOL
+
+cs = azure_native.containerservice
+
+
+class AksClusterArgs(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    cluster_name: str
+    """Physical AKS cluster name (also its DNS prefix). Required."""
+    location: str
+    """Azure location. Required."""
+    resource_group_name: Any
+    """Resource group (Input[str]) from the LandingZone. Required."""
+    subnet_id: Any
+    """Node subnet (Input[str]) from the LandingZone. Required."""
+    vault_id: Any
+    """Key Vault (Input[str]) holding the disk key. Required."""
+    vault_name: Any
+    """Key Vault name (Input[str]). Required."""
+    kubernetes_version: str = "1.31"
+    """Kubernetes minor version. Default: 1.31."""
+    public_endpoint: bool = False
+    """Expose the API server publicly. Default: false (private cluster)."""
+    authorized_ip_ranges: tuple[str, ...] = ()
+    """With a public endpoint, the only source ranges that may reach it. Default: none."""
+    keys: KeyPolicy = KeyPolicy()
+    """Rotation of the disk key. Default: yearly."""
+    system_pool_vm_size: str = "Standard_D4s_v5"
+    """VM size of the small system pool that runs cluster add-ons (fleet pools are user pools). Default:
+    Standard_D4s_v5."""
+    system_pool_min: Annotated[int, Field(ge=1)] = 2
+    """System pool floor. Default: 2."""
+    system_pool_max: Annotated[int, Field(ge=1)] = 3
+    """System pool ceiling. Default: 3."""
+    encryption_at_host: bool = True
+    """Encrypt temp disks and disk caches on the host too (the subscription needs the EncryptionAtHost feature
+    registered). Default: true."""
+    tags: dict[str, str] = Field(default_factory=dict)
+    """Tags on every resource. Default: none."""
+
+
+def decode_kubeconfig(result: Any) -> str:
+    """The first kubeconfig of a listManagedClusterUserCredentials result, decoded."""
+    return base64.b64decode(result.kubeconfigs[0].value).decode()
+
+
+class AksCluster(pulumi.ComponentResource):
+    kind = "aks"
+    cluster_name: pulumi.Output[str]
+    resource_group_name: pulumi.Output[str]
+    fqdn: pulumi.Output[str]
+    kubeconfig: pulumi.Output[str]
+    disk_encryption_set_id: pulumi.Output[str]
+    subnet_id: pulumi.Output[str]
+    kubelet_object_id: pulumi.Output[str]
+
+    def __init__(self, name: str, args: AksClusterArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("sahab:azure:AksCluster", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.region = args.location
+        tags = {**args.tags, "sahab.io/cluster": args.cluster_name}
+        rg = args.resource_group_name
+        if args.public_endpoint and not args.authorized_ip_ranges:
+            pulumi.log.warn(f"AKS {args.cluster_name}: public API server open to every address; "
+                            "set authorized_ip_ranges to the ranges that need it", resource=self)
+
+        key = vault_key(f"{name}-disk-key", vault_name=args.vault_name, resource_group_name=rg, keys=args.keys,
+                        tags=tags, opts=child)
+        des = azure_native.compute.DiskEncryptionSet(
+            f"{name}-des", resource_group_name=rg, location=args.location,
+            identity=azure_native.compute.EncryptionSetIdentityArgs(type="SystemAssigned"),
+            encryption_type="EncryptionAtRestWithCustomerKey",
+            active_key=azure_native.compute.KeyForDiskEncryptionSetArgs(
+                key_url=key.key_uri_with_version,
+                source_vault=azure_native.compute.SourceVaultArgs(id=args.vault_id)),
+            rotation_to_latest_key_version_enabled=True,
+            tags=tags, opts=child)
+        des_grant = grant_key_use(f"{name}-des-key-access", key=key,
+                                  principal_id=des.identity.apply(lambda i: i.principal_id), opts=child)
+
+        identity = azure_native.managedidentity.UserAssignedIdentity(
+            f"{name}-identity", resource_group_name=rg, location=args.location, tags=tags, opts=child)
+        # The control plane joins nodes to the subnet and reads the encryption set; nothing wider.
+        grants = [des_grant]
+        for suffix, scope, role in (("subnet", args.subnet_id, NETWORK_CONTRIBUTOR), ("des", des.id, READER)):
+            grants.append(azure_native.authorization.RoleAssignment(
+                f"{name}-identity-{suffix}", scope=scope, principal_id=identity.principal_id,
+                principal_type="ServicePrincipal", role_definition_id=role_definition_id(scope, role), opts=child))
+
+        cluster = cs.ManagedCluster(
+            f"{name}-aks",
+            resource_name_=args.cluster_name,
+            resource_group_name=rg,
+            location=args.location,
+            dns_prefix=args.cluster_name,
+            kubernetes_version=args.kubernetes_version,
+            identity=cs.ManagedClusterIdentityArgs(type="UserAssigned", user_assigned_identities=[identity.id]),
+            agent_pool_profiles=[cs.ManagedClusterAgentPoolProfileArgs(
+                name=AKS_SYSTEM_POOL, mode="System", type="VirtualMachineScaleSets", os_type="Linux",
+                os_sku="AzureLinux", vm_size=args.system_pool_vm_size, count=args.system_pool_min,
+                enable_auto_scaling=True, min_count=args.system_pool_min, max_count=args.system_pool_max,
+                os_disk_type="Managed", enable_encryption_at_host=args.encryption_at_host,
+                vnet_subnet_id=args.subnet_id, node_taints=["CriticalAddonsOnly=true:NoSchedule"],
+                node_labels={"sahab.io/pool": AKS_SYSTEM_POOL})],
+            api_server_access_profile=cs.ManagedClusterAPIServerAccessProfileArgs(
+                enable_private_cluster=not args.public_endpoint,
+                authorized_ip_ranges=list(args.authorized_ip_ranges) if args.public_endpoint else None),
+            network_profile=cs.ContainerServiceNetworkProfileArgs(
+                network_plugin="azure", network_plugin_mode="overlay", network_dataplane="cilium",
+                network_policy="cilium", load_balancer_sku="standard", outbound_type="loadBalancer"),
+            aad_profile=cs.ManagedClusterAADProfileArgs(managed=True, enable_azure_rbac=True),
+            enable_rbac=True,
+            disable_local_accounts=True,
+            disk_encryption_set_id=des.id,
+            security_profile=cs.ManagedClusterSecurityProfileArgs(
+                workload_identity=cs.ManagedClusterSecurityProfileWorkloadIdentityArgs(enabled=True)),
+            oidc_issuer_profile=cs.ManagedClusterOIDCIssuerProfileArgs(enabled=True),
+            auto_upgrade_profile=cs.ManagedClusterAutoUpgradeProfileArgs(upgrade_channel="patch",
+                                                                         node_os_upgrade_channel="NodeImage"),
+            sku=cs.ManagedClusterSKUArgs(name="Base", tier="Standard"),
+            tags=tags,
+            # The system pool's size belongs to the autoscaler once the cluster exists.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=grants,
+                                        ignore_changes=["agentPoolProfiles[0].count"]),
+        )
+        credentials = cs.list_managed_cluster_user_credentials_output(
+            resource_group_name=rg, resource_name=cluster.name, format="exec",
+            opts=pulumi.InvokeOutputOptions(parent=self))
+
+        self.cluster_name = cluster.name
+        self.resource_group_name = pulumi.Output.from_input(rg)
+        self.fqdn = cluster.private_fqdn if not args.public_endpoint else cluster.fqdn
+        self.kubeconfig = pulumi.Output.secret(credentials.apply(decode_kubeconfig))
+        self.disk_encryption_set_id = des.id
+        self.disk_key_id = key.id
+        self.subnet_id = pulumi.Output.from_input(args.subnet_id)
+        self.kubelet_object_id = cluster.identity_profile.apply(
+            lambda p: (p or {}).get("kubeletidentity").object_id if p and p.get("kubeletidentity") else None)
+        self.register_outputs({"clusterName": self.cluster_name, "resourceGroupName": self.resource_group_name,
+                               "fqdn": self.fqdn, "kubeconfig": self.kubeconfig,
+                               "diskEncryptionSetId": self.disk_encryption_set_id, "subnetId": self.subnet_id})
+
+    @property
+    def storage_encryption_id(self) -> pulumi.Output[str]:
+        """What the platform's encrypted StorageClass names: the Disk Encryption Set id."""
+        return self.disk_encryption_set_id

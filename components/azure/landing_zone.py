@@ -1,0 +1,90 @@
+"""LandingZone: what every Azure workload of the fleet in one location shares: a resource group, a VNet with
+one node subnet per AKS cluster, and the Key Vault that holds the customer-managed keys."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import pulumi
+import pulumi_azure_native as azure_native
+from pydantic import BaseModel, ConfigDict, Field
+
+from components.network_plan import plan_vnet_subnets
+
+
+class LandingZoneArgs(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    location: str
+    """Azure location of every resource here (uaenorth or uaecentral). Required."""
+    tenant_id: Any
+    """Entra tenant of the Key Vault (Input[str]). Required."""
+    vault_name: Annotated[str, Field(pattern=r"^[a-zA-Z][a-zA-Z0-9-]{1,22}[a-zA-Z0-9]$")]
+    """Globally unique Key Vault name (see `components.azure.plan.key_vault_name`). Required."""
+    vnet_cidr: str = "10.50.0.0/16"
+    """VNet address range. Default: 10.50.0.0/16."""
+    clusters: tuple[str, ...] = ()
+    """AKS clusters that get a node subnet here, in order. Default: none (no VNet is created)."""
+    soft_delete_retention_days: Annotated[int, Field(ge=7, le=90)] = 90
+    """Days a deleted key or vault stays recoverable. Default: 90 (the maximum)."""
+    tags: dict[str, str] = Field(default_factory=dict)
+    """Tags on every resource. Default: none."""
+
+
+class LandingZone(pulumi.ComponentResource):
+    resource_group_name: pulumi.Output[str]
+    resource_group_id: pulumi.Output[str]
+    vault_id: pulumi.Output[str]
+    vault_name: pulumi.Output[str]
+    vault_uri: pulumi.Output[str]
+    subnet_ids: dict[str, pulumi.Output[str]]
+
+    def __init__(self, name: str, args: LandingZoneArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("sahab:azure:LandingZone", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.location = args.location
+        tags = {**args.tags, "sahab.io/component": name}
+
+        group = azure_native.resources.ResourceGroup(f"{name}-rg", location=args.location, tags=tags, opts=child)
+        vault = azure_native.keyvault.Vault(
+            f"{name}-kv", vault_name=args.vault_name, resource_group_name=group.name, location=args.location,
+            properties=azure_native.keyvault.VaultPropertiesArgs(
+                tenant_id=args.tenant_id,
+                sku=azure_native.keyvault.SkuArgs(family="A", name="premium"),  # HSM-backed keys
+                enable_rbac_authorization=True,
+                enable_soft_delete=True,
+                soft_delete_retention_in_days=args.soft_delete_retention_days,
+                enable_purge_protection=True,
+                # Disk encryption sets and storage accounts reach the keys as trusted services; nothing else does.
+                network_acls=azure_native.keyvault.NetworkRuleSetArgs(default_action="Deny", bypass="AzureServices"),
+                enabled_for_deployment=False, enabled_for_template_deployment=False,
+                enabled_for_disk_encryption=False),
+            tags=tags, opts=child)
+
+        self.subnet_ids = {}
+        if args.clusters:
+            plan = plan_vnet_subnets(args.vnet_cidr, args.clusters)
+            nsg = azure_native.network.NetworkSecurityGroup(f"{name}-nsg", resource_group_name=group.name,
+                                                            location=args.location, tags=tags, opts=child)
+            # Subnets inline, so the VNet and its subnets never fight over the subnet list.
+            vnet = azure_native.network.VirtualNetwork(
+                f"{name}-vnet", resource_group_name=group.name, location=args.location,
+                address_space=azure_native.network.AddressSpaceArgs(address_prefixes=[args.vnet_cidr]),
+                subnets=[azure_native.network.SubnetArgs(
+                    name=f"nodes-{cluster}", address_prefix=cidr,
+                    network_security_group=azure_native.network.NetworkSecurityGroupArgs(id=nsg.id),
+                    service_endpoints=[azure_native.network.ServiceEndpointPropertiesFormatArgs(
+                        service="Microsoft.Storage", locations=[args.location])],
+                    default_outbound_access=False)
+                    for cluster, cidr in plan.items()],
+                tags=tags, opts=child)
+            self.subnet_ids = {cluster: vnet.id.apply(lambda vid, c=cluster: f"{vid}/subnets/nodes-{c}")
+                               for cluster in plan}
+
+        self.resource_group_name = group.name
+        self.resource_group_id = group.id
+        self.vault_id = vault.id
+        self.vault_name = vault.name
+        self.vault_uri = vault.properties.apply(lambda p: p.vault_uri)
+        self.register_outputs({"resourceGroupName": self.resource_group_name, "vaultId": self.vault_id,
+                               "vaultUri": self.vault_uri, "subnetIds": self.subnet_ids})

@@ -1,0 +1,24 @@
+"""Azure built-in role definitions Sahab assigns, each to the narrowest scope that works."""
+
+from __future__ import annotations
+
+import pulumi
+
+# Built-in role ids (the same in every tenant).
+KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER = "e147488a-f6f5-4113-8e2d-b22465e65bf6"
+NETWORK_CONTRIBUTOR = "4d97b98b-1d4f-4787-a291-c67834d212e7"
+READER = "acdd72a7-3385-48ef-bd42-f606fba81ae7"
+
+
+def subscription_of(resource_id: str) -> str:
+    """`/subscriptions/<id>/resourceGroups/...` -> `<id>`."""
+    parts = resource_id.split("/")
+    if len(parts) < 3 or parts[1].lower() != "subscriptions":
+        raise ValueError(f"not an Azure resource id: {resource_id!r}")
+    return parts[2]
+
+
+def role_definition_id(scope: pulumi.Input[str], role: str) -> pulumi.Output[str]:
+    """The subscription-qualified id of a built-in role, for a scope inside that subscription."""
+    return pulumi.Output.from_input(scope).apply(
+        lambda s: f"/subscriptions/{subscription_of(s)}/providers/Microsoft.Authorization/roleDefinitions/{role}")

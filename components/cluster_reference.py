@@ -1,0 +1,71 @@
+"""ReferencedCluster: a cloud cluster another stack created (burst stacks add pools to prod's clusters).
+
+Not a resource: it reads what the owning stack exports under `clusters.<name>` through a StackReference and
+offers the same attributes as EksCluster / AksCluster, so Fleet and the platform layer treat both alike.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_azure_native as azure_native
+
+from components.aws.eks_cluster import eks_kubeconfig
+from components.azure.aks_cluster import decode_kubeconfig
+from sahab.errors import ConfigError
+
+# What a burst stack reads from the owning stack, per cluster kind; the owner's Fleet exports these keys.
+REQUIRED_KEYS = {
+    "eks": ("clusterName", "endpoint", "certificateAuthority", "nodeRoleArn", "subnetIds", "ebsKmsKeyArn", "region"),
+    "aks": ("clusterName", "resourceGroupName", "subnetId", "diskEncryptionSetId", "location"),
+}
+
+
+def cluster_export(exports: Any, reference: str, name: str, kind: str) -> dict[str, Any]:
+    """The exported record of cluster `name` in the referenced stack's `clusters` output, checked."""
+    record = (exports or {}).get(name) if isinstance(exports, dict) else None
+    if not isinstance(record, dict):
+        raise ConfigError(f"cluster {name}.stack_reference",
+                          f"stack {reference} exports no cluster {name!r} (its `clusters` output lacks it)")
+    if record.get("kind") != kind:
+        raise ConfigError(f"cluster {name}.kind",
+                          f"stack {reference} exports {name!r} as {record.get('kind')!r}, not {kind!r}")
+    missing = [k for k in REQUIRED_KEYS[kind] if k not in record]
+    if missing:
+        raise ConfigError(f"cluster {name}.stack_reference",
+                          f"stack {reference} exports cluster {name!r} without {', '.join(missing)}")
+    return record
+
+
+class ReferencedCluster:
+    def __init__(self, reference: pulumi.StackReference, reference_name: str, name: str, kind: str,
+                 provider: pulumi.ProviderResource | None = None):
+        self.kind = kind
+        self.name = name
+        self.reference = reference_name
+        self._record = reference.get_output("clusters").apply(
+            lambda exports: cluster_export(exports, reference_name, name, kind))
+        self.cluster_name: pulumi.Output[str] = self.get("clusterName")
+        if kind == "eks":
+            self.region = self.get("region")
+            self.endpoint = self.get("endpoint")
+            self.node_role_arn = self.get("nodeRoleArn")
+            self.subnet_ids = self.get("subnetIds")
+            self.ebs_kms_key_arn = self.get("ebsKmsKeyArn")
+            self.storage_encryption_id = self.ebs_kms_key_arn
+            self.kubeconfig = pulumi.Output.secret(self._record.apply(
+                lambda r: eks_kubeconfig(r["clusterName"], r["endpoint"], r["certificateAuthority"], r["region"])))
+        else:
+            self.region = self.get("location")
+            self.resource_group_name = self.get("resourceGroupName")
+            self.subnet_id = self.get("subnetId")
+            self.disk_encryption_set_id = self.get("diskEncryptionSetId")
+            self.storage_encryption_id = self.disk_encryption_set_id
+            credentials = azure_native.containerservice.list_managed_cluster_user_credentials_output(
+                resource_group_name=self.resource_group_name, resource_name=self.cluster_name, format="exec",
+                opts=pulumi.InvokeOutputOptions(provider=provider))
+            self.kubeconfig = pulumi.Output.secret(credentials.apply(decode_kubeconfig))
+
+    def get(self, key: str) -> pulumi.Output[Any]:
+        return self._record.apply(lambda r: r[key])

@@ -1,0 +1,55 @@
+"""Address plans for cloud networks: pure functions, no Pulumi.
+
+AWS: a VPC is cut into four equal quarters. The first `az_count` quarters are the private node subnets (one
+per availability zone, as large as possible: pods take VPC addresses under the VPC CNI). The last quarter is
+cut again into four, and its first `az_count` pieces are the small public subnets that hold only the NAT
+gateway and load balancers. With at most three zones the plan always fits and never overlaps.
+
+Azure: a VNet is cut into four quarters, one node subnet per AKS cluster in that location (pods use an
+overlay network, so nodes only need node addresses).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass
+
+MAX_AZS = 3
+MAX_AKS_CLUSTERS_PER_VNET = 4
+
+
+@dataclass(frozen=True)
+class SubnetPlan:
+    private: tuple[str, ...]
+    """One private (node) subnet per availability zone, in zone order."""
+    public: tuple[str, ...]
+    """One small public (NAT/load balancer) subnet per availability zone, in zone order."""
+
+
+def _quarters(cidr: str) -> list[ipaddress.IPv4Network]:
+    net = ipaddress.ip_network(cidr, strict=True)
+    if net.version != 4:
+        raise ValueError(f"{cidr!r}: only IPv4 ranges are planned")
+    if net.prefixlen > 24:
+        raise ValueError(f"{cidr!r}: a network smaller than /24 cannot hold the subnets; use /16 to /24")
+    return list(net.subnets(prefixlen_diff=2))
+
+
+def plan_vpc_subnets(vpc_cidr: str, az_count: int) -> SubnetPlan:
+    """Private and public subnets for a VPC spread over `az_count` availability zones."""
+    if not 1 <= az_count <= MAX_AZS:
+        raise ValueError(f"az_count must be 1 to {MAX_AZS}, got {az_count}")
+    quarters = _quarters(vpc_cidr)
+    public_pool = list(quarters[-1].subnets(prefixlen_diff=2))
+    return SubnetPlan(private=tuple(str(q) for q in quarters[:az_count]),
+                      public=tuple(str(p) for p in public_pool[:az_count]))
+
+
+def plan_vnet_subnets(vnet_cidr: str, clusters: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """One node subnet per AKS cluster sharing a VNet, in the order given."""
+    if len(clusters) > MAX_AKS_CLUSTERS_PER_VNET:
+        raise ValueError(f"at most {MAX_AKS_CLUSTERS_PER_VNET} AKS clusters share one VNet, got {len(clusters)}")
+    if len(set(clusters)) != len(clusters):
+        raise ValueError("cluster names must be unique")
+    quarters = _quarters(vnet_cidr)
+    return {name: str(quarters[i]) for i, name in enumerate(clusters)}

@@ -1,0 +1,85 @@
+"""Test helpers: lookups over planned resources, real stacks planned once, a recorder for components."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sahab.engine import Plan, PlannedResource, plan
+
+
+class Planned:
+    """Lookups over one plan's resources."""
+
+    def __init__(self, resources: list[PlannedResource], outputs: dict[str, Any] | None = None):
+        self.resources = resources
+        self.outputs = outputs or {}
+        self.by_urn = {r.urn: r for r in resources}
+
+    def of(self, token: str) -> list[PlannedResource]:
+        return [r for r in self.resources if r.type == token]
+
+    def one(self, token: str) -> PlannedResource:
+        found = self.of(token)
+        assert len(found) == 1, f"expected one {token}, found {len(found)}"
+        return found[0]
+
+    def by_id(self, token: str, rid: str) -> PlannedResource:
+        found = [r for r in self.of(token) if r.id == rid or r.outputs.get("arn") == rid]
+        assert found, f"no {token} with id/arn {rid}"
+        return found[0]
+
+    def children_of(self, parent: PlannedResource, token: str) -> list[PlannedResource]:
+        return [r for r in self.of(token) if r.parent == parent.urn]
+
+    def region_of(self, res: PlannedResource) -> str | None:
+        """The effective AWS region: the resource's own `region` input, else its provider's."""
+        if res.inputs.get("region"):
+            return res.inputs["region"]
+        provider = self.by_urn.get(res.provider or "")
+        return provider.inputs.get("region") if provider else None
+
+
+_plans: dict[str, Plan] = {}
+
+
+def planned_stack(stack: str) -> Planned:
+    if stack not in _plans:
+        _plans[stack] = plan(None, stack)
+    result = _plans[stack]
+    return Planned(result.resources, result.outputs)
+
+
+def record(build: Callable[[], Any]) -> Planned:
+    """Run `build` (which constructs components) under the engine's recording mocks; return what it registered.
+
+    Raises what `build` raises, as a program would fail. What `build` exports is in `.outputs` (secrets
+    redacted) and `.revealed_outputs`."""
+    import pulumi
+    from pulumi.runtime import settings
+    from pulumi.runtime.stack import run_pulumi_func
+    from pulumi.runtime.sync_await import _sync_await
+
+    from sahab.engine import _recording_monitor, _reset_runtime, to_plain
+    from sahab.mocks import CloudMocks
+
+    _reset_runtime()
+    mocks = CloudMocks()
+    holder: list[str] = []
+    monitor = _recording_monitor(mocks, holder)
+    pulumi.runtime.set_mocks(mocks, "sahab", "test", preview=False, monitor=monitor)
+    def program() -> None:
+        build()
+        # Register the exports, as the language host does when a program returns (see engine._run_entry).
+        root = settings.get_root_resource()
+        root._outputs_registered = False
+        root._finish()
+
+    try:
+        _sync_await(run_pulumi_func(program))
+    finally:
+        _reset_runtime()
+    raw = monitor.stack_outputs
+    planned = Planned(monitor.recorded, to_plain(raw))
+    planned.revealed_outputs = to_plain(raw, redact=False)
+    return planned
