@@ -1,0 +1,54 @@
+"""A unit of scan work: one service in one region (or one bucket), run on the scanner's thread pool."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sahab.audit.model import LiveResource, ScanError
+
+
+@dataclass
+class Outcome:
+    resources: list[LiveResource] = field(default_factory=list)
+    errors: list[ScanError] = field(default_factory=list)
+    followups: list[Task] = field(default_factory=list)  # more work found while listing (e.g. one per bucket)
+
+
+@dataclass(frozen=True)
+class Task:
+    service: str
+    region: str
+    label: str
+    run: Callable[..., Outcome]  # run(clients) -> Outcome
+    resource: str | None = None  # the one resource this task is about, if any (named in its errors)
+
+
+@dataclass(frozen=True)
+class ScanContext:
+    """What every service scanner needs to know about the scan as a whole."""
+
+    account_id: str
+    partition: str
+    regions: frozenset[str]  # the regions this scan covers
+    home_region: str
+    page_sizes: dict[str, int] = field(default_factory=dict)  # overrides of PAGE_SIZES, by operation
+
+    def page_size(self, operation: str, default: int) -> int:
+        return self.page_sizes.get(operation, default)
+
+
+def scan_error(service: str, region: str, exc: Exception, resource: str | None = None) -> ScanError:
+    """A failed call as a ScanError, naming the IAM action an access-denied answer says is missing."""
+    from botocore.exceptions import ClientError
+
+    from sahab.audit.permissions import iam_action
+
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {})
+        operation = exc.operation_name
+        return ScanError(service, region, operation, error.get("Code", "ClientError"),
+                         " ".join(str(error.get("Message", "")).split()), iam_action(service, operation), resource)
+    operation = getattr(exc, "operation_name", None) or "request"
+    return ScanError(service, region, operation, type(exc).__name__, " ".join(str(exc).split()),
+                     iam_action(service, operation), resource)
