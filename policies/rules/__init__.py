@@ -1,0 +1,8 @@
+"""The rule catalog, grouped per vendor and service. Importing this package registers every rule in
+`policies.core.RULES`; nothing else happens at import time."""
+
+from policies.rules import (  # noqa: F401  (each module registers its rules)
+    aws_kms,
+    aws_residency,
+    aws_s3,
+)
