@@ -2,6 +2,7 @@
 `policies.core.RULES`; nothing else happens at import time."""
 
 from policies.rules import (  # noqa: F401  (each module registers its rules)
+    aws_ebs_account,
     aws_kms,
     aws_residency,
     aws_s3,

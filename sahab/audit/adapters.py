@@ -18,6 +18,7 @@ BUCKET_SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEnc
 BUCKET_PAB = "aws:s3/bucketPublicAccessBlock:BucketPublicAccessBlock"
 BUCKET_POLICY = "aws:s3/bucketPolicy:BucketPolicy"
 BUCKET_REPLICATION = "aws:s3/bucketReplicationConfig:BucketReplicationConfig"
+BUCKET_VERSIONING = "aws:s3/bucketVersioning:BucketVersioning"
 VOLUME = "aws:ebs/volume:Volume"
 SNAPSHOT = "aws:ebs/snapshot:Snapshot"
 EBS_DEFAULT = "aws:ebs/encryptionByDefault:EncryptionByDefault"
@@ -41,10 +42,12 @@ def s3_bucket(
     public_access_block: dict[str, Any] | None,
     policy: str | None,
     replication: dict[str, Any] | None,
+    versioning: dict[str, Any] | None = None,
     partition: str = "aws",
 ) -> list[LiveResource]:
     """A bucket and its companions from ListBuckets + GetBucketEncryption, GetPublicAccessBlock,
-    GetBucketPolicy and GetBucketReplication (None where the bucket has no such configuration)."""
+    GetBucketPolicy, GetBucketReplication and GetBucketVersioning (None where the bucket has no such
+    configuration; versioning that was never turned on has no status)."""
     arn = bucket_arn(name, partition)
     views = [LiveResource(BUCKET, name, arn, region, {"bucket": name, "region": region, "arn": arn},
                           frozenset({name, arn}))]
@@ -74,10 +77,16 @@ def s3_bucket(
         views.append(_companion(BUCKET_POLICY, name, region, {"bucket": name, "region": region, "policy": policy}))
     if replication is not None:
         views.append(_companion(BUCKET_REPLICATION, name, region, _replication_props(name, region, replication)))
+    if versioning and versioning.get("Status"):
+        config = _drop_none({"status": versioning["Status"], "mfaDelete": versioning.get("MFADelete")})
+        views.append(_companion(BUCKET_VERSIONING, name, region,
+                                {"bucket": name, "region": region, "versioningConfiguration": config}))
     return views
 
 
 def _companion(type_: str, bucket: str, region: str, props: dict[str, Any]) -> LiveResource:
+    """A configuration Pulumi models as its own resource; its id is the bucket's ARN + `#Kind`, so findings
+    about it are reported against the bucket (see `LiveResource.subject`)."""
     kind = type_.rsplit(":", 1)[1]
     return LiveResource(type_, bucket, f"{bucket_arn(bucket)}#{kind}", region, props)
 
@@ -170,12 +179,22 @@ def eks_cluster(cluster: dict[str, Any], region: str) -> LiveResource:
             "resources": list(first.get("resources", [])),
             "provider": _drop_none({"keyArn": first.get("provider", {}).get("keyArn")}),
         }
+    vpc = cluster.get("resourcesVpcConfig") or {}
+    logged = [t for entry in (cluster.get("logging") or {}).get("clusterLogging", []) if entry.get("enabled")
+              for t in entry.get("types", [])]
     props = _drop_none({
         "name": name,
         "arn": arn,
         "version": cluster.get("version"),
         "roleArn": cluster.get("roleArn"),
         "encryptionConfig": encryption,
+        "vpcConfig": _drop_none({
+            "endpointPublicAccess": vpc.get("endpointPublicAccess"),
+            "endpointPrivateAccess": vpc.get("endpointPrivateAccess"),
+            "publicAccessCidrs": vpc.get("publicAccessCidrs"),
+            "subnetIds": vpc.get("subnetIds"),
+        }),
+        "enabledClusterLogTypes": sorted(logged),
         "region": region,
     })
     return LiveResource(EKS_CLUSTER, name, arn, region, props, frozenset({name, arn}))

@@ -22,6 +22,11 @@ class LiveResource:
     props: dict[str, Any]
     identities: frozenset[str] = frozenset()  # other names it goes by (ARN, id, bucket name) for correlation
 
+    @property
+    def subject(self) -> str:
+        """What a finding names: the resource itself, or for an S3 bucket's configuration, the bucket."""
+        return self.id.split("#", 1)[0]
+
 
 @dataclass(frozen=True)
 class ScanError:

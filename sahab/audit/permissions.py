@@ -21,6 +21,7 @@ IAM_ACTIONS: dict[tuple[str, str], str] = {
     ("s3", "GetPublicAccessBlock"): "s3:GetBucketPublicAccessBlock",
     ("s3", "GetBucketPolicy"): "s3:GetBucketPolicy",
     ("s3", "GetBucketReplication"): "s3:GetReplicationConfiguration",
+    ("s3", "GetBucketVersioning"): "s3:GetBucketVersioning",
     ("kms", "ListKeys"): "kms:ListKeys",
     ("kms", "ListAliases"): "kms:ListAliases",
     ("kms", "DescribeKey"): "kms:DescribeKey",

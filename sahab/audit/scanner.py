@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from policies.core import DEFAULT_ALLOWED_REGIONS
 from sahab.audit.clients import ClientFactory
 from sahab.audit.model import ScanResult
 from sahab.audit.services import ebs, eks, kms, s3
@@ -25,6 +26,7 @@ SERVICES = {"s3": s3, "ec2": ebs, "kms": kms, "eks": eks}
 @dataclass
 class ScanOptions:
     regions: list[str] | None = None  # None: every region enabled for the account
+    allowed_regions: tuple[str, ...] = DEFAULT_ALLOWED_REGIONS
     profile: str | None = None
     endpoint_url: str | None = None
     services: tuple[str, ...] = tuple(SERVICES)
@@ -46,6 +48,7 @@ def scan(options: ScanOptions, clients: ClientFactory | None = None, progress: P
     regions = sorted(set(options.regions)) if options.regions else clients.enabled_regions()
     ctx = ScanContext(
         account_id=identity["account"], partition=clients.partition, regions=frozenset(regions),
+        allowed_regions=frozenset(options.allowed_regions),
         home_region=clients.home_region, page_sizes=dict(options.page_sizes),
     )
     result = ScanResult(account_id=identity["account"], caller_arn=identity["arn"], partition=ctx.partition,

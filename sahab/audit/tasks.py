@@ -31,6 +31,7 @@ class ScanContext:
     account_id: str
     partition: str
     regions: frozenset[str]  # the regions this scan covers
+    allowed_regions: frozenset[str]  # where the fleet may run: account settings are only read there
     home_region: str
     page_sizes: dict[str, int] = field(default_factory=dict)  # overrides of PAGE_SIZES, by operation
 

@@ -21,7 +21,9 @@ def tasks(ctx: ScanContext) -> list[Task]:
     for region in sorted(ctx.regions):
         out.append(Task(SERVICE, region, "volumes", partial(_volumes, ctx, region)))
         out.append(Task(SERVICE, region, "snapshots", partial(_snapshots, ctx, region)))
-        out.append(Task(SERVICE, region, "encryption by default", partial(_encryption_by_default, ctx, region)))
+        # The account setting matters where the fleet may run; elsewhere any resource is already a finding.
+        if region in ctx.allowed_regions:
+            out.append(Task(SERVICE, region, "encryption by default", partial(_encryption_by_default, ctx, region)))
     return out
 
 

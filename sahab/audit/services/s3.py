@@ -1,8 +1,8 @@
 """S3: one global ListBuckets, then one task per bucket for its region and configuration.
 
 The per-bucket reads (location when ListBuckets does not give it, encryption, public access block, policy,
-replication) are inherent to S3's API: there is no call that returns them for many buckets at once. Each goes
-to a client in the bucket's own region, as S3 requires. A "not found" answer means "not configured"; any other
+replication, versioning) are inherent to S3's API: no call returns them for many buckets at once. Each goes to
+a client in the bucket's own region, as S3 requires. A "not found" answer means "not configured"; any other
 error leaves the bucket unverified and is reported, never guessed.
 """
 
@@ -65,6 +65,7 @@ def _bucket(ctx: ScanContext, name: str, region: str | None, clients: Any) -> Ou
         pab = _optional(s3.get_public_access_block, "GetPublicAccessBlock", name)
         policy = _optional(s3.get_bucket_policy, "GetBucketPolicy", name)
         replication = _optional(s3.get_bucket_replication, "GetBucketReplication", name)
+        versioning = s3.get_bucket_versioning(Bucket=name)
     except ClientError as exc:
         if exc.response.get("Error", {}).get("Code") == "NoSuchBucket":
             return Outcome()  # deleted while we scanned: nothing left to audit
@@ -75,6 +76,7 @@ def _bucket(ctx: ScanContext, name: str, region: str | None, clients: Any) -> Ou
         public_access_block=pab.get("PublicAccessBlockConfiguration") if pab else None,
         policy=policy.get("Policy") if policy else None,
         replication=replication.get("ReplicationConfiguration") if replication else None,
+        versioning=versioning,
         partition=ctx.partition,
     )
     return Outcome(resources=views)
