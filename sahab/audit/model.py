@@ -50,6 +50,7 @@ class ScanError:
         return {
             "service": self.service, "region": self.region, "operation": self.operation, "code": self.code,
             "message": self.message, "permission": self.permission, "resource": self.resource,
+            "missingPermission": self.permission if _is_denied(self.code) else None,
         }
 
 
