@@ -2,8 +2,15 @@
 `policies.core.RULES`; nothing else happens at import time."""
 
 from policies.rules import (  # noqa: F401  (each module registers its rules)
+    aws_compute,
     aws_ebs_account,
+    aws_eks,
     aws_kms,
     aws_residency,
     aws_s3,
+    azure_platform,
+    azure_residency,
+    azure_storage,
+    kubernetes,
+    onprem,
 )

@@ -1,0 +1,73 @@
+"""`sahab check`: the UAE residency and encryption policy pack, offline, over what `sahab plan` produces."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "Run the policy pack offline over a stack's planned resources (no cloud credentials, no Pulumi CLI)."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--stack", "-s", default="dev", help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
+    parser.add_argument("--program", metavar="DIR", default=None,
+                        help="folder holding Pulumi.yaml (default: this Sahab project)")
+    parser.add_argument("--format", choices=("text", "json", "sarif", "junit"), default="text",
+                        help="output format (default: text)")
+    parser.add_argument("--output", "-o", metavar="FILE", default=None, help="write the report here (default: stdout)")
+    parser.add_argument("--policy-config", metavar="FILE", default=None,
+                        help="enforcement levels and settings in the `pulumi preview --policy-pack-config` format "
+                             "(default: <program>/policies/config/<stack>.json when it exists)")
+    parser.add_argument("--waivers", metavar="FILE", default=None,
+                        help="waivers file (default: the pack's policies/waivers.yaml)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+    from pathlib import Path
+
+    from sahab.engine import default_program_dir, plan
+    from sahab.errors import UsageError
+    from sahab.policy_check import check_plan, load_policy_config
+
+    program_dir = Path(args.program) if args.program else default_program_dir()
+    config_path = Path(args.policy_config) if args.policy_config else None
+    if config_path is None:
+        candidate = program_dir / "policies" / "config" / f"{args.stack}.json"
+        config_path = candidate if candidate.is_file() else None
+    policy_config = load_policy_config(config_path) if config_path else None
+
+    result = check_plan(plan(program_dir, args.stack), policy_config, str(config_path or "policy config"),
+                        args.waivers)
+
+    if args.format == "json":
+        text = json.dumps(result.contract(), indent=2) + "\n"
+    elif args.format == "sarif":
+        from sahab.report_sarif import sarif
+
+        text = json.dumps(sarif(result), indent=2) + "\n"
+    elif args.format == "junit":
+        from sahab.report_junit import junit
+
+        text = junit(result)
+    else:
+        import io
+
+        from sahab.report_text import render_text
+
+        buffer = io.StringIO()
+        render_text(result, buffer)
+        text = buffer.getvalue()
+
+    if args.output:
+        try:
+            Path(args.output).write_text(text)
+        except OSError as exc:
+            raise UsageError(f"--output {args.output}: {exc.strerror or exc}") from None
+        if args.format != "text":
+            s = result.summary()
+            print(f"sahab check {s['stack']}: {s['mandatory']} mandatory, {s['advisory']} advisory, "
+                  f"{s['waived']} waived -> {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return result.exit_code

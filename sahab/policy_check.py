@@ -1,0 +1,235 @@
+"""`sahab check` offline: the policy pack's own `Policy` objects, run over the resources of a plan.
+
+This does what the Pulumi engine does for an analyzer during `pulumi preview`: every resource goes to every
+resource policy as `ResourceValidationArgs` (its inputs behind the SDK's unknown-checking proxy, its provider
+with that provider's settings), then the whole stack goes to every stack policy as `PolicyResource`s linked by
+parent and property dependencies. Enforcement levels and policy settings come from a policy-pack config file
+in the format of `pulumi preview --policy-pack-config`; waivers from `policies/waivers.yaml`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sahab.engine import Plan, PlannedResource
+from sahab.errors import ConfigError
+
+LEVELS = ("advisory", "mandatory", "remediate", "disabled")
+SEVERITY_ORDER = ("critical", "high", "medium", "low")
+
+
+@dataclass
+class Violation:
+    policy: str  # the policy (rule) name, e.g. aws-s3-bucket-sse-kms-cmk
+    rule_id: str  # SAHAB-AWS-010
+    enforcement: str  # mandatory | advisory
+    severity: str
+    urn: str | None
+    type: str | None
+    name: str | None
+    message: str
+    source: tuple[str, int] | None = None  # file and line where the program constructed the resource
+
+    def contract(self) -> dict[str, Any]:
+        return {"policy": self.policy, "id": self.rule_id, "enforcement": self.enforcement,
+                "severity": self.severity, "urn": self.urn, "type": self.type, "name": self.name,
+                "message": self.message}
+
+
+@dataclass
+class Waived:
+    policy: str
+    urn: str | None
+    message: str
+    approver: str
+    expires: str
+    reason: str
+
+
+@dataclass
+class CheckResult:
+    plan: Plan
+    violations: list[Violation]
+    waived: list[Waived]
+    levels: dict[str, str]  # policy name -> effective enforcement level
+    config_file: Path | None = None
+    stack_file: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def mandatory(self) -> list[Violation]:
+        return [v for v in self.violations if v.enforcement == "mandatory"]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.mandatory else 0
+
+    def summary(self) -> dict[str, Any]:
+        by_severity = {s: sum(1 for v in self.violations if v.severity == s) for s in SEVERITY_ORDER}
+        return {"project": self.plan.project, "stack": self.plan.stack, "resources": len(self.plan.resources),
+                "policies": sum(1 for level in self.levels.values() if level != "disabled"),
+                "violations": len(self.violations), "mandatory": len(self.mandatory),
+                "advisory": len(self.violations) - len(self.mandatory), "waived": len(self.waived),
+                "by_severity": by_severity, "passed": self.exit_code == 0}
+
+    def contract(self) -> dict[str, Any]:
+        return {"violations": [v.contract() for v in self.violations], "summary": self.summary(),
+                "waived": [w.__dict__ for w in self.waived]}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Policy-pack config (the --policy-pack-config format)
+
+
+def load_policy_config(path: Path | str) -> dict[str, Any]:
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigError(str(file), "no such policy config file")
+    try:
+        doc = json.loads(file.read_text())
+    except ValueError as exc:
+        raise ConfigError(str(file), f"not valid JSON: {exc}") from None
+    if not isinstance(doc, dict):
+        raise ConfigError(str(file), "must be a JSON object: {\"all\": level, \"<policy>\": level or {...}}")
+    return doc
+
+
+def _levels_and_settings(policies: list, doc: dict[str, Any], where: str) -> tuple[dict[str, str], dict[str, dict]]:
+    names = {p.name for p in policies}
+    for key, value in doc.items():
+        if key != "all" and key not in names:
+            raise ConfigError(f"{where}: {key}", "not a policy of the pack; see `sahab check --list-policies`")
+        level = value if isinstance(value, str) else value.get("enforcementLevel") if isinstance(value, dict) \
+            else None
+        if level is not None and level not in LEVELS:
+            raise ConfigError(f"{where}: {key}", f"enforcement level {level!r}; allowed: {', '.join(LEVELS)}")
+        if key == "all" and not isinstance(value, str):
+            raise ConfigError(f"{where}: all", "must be an enforcement level")
+    levels: dict[str, str] = {}
+    settings: dict[str, dict] = {}
+    for p in policies:
+        level = p.enforcement_level.value if p.enforcement_level else "advisory"
+        if "all" in doc:
+            level = doc["all"]
+        own = doc.get(p.name)
+        props: dict[str, Any] = {}
+        if p.config_schema is not None:
+            props = {k: v["default"] for k, v in p.config_schema.properties.items() if "default" in v}
+        if isinstance(own, str):
+            level = own
+        elif isinstance(own, dict):
+            level = own.get("enforcementLevel", level)
+            props |= {k: v for k, v in own.items() if k != "enforcementLevel"}
+        levels[p.name] = "mandatory" if level == "remediate" else level
+        settings[p.name] = props
+    return levels, settings
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Running the pack over a plan
+
+
+def _policy_objects(plan: Plan, resources: list[PlannedResource]):
+    """The SDK argument objects the engine would send, built once per resource."""
+    from pulumi_policy import PolicyCustomTimeouts, PolicyProviderResource, PolicyResource, PolicyResourceOptions
+    from pulumi_policy.proxy import unknown_checking_proxy
+
+    by_urn = {r.urn: r for r in resources}
+    providers: dict[str, Any] = {}
+
+    def provider_of(res: PlannedResource):
+        if not res.provider:
+            return None
+        if res.provider not in providers:
+            prov = by_urn.get(res.provider)
+            props = prov.inputs if prov else {}
+            name = prov.name if prov else res.provider.rsplit("::", 1)[-1]
+            ptype = prov.type if prov else res.provider.split("::")[2]
+            providers[res.provider] = PolicyProviderResource(ptype, unknown_checking_proxy(props), res.provider,
+                                                             name)
+        return providers[res.provider]
+
+    items = []
+    stack_resources: dict[str, Any] = {}
+    for res in resources:
+        opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), [], res.parent)
+        props = unknown_checking_proxy(res.inputs)
+        provider = provider_of(res)
+        items.append((res, props, opts, provider))
+        # Stack policies see the resource's state; identities (id, ARN) come from what the engine recorded.
+        state = dict(res.inputs)
+        for key in ("id", "arn"):
+            value = res.id if key == "id" else res.outputs.get(key)
+            if isinstance(value, str) and key not in state:
+                state[key] = value
+        stack_resources[res.urn] = PolicyResource(res.type, unknown_checking_proxy(state), res.urn, res.name, opts,
+                                                  provider, None, [], {})
+    for res in resources:
+        pr = stack_resources[res.urn]
+        pr.parent = stack_resources.get(res.parent) if res.parent else None
+        pr.dependencies = [stack_resources[d] for d in res.dependencies if d in stack_resources]
+        pr.property_dependencies = {k: [stack_resources[d] for d in v if d in stack_resources]
+                                    for k, v in res.property_dependencies.items()}
+    return items, list(stack_resources.values())
+
+
+def check_plan(plan: Plan, policy_config: dict[str, Any] | None = None, config_where: str = "policy config",
+               waivers_path: Path | str | None = None, today: dt.date | None = None) -> CheckResult:
+    from pulumi_policy import ResourceValidationArgs, ResourceValidationPolicy, StackValidationArgs
+
+    from policies import pack
+    from policies.waivers import WaiverError, load_waivers
+
+    try:
+        waivers = load_waivers(waivers_path)
+    except WaiverError as exc:
+        raise ConfigError(exc.path, exc.message) from None
+    levels, settings = _levels_and_settings(pack.POLICIES, policy_config or {}, config_where)
+    resources = [r for r in plan.resources if r.type != "pulumi:pulumi:Stack"]
+    by_urn = {r.urn: r for r in resources}
+    session = pack.Session(stack_config={k: pack.parse_config_value(v) for k, v in plan.config.items()},
+                           waivers=waivers, today=today or dt.datetime.now(dt.UTC).date())
+    token = pack.open_session(session)
+    violations: list[Violation] = []
+    try:
+        items, stack_resources = _policy_objects(plan, resources)
+        for policy in pack.POLICIES:
+            level = levels[policy.name]
+            if level == "disabled":
+                continue
+            rule = pack.RULES_BY_NAME[policy.name]
+
+            def report(message: str, urn: str | None = None, *, _rule=rule, _level=level, _default=None) -> None:
+                target = by_urn.get(urn or _default or "")
+                violations.append(Violation(
+                    policy=_rule.name, rule_id=_rule.id, enforcement=_level, severity=_rule.severity.value,
+                    urn=target.urn if target else (urn or _default), type=target.type if target else None,
+                    name=target.name if target else None, message=_clean(message, _rule.id),
+                    source=target.source if target else None))
+
+            if isinstance(policy, ResourceValidationPolicy):
+                for res, props, opts, provider in items:
+                    if not rule.applies_to(res.type):
+                        continue
+                    args = ResourceValidationArgs(res.type, props, res.urn, res.name, opts, provider,
+                                                  settings[policy.name])
+                    policy.validate(args, lambda m, u=None, _urn=res.urn: report(m, u or _urn))
+            else:
+                policy.validate(StackValidationArgs(stack_resources, settings[policy.name]), report)
+    finally:
+        pack.close_session(token)
+    waived = [Waived(name, urn, _clean(message, ""), w.approver, w.expires.isoformat(), w.reason)
+              for name, urn, message, w in session.waived]
+    order = {s: i for i, s in enumerate(SEVERITY_ORDER)}
+    violations.sort(key=lambda v: (v.enforcement != "mandatory", order.get(v.severity, 9), v.rule_id, v.urn or ""))
+    return CheckResult(plan=plan, violations=violations, waived=waived, levels=levels)
+
+
+def _clean(message: str, rule_id: str) -> str:
+    """The finding itself: the pack's message carries the rule id and the remediation for the Pulumi CLI."""
+    text = message.split("\nRemediation:", 1)[0]
+    return text.removeprefix(f"[{rule_id}] ") if rule_id else text

@@ -1,0 +1,71 @@
+"""SARIF 2.1.0 for GitHub code scanning: one result per violation, located at the program line that
+constructed the resource; rule metadata (help text, severity, frameworks) under tool.driver.rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sahab.policy_check import CheckResult
+from sahab.report_locations import location, repository_root
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# SARIF levels, and GitHub's security-severity scores (0-10) that rank alerts.
+_LEVEL = {"mandatory": "error", "advisory": "warning"}
+_SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": "3.0"}
+
+
+def sarif(result: CheckResult) -> dict[str, Any]:
+    from policies.core import all_rules
+
+    rules = all_rules()
+    index = {r.name: i for i, r in enumerate(rules)}
+    root = repository_root(result.plan.program_dir)
+    results = []
+    for v in result.violations:
+        file, line = location(result, v, root)
+        results.append({
+            "ruleId": v.rule_id,
+            "ruleIndex": index[v.policy],
+            "level": _LEVEL.get(v.enforcement, "note"),
+            "message": {"text": f"{v.type or 'stack'} {v.name or ''}: {v.message}".replace(" :", ":")},
+            "locations": [{
+                "physicalLocation": {"artifactLocation": {"uri": file, "uriBaseId": "%SRCROOT%"},
+                                     "region": {"startLine": line}},
+                "logicalLocations": [{"fullyQualifiedName": v.urn or f"stack {result.plan.stack}",
+                                      "kind": "resource"}],
+            }],
+            "partialFingerprints": {"sahabViolation/v1": f"{v.rule_id}:{v.urn or ''}:{v.message}"},
+            "properties": {"enforcement": v.enforcement, "severity": v.severity, "stack": result.plan.stack},
+        })
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "sahab-check",
+                "informationUri": "https://github.com/sahab/sahab",
+                "semanticVersion": "0.1.0",
+                "rules": [_rule(r) for r in rules],
+            }},
+            "automationDetails": {"id": f"sahab-check/{result.plan.stack}/"},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
+            "results": results,
+        }],
+    }
+
+
+def _rule(rule) -> dict[str, Any]:
+    frameworks = "; ".join(f"{f.name} {f.reference}" for f in rule.frameworks)
+    return {
+        "id": rule.id,
+        "name": rule.name,
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": rule.description},
+        "help": {"text": f"{rule.description}\n\nRemediation: {rule.remediation}\n\nFrameworks: {frameworks}",
+                 "markdown": f"{rule.description}\n\n**Remediation:** {rule.remediation}\n\n"
+                             f"**Frameworks:** {frameworks}"},
+        "defaultConfiguration": {"level": _LEVEL.get(rule.enforcement.value, "none")},
+        "properties": {"tags": ["security", "residency" if rule.residency else "encryption"],
+                       "security-severity": _SECURITY_SEVERITY[rule.severity.value],
+                       "frameworks": [f"{f.name} {f.reference}" for f in rule.frameworks]},
+    }

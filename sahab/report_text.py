@@ -1,0 +1,39 @@
+"""Human-readable `sahab check` output: violations grouped by severity, each with its remediation."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from sahab.policy_check import SEVERITY_ORDER, CheckResult
+from sahab.report_locations import location, repository_root
+
+
+def render_text(result: CheckResult, out: TextIO) -> None:
+    from policies.core import rule_by
+
+    summary = result.summary()
+    root = repository_root(result.plan.program_dir)
+    out.write(f"sahab check: {summary['project']} / stack {summary['stack']}: {summary['resources']} resources, "
+              f"{summary['policies']} policies\n")
+    for severity in SEVERITY_ORDER:
+        group = [v for v in result.violations if v.severity == severity]
+        if not group:
+            continue
+        out.write(f"\n{severity.upper()} ({len(group)})\n")
+        by_rule: dict[tuple[str, str], list] = {}
+        for v in group:
+            by_rule.setdefault((v.enforcement, v.policy), []).append(v)
+        for (enforcement, policy), found in by_rule.items():
+            rule = rule_by(policy)
+            out.write(f"  [{enforcement}] {found[0].rule_id} {policy}: {rule.title if rule else ''}\n")
+            for v in found:
+                file, line = location(result, v, root)
+                what = f"{v.type} {v.name}" if v.type else "stack"
+                out.write(f"    - {what} ({file}:{line})\n      {v.message}\n")
+            if rule is not None:
+                out.write(f"    fix: {rule.remediation}\n")
+    for w in result.waived:
+        out.write(f"\nwaived: {w.policy} on {w.urn} by {w.approver} until {w.expires} ({w.reason})\n")
+    verdict = "FAILED" if result.exit_code else "passed"
+    out.write(f"\n{verdict}: {summary['mandatory']} mandatory, {summary['advisory']} advisory, "
+              f"{summary['waived']} waived\n")
