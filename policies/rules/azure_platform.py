@@ -39,7 +39,7 @@ def azure_aks_private(view: ResourceView, ctx: Context):
       severity=Severity.MEDIUM, frameworks=(iso27001("A.8.24"),),
       enforcement=Enforcement.ADVISORY, residency=False, types=AKS)
 def azure_aks_cmk(view: ResourceView, ctx: Context):
-    if lookup(view.props, "diskEncryptionSetID") is MISSING:
+    if lookup(view.props, "diskEncryptionSetID") in (MISSING, ""):
         yield Finding("`diskEncryptionSetID` is not set: disks use platform-managed keys")
 
 
@@ -66,5 +66,5 @@ def azure_vault_purge(view: ResourceView, ctx: Context):
       enforcement=Enforcement.ADVISORY, residency=False, types=("azure-native:compute:Disk",))
 def azure_disk_cmk(view: ResourceView, ctx: Context):
     des = lookup(view.props, "encryption", "diskEncryptionSetId")
-    if des is MISSING:
+    if des in (MISSING, ""):
         yield Finding("`encryption.diskEncryptionSetId` is not set: the disk uses platform-managed keys")
