@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     document = audit_document(result, evaluation, allowed, waivers_file)
     evidence = Path(args.evidence_dir) if args.evidence_dir else default_dir(result.started)
     json_path, html_path = write_evidence(document, evidence)
-    err.print(f"evidence: {json_path} and {html_path}")
+    print(f"evidence: {json_path} and {html_path}", file=sys.stderr)
 
     out = open(args.output, "w") if args.output else sys.stdout  # noqa: SIM115 (closed below when a file)
     try:
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
         elif args.format == "sarif":
             out.write(json.dumps(report_sarif(document), indent=2) + "\n")
         else:
-            render_text(document, Console(file=out, highlight=False, width=160 if args.output else None))
+            render_text(document, Console(file=out, highlight=False, soft_wrap=True))
     finally:
         if args.output:
             out.close()
