@@ -70,7 +70,7 @@ class ClientFactory:
         # Adaptive mode adds client-side rate limiting on top of standard retries: throttled calls back off
         # instead of hammering the API while dozens of region x service workers run at once.
         self.config = Config(
-            retries={"mode": "adaptive", "max_attempts": max_attempts},
+            retries={"mode": "adaptive", "total_max_attempts": max_attempts},
             max_pool_connections=max_pool_connections,
             connect_timeout=10,
             read_timeout=60,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -48,8 +49,21 @@ def scan_error(service: str, region: str, exc: Exception, resource: str | None =
     if isinstance(exc, ClientError):
         error = exc.response.get("Error", {})
         operation = exc.operation_name
-        return ScanError(service, region, operation, error.get("Code", "ClientError"),
-                         " ".join(str(error.get("Message", "")).split()), iam_action(service, operation), resource)
+        message = " ".join(str(error.get("Message", "")).split())
+        code, message = _readable(str(error.get("Code", "ClientError")), message)
+        return ScanError(service, region, operation, code, message, iam_action(service, operation), resource)
     operation = getattr(exc, "operation_name", None) or "request"
     return ScanError(service, region, operation, type(exc).__name__, " ".join(str(exc).split()),
                      iam_action(service, operation), resource)
+
+
+def _readable(code: str, message: str) -> tuple[str, str]:
+    """An error body botocore could not parse leaves the HTTP status as the code and the raw body as the
+    message (proxies, and moto's IAM simulation for JSON APIs, answer in XML). Recover the real code."""
+    if not code.isdigit():
+        return code, message
+    found_code = re.search(r"<Code>([^<]+)</Code>", message)
+    found_message = re.search(r"<Message>([^<]*)</Message>", message)
+    if found_code:
+        return found_code.group(1), found_message.group(1) if found_message else message
+    return ("AccessDenied" if code == "403" else f"HTTP{code}"), message
