@@ -49,7 +49,7 @@ def scan(options: ScanOptions, clients: ClientFactory | None = None, progress: P
     ctx = ScanContext(
         account_id=identity["account"], partition=clients.partition, regions=frozenset(regions),
         allowed_regions=frozenset(options.allowed_regions),
-        home_region=clients.home_region, page_sizes=dict(options.page_sizes),
+        home_region=clients.home_region, restricted=bool(options.regions), page_sizes=dict(options.page_sizes),
     )
     result = ScanResult(account_id=identity["account"], caller_arn=identity["arn"], partition=ctx.partition,
                         regions=regions, started=started)

@@ -34,6 +34,7 @@ class ScanContext:
     regions: frozenset[str]  # the regions this scan covers
     allowed_regions: frozenset[str]  # where the fleet may run: account settings are only read there
     home_region: str
+    restricted: bool = False  # the user chose the regions; otherwise S3 (global) reports buckets anywhere
     page_sizes: dict[str, int] = field(default_factory=dict)  # overrides of PAGE_SIZES, by operation
 
     def page_size(self, operation: str, default: int) -> int:

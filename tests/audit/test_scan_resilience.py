@@ -67,11 +67,15 @@ def test_hundreds_of_buckets_and_volumes_with_constant_calls_per_resource(aws):
     assert sum(f.rule.id == "SAHAB-AWS-001" for f in findings) == 100
 
 
-def test_list_buckets_follows_continuation_tokens():
+@pytest.mark.parametrize(("restricted", "expected"), [
+    (True, [("a", ME), ("c", ME)]),  # --scan-regions me-central-1: bucket b in eu-west-1 is out of scope
+    (False, [("a", ME), ("b", EU), ("c", ME)]),  # every region: ListBuckets is global, so is the audit of it
+])
+def test_list_buckets_follows_continuation_tokens(restricted, expected):
     """moto answers ListBuckets in one page; S3 pages beyond 10,000 buckets. Follow its tokens."""
     clients = ClientFactory()
     client = clients.client("s3", "us-east-1")
-    ctx = ScanContext("123456789012", "aws", frozenset({ME}), frozenset({ME}), "us-east-1")
+    ctx = ScanContext(ACCOUNT, "aws", frozenset({ME}), frozenset({ME}), "us-east-1", restricted=restricted)
     with Stubber(client) as stub:
         stub.add_response("list_buckets", {"Buckets": [{"Name": "a", "BucketRegion": ME},
                                                        {"Name": "b", "BucketRegion": EU}],
@@ -80,8 +84,8 @@ def test_list_buckets_follows_continuation_tokens():
                           {"ContinuationToken": "page-2"})
         outcome = s3_scanner.tasks(ctx)[0].run(clients)
         stub.assert_no_pending_responses()
-    # Bucket b lives outside the scanned regions; a and c get their own task in their own region.
-    assert [(t.resource, t.region) for t in outcome.followups] == [("a", ME), ("c", ME)]
+    # Each bucket gets its own task, run against its own region.
+    assert [(t.resource, t.region) for t in outcome.followups] == expected
 
 
 def _throttle_kms(request, **_):

@@ -37,13 +37,19 @@ def _list_buckets(ctx: ScanContext, clients: Any) -> Outcome:
         for bucket in page.get("Buckets", []):
             name = bucket["Name"]
             region = bucket.get("BucketRegion")  # present in current S3 answers; absent from older endpoints
-            if region is not None and region not in ctx.regions:
+            if region is not None and not _in_scope(ctx, region):
                 continue
             outcome.followups.append(
                 Task(SERVICE, region or ctx.home_region, f"bucket {name}", partial(_bucket, ctx, name, region),
                      resource=name)
             )
     return outcome
+
+
+def _in_scope(ctx: ScanContext, region: str) -> bool:
+    """ListBuckets is global: unless the user limited the scan, a bucket counts wherever it lives, even in a
+    region the account's region list did not show."""
+    return region in ctx.regions or not ctx.restricted
 
 
 def region_of_location(constraint: str | None) -> str:
@@ -57,7 +63,7 @@ def _bucket(ctx: ScanContext, name: str, region: str | None, clients: Any) -> Ou
     if region is None:
         located = clients.client(SERVICE, ctx.home_region).get_bucket_location(Bucket=name)
         region = region_of_location(located.get("LocationConstraint"))
-        if region not in ctx.regions:
+        if not _in_scope(ctx, region):
             return Outcome()
     s3 = clients.client(SERVICE, region)
     try:
