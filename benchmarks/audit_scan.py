@@ -92,6 +92,7 @@ def main() -> int:
     os.environ.setdefault("AWS_ACCESS_KEY_ID", "benchmark")
     os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "benchmark")
     os.environ["AWS_DEFAULT_REGION"] = "us-east-1"
+    os.environ["NO_PROXY"] = os.environ["no_proxy"] = "127.0.0.1"  # loopback, never through a proxy
 
     runs = [measure(size, args.workers) for size in args.sizes]
     if not args.no_sequential:

@@ -20,6 +20,9 @@ def fake_aws_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
     # moto otherwise seeds every region with hundreds of public AMI snapshots.
     monkeypatch.setenv("MOTO_EC2_LOAD_DEFAULT_AMIS", "false")
+    # A moto server on loopback is reached directly, never through a proxy from the environment.
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     monkeypatch.chdir(tmp_path)
 
 
@@ -29,3 +32,21 @@ def aws():
 
     with mock_aws():
         yield
+
+
+@pytest.fixture
+def moto_server():
+    """A moto server on 127.0.0.1 (an ephemeral port), emptied after the test."""
+    import urllib.request
+
+    from moto.moto_server.threaded_moto_server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    url = f"http://{host}:{port}"
+    try:
+        yield url
+    finally:
+        urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/reset", method="POST"), timeout=10)
+        server.stop()

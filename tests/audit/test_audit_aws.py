@@ -137,3 +137,17 @@ def test_every_enabled_region_is_scanned_by_default(aws, capsys, tmp_path):
     far_findings = {f["rule"] for f in report["findings"] if f["resource"] == volume_arn("ap-southeast-2", far)}
     assert far_findings == {"SAHAB-AWS-001", "SAHAB-AWS-012"}
     assert code == 1
+
+
+def test_endpoint_url_sends_every_call_to_a_moto_server_on_loopback(moto_server, capsys, tmp_path):
+    s3 = boto3.client("s3", region_name=ME, endpoint_url=moto_server)
+    s3.create_bucket(Bucket="served-bucket", CreateBucketConfiguration={"LocationConstraint": ME})
+    boto3.client("ec2", region_name=ME, endpoint_url=moto_server).create_volume(
+        AvailabilityZone=f"{ME}a", Size=1, Encrypted=False)
+    code, out, _ = audit(capsys, "--endpoint-url", moto_server, "--scan-regions", ME, "--format", "json",
+                         "--evidence-dir", str(tmp_path / "ev"))
+    report = json.loads(out)
+    assert code == 1 and report["errors"] == []
+    rules = {(f["rule"], f["resource"].rsplit("/", 1)[-1].split(":")[-1]) for f in report["findings"]}
+    assert {("SAHAB-AWS-010", "served-bucket"), ("SAHAB-AWS-091", ME)} <= rules
+    assert report["summary"]["resources"]["aws:ebs/volume:Volume"] == 1
