@@ -12,9 +12,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from pulumi_policy import EnforcementLevel, PolicyPack
 
 from policies.pack import PACK_NAME, POLICIES
-from policies.waivers import load_waivers
+from policies.waivers import WaiverError, load_waivers
 
-load_waivers()  # an invalid waivers file stops the pack before any resource is judged
+try:
+    load_waivers()  # an invalid waivers file stops the pack before any resource is judged
+except WaiverError as err:
+    sys.exit(f"error: {err}")
 
 PolicyPack(
     name=PACK_NAME,

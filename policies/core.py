@@ -171,17 +171,10 @@ DEFAULT_ALLOWED_REGIONS = ("me-central-1", "uaenorth", "uaecentral")
 DEFAULT_ALLOWED_COUNTRIES = ("AE",)
 # Azure types whose `global` location is a control-plane object holding no data in a region.
 DEFAULT_GLOBAL_LOCATION_TYPES = (
-    "azure-native:network:PrivateZone",
-    "azure-native:network:Zone",
     "azure-native:privatedns:PrivateZone",
-    "azure-native:dns:Zone",
-    "azure-native:network:PrivateDnsZoneGroup",
-    "azure-native:network:VirtualNetworkLink",
     "azure-native:privatedns:VirtualNetworkLink",
-    "azure-native:insights:ActionGroup",
+    "azure-native:dns:Zone",
     "azure-native:monitor:ActionGroup",
-    "azure-native:authorization:RoleDefinition",
-    "azure-native:authorization:PolicyDefinition",
 )
 
 
@@ -201,6 +194,7 @@ class Context:
             by_type.setdefault(r.type, []).append(r)
         object.__setattr__(self, "_by_type", by_type)
         object.__setattr__(self, "_by_urn", {r.urn: r for r in self.resources})
+        object.__setattr__(self, "_references", {})
 
     def of_type(self, *types: str) -> list[ResourceView]:
         if len(types) == 1:
@@ -211,8 +205,25 @@ class Context:
         return self._by_urn.get(urn)
 
     def referencing(self, target: ResourceView, prop: str, *types: str) -> list[ResourceView]:
-        """Resources of `types` whose input `prop` points at `target`."""
-        return [r for r in self.of_type(*types) if r.depends_on(prop, target)]
+        """Resources of `types` whose input `prop` points at `target` (by dependency or by value)."""
+        key = (prop, types)
+        index = self._references.get(key)
+        if index is None:  # built once per (prop, types): stack rules stay linear in the stack's size
+            index = {}
+            for r in self.of_type(*types):
+                names = set(r.property_dependencies.get(prop, ()))
+                value = lookup(r.props, prop)
+                if isinstance(value, str):
+                    names.add(value)
+                for name in names:
+                    index.setdefault(name, []).append(r)
+            self._references[key] = index
+        found: list[ResourceView] = []
+        for name in (target.urn, *target.identities):
+            for r in index.get(name, ()):
+                if all(r is not f for f in found):
+                    found.append(r)
+        return found
 
     def resolve(self, value: Any, prop_urns: Iterable[str] = (), types: Sequence[str] = ()) -> ResourceView | None:
         """The resource (of `types`, if given) a reference names: by one of its identities, else by the URNs

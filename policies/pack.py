@@ -19,6 +19,7 @@ import contextvars
 import datetime as dt
 import json
 import threading
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -117,11 +118,21 @@ def _provider_view(provider: Any) -> core.ProviderView | None:
 
 def view_of_args(args: ResourceValidationArgs) -> core.ResourceView:
     return core.ResourceView(type=args.resource_type, name=args.name, urn=args.urn, props=args.props,
-                             provider=_provider_view(args.provider), parent=args.opts.parent,
-                             identities=identities_of(args.props))
+                             provider=_provider_view(args.provider), parent=args.opts.parent)
+
+
+_VIEWS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def view_of_resource(resource: Any) -> core.ResourceView:
+    """The view of a stack resource, built once per resource object (every stack policy reads the same list)."""
+    view = _VIEWS.get(resource)
+    if view is None:
+        view = _VIEWS[resource] = _build_view(resource)
+    return view
+
+
+def _build_view(resource: Any) -> core.ResourceView:
     deps = {k: tuple(d.urn for d in v) for k, v in (resource.property_dependencies or {}).items()}
     return core.ResourceView(type=resource.resource_type, name=resource.name, urn=resource.urn, props=resource.props,
                              provider=_provider_view(resource.provider),

@@ -10,8 +10,9 @@ in the format of `pulumi preview --policy-pack-config`; waivers from `policies/w
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +57,6 @@ class CheckResult:
     violations: list[Violation]
     waived: list[Waived]
     levels: dict[str, str]  # policy name -> effective enforcement level
-    config_file: Path | None = None
-    stack_file: Path | None = None
-    notes: list[str] = field(default_factory=list)
 
     @property
     def mandatory(self) -> list[Violation]:
@@ -195,6 +193,7 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | None = None, config_w
                            waivers=waivers, today=today or dt.datetime.now(dt.UTC).date())
     token = pack.open_session(session)
     violations: list[Violation] = []
+    gc.freeze()  # the plan's objects outlive the check: keep the collector from rescanning them for each policy
     try:
         items, stack_resources = _policy_objects(plan, resources)
         for policy in pack.POLICIES:
@@ -203,11 +202,11 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | None = None, config_w
                 continue
             rule = pack.RULES_BY_NAME[policy.name]
 
-            def report(message: str, urn: str | None = None, *, _rule=rule, _level=level, _default=None) -> None:
-                target = by_urn.get(urn or _default or "")
+            def report(message: str, urn: str | None = None, *, _rule=rule, _level=level) -> None:
+                target = by_urn.get(urn or "")
                 violations.append(Violation(
                     policy=_rule.name, rule_id=_rule.id, enforcement=_level, severity=_rule.severity.value,
-                    urn=target.urn if target else (urn or _default), type=target.type if target else None,
+                    urn=target.urn if target else urn, type=target.type if target else None,
                     name=target.name if target else None, message=_clean(message, _rule.id),
                     source=target.source if target else None))
 
@@ -221,6 +220,7 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | None = None, config_w
             else:
                 policy.validate(StackValidationArgs(stack_resources, settings[policy.name]), report)
     finally:
+        gc.unfreeze()
         pack.close_session(token)
     waived = [Waived(name, urn, _clean(message, ""), w.approver, w.expires.isoformat(), w.reason)
               for name, urn, message, w in session.waived]

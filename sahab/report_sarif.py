@@ -43,7 +43,6 @@ def sarif(result: CheckResult) -> dict[str, Any]:
         "runs": [{
             "tool": {"driver": {
                 "name": "sahab-check",
-                "informationUri": "https://github.com/sahab/sahab",
                 "semanticVersion": "0.1.0",
                 "rules": [_rule(r) for r in rules],
             }},

@@ -28,7 +28,6 @@ TRACKED_TYPES = frozenset({
     RESOURCE_GROUP,
     "azure-native:storage:StorageAccount",
     "azure-native:containerservice:ManagedCluster",
-    "azure-native:containerservice:AgentPool",
     "azure-native:network:VirtualNetwork",
     "azure-native:network:NetworkSecurityGroup",
     "azure-native:network:PublicIPAddress",
@@ -44,7 +43,7 @@ TRACKED_TYPES = frozenset({
     "azure-native:containerregistry:Registry",
     "azure-native:containerregistry:Replication",
     "azure-native:operationalinsights:Workspace",
-    "azure-native:insights:Component",
+    "azure-native:applicationinsights:Component",
 })
 # Azure's paired regions: geo-redundant storage keeps its second copy in the pair.
 PAIRED_LOCATION = {
@@ -78,7 +77,8 @@ def location_problem(location, ctx: Context, what: str, resource_type: str) -> s
         return f"{what} is 'global', allowed only for {', '.join(sorted(ctx.global_location_types))}"
     if location in allowed:
         return None
-    return f"{what} {location!r} is outside the allowed locations ({', '.join(sorted(allowed))})"
+    shown = sorted(a for a in allowed if "-" not in a) or sorted(allowed)  # Azure names, not AWS regions
+    return f"{what} {location!r} is outside the allowed locations ({', '.join(shown)})"
 
 
 @rule(id="SAHAB-AZ-001", name="azure-all-resource-location-allowed",

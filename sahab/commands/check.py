@@ -19,6 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: <program>/policies/config/<stack>.json when it exists)")
     parser.add_argument("--waivers", metavar="FILE", default=None,
                         help="waivers file (default: the pack's policies/waivers.yaml)")
+    parser.add_argument("--list-policies", action="store_true",
+                        help="print the pack's rules (id, name, default enforcement, severity) and exit")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,6 +31,13 @@ def run(args: argparse.Namespace) -> int:
     from sahab.engine import default_program_dir, plan
     from sahab.errors import UsageError
     from sahab.policy_check import check_plan, load_policy_config
+
+    if args.list_policies:
+        from policies.core import all_rules
+
+        for rule in all_rules():
+            print(f"{rule.id:<17} {rule.name:<58} {rule.enforcement.value:<9} {rule.severity.value:<8} {rule.title}")
+        return 0
 
     program_dir = Path(args.program) if args.program else default_program_dir()
     config_path = Path(args.policy_config) if args.policy_config else None

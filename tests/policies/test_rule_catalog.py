@@ -397,3 +397,4 @@ def test_rule_case(rule_name, kind):
     if kind == "unknown":
         # Residency fails closed; a presence check counts the unknown value as present.
         assert bool(found) == rule.residency
+

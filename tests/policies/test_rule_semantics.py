@@ -1,0 +1,140 @@
+"""What the rules must get right beyond the four basic cases: where a region comes from, correlating a bucket
+with its separate resources, Azure pairs and `global`, storage classes per platform, per-stack settings."""
+
+from __future__ import annotations
+
+import json
+
+from policy_harness import UNKNOWN, Res, Stack, run
+from test_rule_catalog import (
+    ACCOUNT,
+    BUCKET,
+    BUCKET_V2,
+    KEY_ARN,
+    ME,
+    SSE,
+    account,
+    attached,
+    azure,
+    bucket,
+    replication,
+    sse,
+    storage_class,
+)
+
+from policies.core import Context, ResourceView, effective_azure_location
+
+RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
+REGION = "aws-all-resource-region-allowed"
+SSE_RULE = "aws-s3-bucket-sse-kms-cmk"
+REPLICATION_RULE = "aws-s3-bucketreplication-destination-region-allowed"
+LOCATION = "azure-all-resource-location-allowed"
+STORAGE_CLASS = "kubernetes-storage-storageclass-encrypted"
+
+
+def test_region_precedence_own_then_provider_then_stack():
+    # Own region wins over the provider's, both ways.
+    assert run(REGION, Res(BUCKET, {"region": "me-central-1"}, provider={"region": "eu-west-1"})) == []
+    assert run(REGION, Res(BUCKET, {"region": "eu-west-1"}, provider=ME))
+    # Provider without a region: the stack's aws:region decides.
+    assert run(REGION, Stack([Res(BUCKET, {}, provider={})], {"aws:region": "me-central-1"})) == []
+    found = run(REGION, Stack([Res(BUCKET, {}, provider={})], {"aws:region": "us-east-1"}))
+    assert found and "us-east-1" in found[0][0]
+
+
+def test_allowed_regions_come_from_the_policy_config():
+    eu = Res(BUCKET, {}, provider={"region": "eu-west-1"})
+    assert run(REGION, eu)
+    assert run(REGION, eu, config={"allowedRegions": ["me-central-1", "eu-west-1"]}) == []
+
+
+def test_sse_inline_and_by_value_correlation():
+    inline = {"serverSideEncryptionConfiguration": {"rule": {"applyServerSideEncryptionByDefault": {
+        "sseAlgorithm": "aws:kms", "kmsMasterKeyId": KEY_ARN}}}}
+    assert run(SSE_RULE, Stack([Res(BUCKET_V2, inline, name="b", provider=ME)])) == []
+    # A live adapter has no dependencies: the SSE resource names the bucket by its name.
+    named = Res(BUCKET, {"bucket": "datasets-prod"}, name="b", provider=ME)
+    by_value = Res(SSE, {"bucket": "datasets-prod", "rules": [{"applyServerSideEncryptionByDefault": {
+        "sseAlgorithm": "aws:kms", "kmsMasterKeyId": KEY_ARN}}]}, name="sse", provider=ME)
+    assert run(SSE_RULE, Stack([named, by_value])) == []
+
+
+def test_sse_aws_managed_key_is_not_customer_managed():
+    found = run(SSE_RULE, Stack([bucket(), sse(key="alias/aws/s3")]))
+    assert found and "AWS-managed" in found[0][0]
+    found = run(SSE_RULE, Stack([bucket(), sse(key=None)]))
+    assert found and "kmsMasterKeyId" in found[0][0]
+
+
+def test_sse_names_only_the_unencrypted_bucket():
+    other = Res(BUCKET, {}, name="other", provider=ME)
+    found = run(SSE_RULE, Stack([bucket(), sse(), other]))
+    assert [urn for _, urn in found] == [other.urn]
+
+
+def test_replication_unknown_destination_resolved_through_dependencies():
+    in_region = bucket("dst")
+    out_of_region = bucket("far", {"region": "eu-west-1"})
+    assert run(REPLICATION_RULE, Stack([bucket(), in_region, replication({"bucket": UNKNOWN}, ["dst"])])) == []
+    assert run(REPLICATION_RULE, Stack([bucket(), out_of_region, replication({"bucket": UNKNOWN}, ["far"])]))
+    # Two destinations: the out-of-region one cannot hide behind the other.
+    assert run(REPLICATION_RULE, Stack([bucket(), in_region, out_of_region,
+                                        replication({"bucket": UNKNOWN}, ["dst", "far"])]))
+    # A bucket outside the stack cannot be shown to be in the UAE.
+    assert run(REPLICATION_RULE, Stack([bucket(), replication({"bucket": "arn:aws:s3:::someone-elses"})]))
+
+
+def test_azure_global_only_for_allow_listed_types():
+    assert run(LOCATION, azure("azure-native:privatedns:PrivateZone", {"location": "global"})) == []
+    assert run(LOCATION, account(location="global"))
+
+
+def test_azure_location_falls_back_to_group_then_provider_then_stack():
+    group = ResourceView(RESOURCE_GROUP, "rg", "urn:rg", {"location": "UAE Central"})
+    acct = ResourceView(ACCOUNT, "acct", "urn:acct", {"resourceGroupName": "rg-123"},
+                        property_dependencies={"resourceGroupName": ("urn:rg",)})
+    assert effective_azure_location(acct, Context(resources=(group,))) == "uaecentral"
+    assert run(LOCATION, Res(ACCOUNT, {}, provider={"location": "westeurope"},
+                             provider_type="pulumi:providers:azure-native"))
+    assert run(LOCATION, Stack([azure(ACCOUNT, {})], {"azure-native:location": "uaenorth"})) == []
+    # A child resource without a location of its own is not judged by location.
+    assert run(LOCATION, azure("azure-native:storage:BlobContainer", {"accountName": "a"})) == []
+
+
+def test_geo_redundant_storage_in_uae_is_compliant():
+    geo = "azure-storage-storageaccount-geo-replica-in-country"
+    for location in ("uaenorth", "uaecentral"):
+        for sku in ("Standard_GRS", "Standard_RAGRS", "Standard_GZRS", "Standard_RAGZRS"):
+            assert run(geo, account(location=location, sku={"name": sku})) == []
+    assert run(geo, account(location="westeurope", sku={"name": "Standard_LRS"})) == []  # no replica at all
+
+
+def test_storage_classes_per_platform():
+    des = "/subscriptions/s/resourceGroups/g/providers/Microsoft.Compute/diskEncryptionSets/des"
+    assert run(STORAGE_CLASS, storage_class({"skuName": "Premium_LRS", "diskEncryptionSetID": des},
+                                            provisioner="disk.csi.azure.com")) == []
+    assert run(STORAGE_CLASS, storage_class({"skuName": "Premium_LRS"}, provisioner="disk.csi.azure.com"))
+    assert run(STORAGE_CLASS, storage_class({}, provisioner="rancher.io/local-path",
+                                            annotations={"sahab.io/encryption": "luks"})) == []
+    assert run(STORAGE_CLASS, storage_class({}, provisioner="rancher.io/local-path"))
+    assert run(STORAGE_CLASS, storage_class({"encrypted": "true"}, provisioner="rook-ceph.rbd.csi.ceph.com")) == []
+
+
+def test_onprem_component_outside_the_country():
+    site = Res("sahab:onprem:Site", {"name": "fra-dc", "country": "DE"}, name="fra-dc")
+    found = run("onprem-site-country-allowed", Stack([site]))
+    assert found == [(found[0][0], site.urn)] and "'DE'" in found[0][0]
+
+
+def test_tls_policy_accepts_bool_if_exists_and_list_values():
+    doc = {"Statement": {"Effect": "Deny", "Principal": "*", "Action": "s3:*", "Resource": "*",
+                         "Condition": {"BoolIfExists": {"aws:SecureTransport": ["false"]}}}}
+    scenario = Stack([bucket(), attached("aws:s3/bucketPolicy:BucketPolicy", {"policy": json.dumps(doc)})])
+    assert run("aws-s3-bucket-deny-insecure-transport", scenario) == []
+
+
+def test_container_registry_geo_replica_outside_the_country():
+    replica = "azure-native:containerregistry:Replication"
+    assert run(LOCATION, azure(replica, {"registryName": "sahabacr", "location": "uaecentral"})) == []
+    found = run(LOCATION, azure(replica, {"registryName": "sahabacr", "location": "westeurope"}))
+    assert found and "westeurope" in found[0][0]

@@ -1,0 +1,40 @@
+"""Every type token a rule looks for is one the installed provider SDKs register: a renamed token would make
+a rule silently match nothing."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from policies.core import DEFAULT_GLOBAL_LOCATION_TYPES, all_rules
+from policies.rules import aws_residency, aws_s3, azure_residency, kubernetes
+
+PACKAGES = {"aws": "pulumi_aws", "azure-native": "pulumi_azure_native", "kubernetes": "pulumi_kubernetes"}
+K8S_DIRS = {"storage.k8s.io": "storage", "core": "core"}
+
+
+def _tokens() -> set[str]:
+    tokens = {t for r in all_rules() for t in r.types}
+    tokens |= set(azure_residency.TRACKED_TYPES) | set(DEFAULT_GLOBAL_LOCATION_TYPES)
+    tokens |= {*aws_s3.BUCKET_TYPES, *aws_s3.SSE_TYPES, *aws_s3.POLICY_TYPES, *aws_s3.PUBLIC_ACCESS_TYPES,
+               *aws_s3.VERSIONING_TYPES, *aws_residency.REPLICATION_TYPES, "aws:backup/plan:Plan",
+               "aws:backup/vault:Vault", kubernetes.PVC, kubernetes.NAMESPACE, azure_residency.RESOURCE_GROUP}
+    return {t for t in tokens if t.split(":")[0] in PACKAGES}
+
+
+def _module_dir(token: str) -> Path:
+    package, module, _ = token.split(":")
+    root = Path(importlib.util.find_spec(PACKAGES[package]).origin).parent
+    if package == "kubernetes":
+        group, version = module.split("/")
+        return root / K8S_DIRS[group] / version
+    return root / module.split("/")[0]
+
+
+@pytest.mark.parametrize("token", sorted(_tokens()))
+def test_token_is_registered_by_its_sdk(token):
+    folder = _module_dir(token)
+    files = folder.glob("*.py")
+    assert any(f'"{token}"' in f.read_text() for f in files), f"{token} not found under {folder}"
