@@ -140,10 +140,16 @@ def render_text(document: dict[str, Any], console: Any = None) -> None:
                       f"until {w['expires']})")
     if document["errors"]:
         console.print("\n[bold red]not verified[/] (scan errors)")
+    # One line per kind of failure: a missing permission on a per-bucket call would otherwise be 1,000 lines.
+    grouped: dict[tuple, list[dict[str, Any]]] = {}
     for e in document["errors"]:
-        need = f" (needs {e['missingPermission']})" if e.get("missingPermission") else ""
-        where = f" on {escape(e['resource'])}" if e.get("resource") else ""
-        console.print(f"  {e['service']} {e['region']}: {e['operation']}{where}: {e['code']}{need}")
+        grouped.setdefault((e["service"], e["operation"], e["code"], e.get("missingPermission")), []).append(e)
+    for (service, operation, code, missing), errors in grouped.items():
+        regions = sorted({e["region"] for e in errors})
+        named = [e["resource"] for e in errors if e.get("resource")]
+        need = f" (needs {missing})" if missing else ""
+        on = f" on {', '.join(named[:3])}{f' and {len(named) - 3} more' if len(named) > 3 else ''}" if named else ""
+        console.print(f"  {service} {operation}{escape(on)}: {code}{need} in {', '.join(regions)}")
     verdict = "[green]PASS[/]" if summary["passed"] else "[red]FAIL[/]"
     console.print(f"\n{verdict}: {summary['findings']} findings ({summary['mandatory']} mandatory), "
                   f"{summary['waived']} waived, {summary['errors']} scan errors, {summary['apiCalls']} API calls")
