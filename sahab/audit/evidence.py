@@ -42,7 +42,9 @@ def render_html(doc: dict[str, Any]) -> str:
     verdict = "PASS" if s["passed"] else "FAIL"
     facts = [
         ["Account", doc["account"]], ["Scanned as", doc["caller"]], ["Started", doc["started"]],
-        ["Finished", doc["finished"]], ["Regions scanned", ", ".join(doc["regionsScanned"])],
+        ["Finished", doc["finished"]],
+        ["Regions scanned", ", ".join(doc["regionsScanned"])
+         + (" (limited by --scan-regions)" if doc.get("scanLimitedToRegions") else " (every enabled region)")],
         ["Allowed regions", ", ".join(doc["allowedRegions"])], ["Waivers file", doc["waiversFile"] or "none"],
         ["API calls", s["apiCalls"]],
     ]

@@ -67,6 +67,7 @@ class ScanResult:
     partition: str
     regions: list[str]
     started: datetime
+    limited: bool = False  # the user chose the regions, instead of every region enabled for the account
     finished: datetime | None = None
     resources: list[LiveResource] = field(default_factory=list)
     errors: list[ScanError] = field(default_factory=list)

@@ -26,6 +26,7 @@ def audit_document(scan: ScanResult, evaluation: Evaluation, allowed_regions: li
         "regionsScanned": scan.regions,
         "allowedRegions": list(allowed_regions),
         "waiversFile": waivers_file,
+        "scanLimitedToRegions": scan.limited,
         "rules": [
             {"id": r.id, "name": r.name, "title": r.title, "severity": r.severity.value,
              "enforcement": r.enforcement.value,

@@ -52,7 +52,7 @@ def scan(options: ScanOptions, clients: ClientFactory | None = None, progress: P
         home_region=clients.home_region, restricted=bool(options.regions), page_sizes=dict(options.page_sizes),
     )
     result = ScanResult(account_id=identity["account"], caller_arn=identity["arn"], partition=ctx.partition,
-                        regions=regions, started=started)
+                        regions=regions, started=started, limited=ctx.restricted)
     initial = [task for name in options.services for task in SERVICES[name].tasks(ctx)]
     for outcome in run_tasks(initial, clients, options.max_workers, progress):
         result.resources.extend(outcome.resources)

@@ -1,4 +1,9 @@
-"""`sahab audit aws`: what is really deployed, judged by the policy pack's own rules."""
+"""`sahab audit aws`: what is really deployed, judged by the policy pack's own rules.
+
+Exit 0 when nothing mandatory is found and every part of the account could be read; 1 on a mandatory finding
+or on a scan error (an account the auditor could not fully read is not shown to comply); 2 on bad arguments,
+credentials or the permission to list regions.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +21,9 @@ def _region_list(value: str) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = ("Read-only: the auditor needs exactly the actions in policies/iam/auditor-policy.json. "
+                     "Exit 0 clean, 1 on a mandatory finding or a part of the account that could not be read, "
+                     "2 on bad arguments or credentials.")
     parser.add_argument("cloud", choices=("aws",), help="the cloud to audit (aws)")
     parser.add_argument("--regions", nargs="+", metavar="REGION", default=None,
                         help="allowed regions; resources anywhere else are findings "

@@ -48,6 +48,7 @@ def test_evidence_json_and_html_record_the_run(aws, capsys, tmp_path):
     record = json.loads((evidence / "audit.json").read_text())
     assert record["account"] == "123456789012"
     assert record["regionsScanned"] == sorted([ME, EU, US])
+    assert record["scanLimitedToRegions"] is True
     assert record["allowedRegions"] == ["me-central-1", "uaenorth", "uaecentral"]
     assert record["started"] <= record["finished"]
     rules = {r["id"]: r for r in record["rules"]}
