@@ -26,6 +26,10 @@ AUDITED_TYPES = (
 )
 # Services (the second part of a rule name) whose stack rules can see everything they correlate in a live scan.
 AUDITED_SERVICES = ("all", "s3", "ebs", "kms", "eks")
+# Rules about a setting AWS does not show on a live resource: running them would pass vacuously.
+NOT_OBSERVABLE = {
+    "aws-kms-key-deletion-window-30-days": "KMS shows the deletion window only once a deletion is scheduled",
+}
 
 
 @dataclass(frozen=True)
@@ -76,7 +80,7 @@ def audited_rules() -> list[core.Rule]:
     """The pack's rules that can judge what the audit reads, in catalog order."""
     chosen = []
     for rule in core.all_rules():
-        if rule.enforcement is core.Enforcement.DISABLED:
+        if rule.enforcement is core.Enforcement.DISABLED or rule.name in NOT_OBSERVABLE:
             continue
         if rule.scope == "resource":
             judged = any(rule.applies_to(t) for t in AUDITED_TYPES)

@@ -128,6 +128,7 @@ def test_rules_audited_are_the_packs_rules_for_the_audited_types():
             "SAHAB-AWS-014", "SAHAB-AWS-015", "SAHAB-AWS-020", "SAHAB-AWS-090", "SAHAB-AWS-091"} <= ids
     assert not [i for i in ids if not i.startswith("SAHAB-AWS-")]  # no Azure, Kubernetes or on-prem rules
     assert "SAHAB-AWS-005" not in ids  # backup plans are not scanned, so their rule is not claimed
+    assert "SAHAB-AWS-024" not in ids  # a key's deletion window is not visible on a live key
 
 
 def test_location_constraints_and_unparsed_error_bodies():
