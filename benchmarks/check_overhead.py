@@ -4,7 +4,7 @@ Writes a Pulumi program to a temporary folder: N "tenants", each an encrypted bu
 encryption, TLS-only policy, public-access block and versioning, a rotated KMS key and alias, an encrypted EBS
 volume, a launch template and an IAM role (10 resources per tenant, plus the default provider). Plans it once
 to warm the imports, then in one run times `plan` alone and `plan` followed by the policy pack over the plan
-(interleaved, medians of --repeat runs), and prints both, the ratio, and the check's own time over plan alone;
+(interleaved, medians of --repeat runs), and prints both and the ratio, also taken within each run;
 then the same end to end: `sahab plan` and `sahab check` each in a fresh interpreter. Times are the process's
 CPU seconds by default, which the load of other processes on the machine does not distort.
 
@@ -119,7 +119,9 @@ def main() -> int:
 
     plan_alone, plan_and_check, check_only = (statistics.median(x) for x in (alone, combined, checks))
     resources = len([r for r in planned.resources if r.type != "pulumi:pulumi:Stack"])
-    ratio = plan_and_check / plan_alone
+    # Plan-to-plan variance (GC, the machine's other load) is several times the check's own cost, so the ratio
+    # is taken within each run: the plan that ran, then the check over it.
+    same_run = statistics.median((c / (c - k)) for c, k in zip(combined, checks, strict=True))
     print(f"resources planned:        {resources}")
     print(f"policies run:             {result.summary()['policies']}")
     print(f"violations:               {len(result.violations)} ({len(result.mandatory)} mandatory)")
@@ -127,8 +129,8 @@ def main() -> int:
     print(f"sahab plan alone:         {plan_alone:.3f} s   runs: {', '.join(f'{t:.2f}' for t in alone)}")
     print(f"sahab plan + check:       {plan_and_check:.3f} s   runs: {', '.join(f'{t:.2f}' for t in combined)}")
     print(f"  of which check:         {check_only:.3f} s")
-    print(f"ratio (plan+check)/plan:  {ratio:.3f}")
-    print(f"check / plan alone:       {check_only / plan_alone:.3f}  (target: check adds <= 10%)")
+    print(f"ratio of medians (plan+check)/(plan alone): {plan_and_check / plan_alone:.3f}  (noisy)")
+    print(f"ratio within each run (plan+check)/plan:    {same_run:.3f}  (target: <= 1.10)")
     if cli_plan:
         p, c = statistics.median(cli_plan), statistics.median(cli_check)
         print(f"end to end, `sahab plan --format json`:  {p:.3f} s   runs: {', '.join(f'{t:.2f}' for t in cli_plan)}")
