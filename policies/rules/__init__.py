@@ -3,6 +3,7 @@
 
 from policies.rules import (  # noqa: F401  (each module registers its rules)
     aws_compute,
+    aws_ebs_account,
     aws_eks,
     aws_kms,
     aws_residency,

@@ -171,6 +171,28 @@ CASES = {
         "missing": (Res("aws:ebs/volume:Volume", {"size": 100}, provider=ME), True),
         "unknown": (Res("aws:ebs/volume:Volume", {"encrypted": UNKNOWN_BOOL}, provider=ME), False),
     },
+    # Rules added with `sahab audit aws` (policies/rules/aws_ebs_account.py).
+    "aws-ebs-snapshot-encrypted": {
+        "compliant": (Stack([Res("aws:ebs/volume:Volume", {"encrypted": True}, name="vol", provider=ME),
+                             Res("aws:ebs/snapshot:Snapshot", {"volumeId": "vol-0123"}, name="snap", provider=ME,
+                                 deps={"volumeId": ["vol"]})]), False),
+        "noncompliant": (Stack([Res("aws:ebs/volume:Volume", {"encrypted": False}, name="vol", provider=ME),
+                                Res("aws:ebs/snapshot:Snapshot", {"volumeId": "vol-0123"}, name="snap", provider=ME,
+                                    deps={"volumeId": ["vol"]})]), True),
+        "missing": (Stack([Res("aws:ebs/snapshot:Snapshot", {"volumeId": "vol-0123456789abcdef0"}, name="snap",
+                               provider=ME)]), True),
+        "unknown": (Stack([Res("aws:ebs/snapshotCopy:SnapshotCopy", {"sourceSnapshotId": "snap-0123",
+                                                                      "encrypted": UNKNOWN_BOOL}, name="copy",
+                               provider=ME)]), False),
+    },
+    "aws-ebs-encryptionbydefault-enabled": {
+        "compliant": (Res("aws:ebs/encryptionByDefault:EncryptionByDefault", {"enabled": True}, provider=ME), False),
+        "noncompliant": (Res("aws:ebs/encryptionByDefault:EncryptionByDefault", {"enabled": False}, provider=ME),
+                         True),
+        "missing": (Res("aws:ebs/encryptionByDefault:EncryptionByDefault", {}, provider=ME), False),  # default on
+        "unknown": (Res("aws:ebs/encryptionByDefault:EncryptionByDefault", {"enabled": UNKNOWN_BOOL}, provider=ME),
+                    False),
+    },
     "aws-ec2-launchtemplate-ebs-encrypted": {
         "compliant": (Res(LT, {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {
             "encrypted": "true", "kmsKeyId": KEY_ARN, "volumeSize": 200}}]}, provider=ME), False),

@@ -1,0 +1,148 @@
+"""`sahab audit aws`: what is really deployed, judged by the policy pack's own rules.
+
+Exit 0 when nothing mandatory is found and every part of the account could be read; 1 on a mandatory finding
+or on a scan error (an account the auditor could not fully read is not shown to comply); 2 on bad arguments,
+credentials or the permission to list regions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+HELP = "Audit a live AWS account (read-only) against the policy pack's residency and encryption rules."
+
+AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+ANY_REGION = re.compile(r"^[a-z0-9-]+$")  # AWS regions and Azure locations (uaenorth) alike
+
+
+def _region_list(value: str) -> list[str]:
+    return [v for v in re.split(r"[,\s]+", value.strip()) if v]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = ("Read-only: the auditor needs exactly the actions in policies/iam/auditor-policy.json. "
+                     "Exit 0 clean, 1 on a mandatory finding or a part of the account that could not be read, "
+                     "2 on bad arguments or credentials.")
+    parser.add_argument("cloud", choices=("aws",), help="the cloud to audit (aws)")
+    parser.add_argument("--regions", nargs="+", metavar="REGION", default=None,
+                        help="allowed regions; resources anywhere else are findings "
+                             "(default: the pack's list, me-central-1 uaenorth uaecentral)")
+    parser.add_argument("--scan-regions", nargs="+", metavar="REGION", default=None,
+                        help="scan only these regions (default: every region enabled for the account)")
+    parser.add_argument("--profile", default=None, help="AWS profile from the AWS config files")
+    parser.add_argument("--endpoint-url", metavar="URL", default=None,
+                        help="send every AWS call to this endpoint (e.g. a moto server on 127.0.0.1)")
+    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                        help="report format on stdout (default: text)")
+    parser.add_argument("--output", metavar="FILE", default=None, help="write the report to FILE instead of stdout")
+    parser.add_argument("--evidence-dir", metavar="DIR", default=None,
+                        help="where audit.json and audit.html go (default: ./sahab-evidence/<UTC time>/)")
+    parser.add_argument("--waivers", metavar="FILE", default=None,
+                        help="waivers file naming resources by ARN (default: policies/waivers.yaml)")
+    parser.add_argument("--max-workers", type=int, default=16, metavar="N",
+                        help="parallel API workers across regions and services (default: 16)")
+
+
+def _validate(args: argparse.Namespace) -> tuple[list[str] | None, list[str] | None]:
+    from sahab.errors import UsageError
+
+    allowed = [r for v in args.regions for r in _region_list(v)] if args.regions else None
+    scan = [r for v in args.scan_regions for r in _region_list(v)] if args.scan_regions else None
+    for region in allowed or []:
+        if not ANY_REGION.match(region):
+            raise UsageError(f"--regions: {region!r} is not a region name")
+    for region in scan or []:
+        if not AWS_REGION.match(region):
+            raise UsageError(f"--scan-regions: {region!r} is not an AWS region name like me-central-1")
+    if args.endpoint_url and not re.match(r"^https?://[^\s/]+", args.endpoint_url):
+        raise UsageError(f"--endpoint-url: {args.endpoint_url!r} is not an http(s) URL")
+    if args.max_workers < 1:
+        raise UsageError("--max-workers must be at least 1")
+    return allowed, scan
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+    from pathlib import Path
+
+    from rich.console import Console
+
+    from policies.core import DEFAULT_ALLOWED_REGIONS
+    from policies.waivers import DEFAULT_PATH, WaiverError, load_waivers
+    from sahab.audit.clients import ClientFactory
+    from sahab.audit.evaluate import evaluate
+    from sahab.audit.evidence import default_dir, write_evidence
+    from sahab.audit.report import audit_document, passed, render_text, report_json, report_sarif
+    from sahab.audit.scanner import ScanOptions, scan
+    from sahab.errors import ConfigError, UsageError
+
+    allowed, scan_regions = _validate(args)
+    allowed = allowed or list(DEFAULT_ALLOWED_REGIONS)
+    try:
+        waivers = load_waivers(args.waivers)
+    except WaiverError as exc:
+        raise ConfigError(exc.path, exc.message) from None
+    waivers_file = str(Path(args.waivers) if args.waivers else DEFAULT_PATH) if waivers or args.waivers else None
+
+    clients = ClientFactory(profile=args.profile, endpoint_url=args.endpoint_url,
+                            max_pool_connections=args.max_workers * 2)
+    if scan_regions:
+        clients.identity()  # credentials first: their error is the one to show
+        enabled = set(clients.enabled_regions())
+        unknown = [r for r in scan_regions if r not in enabled]
+        if unknown:
+            raise UsageError(f"--scan-regions: {', '.join(unknown)} not enabled for this account")
+    options = ScanOptions(regions=scan_regions, allowed_regions=tuple(allowed), profile=args.profile,
+                          endpoint_url=args.endpoint_url, max_workers=args.max_workers)
+
+    err = Console(stderr=True, highlight=False)
+    with _progress(err) as progress:
+        result = scan(options, clients, progress)
+    evaluation = evaluate(result.resources, allowed, waivers)
+    document = audit_document(result, evaluation, allowed, waivers_file)
+    evidence = Path(args.evidence_dir) if args.evidence_dir else default_dir(result.started)
+    json_path, html_path = write_evidence(document, evidence)
+    print(f"evidence: {json_path} and {html_path}", file=sys.stderr)
+
+    out = open(args.output, "w") if args.output else sys.stdout  # noqa: SIM115 (closed below when a file)
+    try:
+        if args.format == "json":
+            out.write(json.dumps(report_json(document), indent=2) + "\n")
+        elif args.format == "sarif":
+            out.write(json.dumps(report_sarif(document), indent=2) + "\n")
+        else:
+            render_text(document, Console(file=out, highlight=False, soft_wrap=True))
+    finally:
+        if args.output:
+            out.close()
+    return 0 if passed(result, evaluation) else 1
+
+
+class _progress:
+    """A rich progress bar on stderr while the scan runs (only on a terminal)."""
+
+    def __init__(self, console):
+        self.console = console
+        self.bar = None
+
+    def __enter__(self):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        if not self.console.is_terminal:
+            return None
+        self.bar = Progress(TextColumn("scanning"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=self.console, transient=True)
+        self.bar.start()
+        task = self.bar.add_task("scan", total=None)
+
+        def update(done: int, known: int) -> None:
+            self.bar.update(task, completed=done, total=known)
+
+        return update
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()
+        return False
