@@ -31,6 +31,9 @@ lint: install
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
 
+# The main job on the embedded default: what the smb and prod stacks would build, and their policy verdicts.
 demo: install
 	$(PY) -m sahab plan --stack smb
+	$(PY) -m sahab check --stack smb
 	$(PY) -m sahab plan --stack prod
+	$(PY) -m sahab check --stack prod
