@@ -72,6 +72,25 @@ DEFAULT_INSTANCE_TYPES: dict[tuple[str, str], str] = {
 }
 
 
+# GPUs per instance where a family's sizes differ (every other GPU size in the catalog carries one).
+_MULTI_GPU_SIZES: dict[str, int] = {
+    "g4dn.12xlarge": 4, "g4dn.metal": 8, "g5.12xlarge": 4, "g5.24xlarge": 4, "g5.48xlarge": 8,
+    "g6e.12xlarge": 4, "g6e.24xlarge": 4, "g6e.48xlarge": 8, "p4d.24xlarge": 8, "p4de.24xlarge": 8,
+    "p5.48xlarge": 8, "p5e.48xlarge": 8, "p5en.48xlarge": 8,
+    "Standard_NC64as_T4_v3": 4, "Standard_NC48ads_A100_v4": 2, "Standard_NC96ads_A100_v4": 4,
+    "Standard_ND96asr_v4": 8, "Standard_ND96amsr_A100_v4": 8, "Standard_NC80adis_H100_v5": 2,
+    "Standard_ND96isr_H100_v5": 8, "Standard_ND96isr_H200_v5": 8,
+}
+
+
+def gpus_per_instance(cloud: str, instance_type: str) -> int | None:
+    """GPUs on one instance of a GPU type from the catalog; None for types the catalog does not know."""
+    accelerator = accelerator_of_instance(cloud, instance_type)
+    if accelerator is None or not CATALOG[accelerator].is_gpu:
+        return None
+    return _MULTI_GPU_SIZES.get(instance_type, 1)
+
+
 def accelerator_of_instance(cloud: str, instance_type: str) -> str | None:
     """The accelerator an instance type carries, or None when the catalog does not know the type."""
     for acc in CATALOG.values():

@@ -183,6 +183,8 @@ class NodePool(_Model):
     """NVIDIA MIG strategy for the device plugin. Default: none."""
     time_slicing_replicas: Annotated[int, Field(ge=2, le=48)] | None = None
     """Share each GPU between this many pods by time-slicing. Default: unset (no sharing)."""
+    gpus_per_node: Annotated[int, Field(ge=1, le=16)] | None = None
+    """GPUs on each node. Default: the instance type's count from the catalog; 1 on on-prem GPU hosts."""
     gpu_driver: Literal["operator", "preinstalled"] = "operator"
     """Who installs NVIDIA drivers on cloud nodes: the GPU operator, or the node image. Default: operator."""
 
@@ -302,6 +304,8 @@ class Workload(_Model):
     """Benchmark each node against its hardware class before training. Default: true."""
     enabled: bool = False
     """Launch training Jobs on the pools. Default: false (platform only)."""
+    team: str | None = None
+    """Team whose namespace runs the training Jobs. Default: the first team."""
 
 
 class FleetConfig(_Model):
@@ -490,8 +494,8 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
             field = "desired_size" if pool.desired_size is not None else "min_size"
             raise ConfigError(f"{path}.{field}", f"sizes must satisfy min_size <= desired_size <= max_size "
                               f"(got {pool.min_size} <= {pool.size} <= {pool.max_size})")
-        if not pool.is_gpu and (pool.mig_strategy != "none" or pool.time_slicing_replicas):
-            raise ConfigError(f"{path}.accelerator", "MIG and time-slicing apply to GPU pools only")
+        if not pool.is_gpu and (pool.mig_strategy != "none" or pool.time_slicing_replicas or pool.gpus_per_node):
+            raise ConfigError(f"{path}.accelerator", "MIG, time-slicing and gpus_per_node apply to GPU pools only")
         cluster = fleet.cluster(pool.cluster)
         if cluster.kind == "onprem":
             pools.append(_resolve_onprem_pool(fleet, cluster, pool, path))
@@ -510,6 +514,10 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
             in_residency(bucket.replicate_to, f"{path}.replicate_to")
         if bucket.geo_redundant and bucket.cloud != "azure":
             raise ConfigError(f"{path}.geo_redundant", "geo_redundant applies to azure buckets only")
+    teams = [t.name for t in fleet.workload.teams]
+    if fleet.workload.team is not None and fleet.workload.team not in teams:
+        raise ConfigError(f"{ROOT}.workload.team",
+                          f"{fleet.workload.team!r} is not a team; allowed: {', '.join(teams)}")
     return fleet.model_copy(update={"node_pools": tuple(pools)})
 
 
@@ -524,7 +532,8 @@ def _resolve_onprem_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, p
             raise ConfigError(f"{path}.hosts[{j}]",
                               f"{host!r} is not a host of site {cluster.site}; allowed: {', '.join(hosts)}")
     n = len(pool.hosts)
-    return pool.model_copy(update={"min_size": n, "max_size": n, "desired_size": n})
+    gpus = pool.gpus_per_node or (1 if pool.is_gpu else None)
+    return pool.model_copy(update={"min_size": n, "max_size": n, "desired_size": n, "gpus_per_node": gpus})
 
 
 def _resolve_cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, path: str) -> NodePool:
@@ -543,7 +552,8 @@ def _resolve_cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, pa
         what = f"carries {carried!r}" if carried else "is not in the hardware catalog"
         raise ConfigError(f"{path}.instance_type",
                           f"{instance_type!r} {what}, but the pool's accelerator is {pool.accelerator!r}")
-    return pool.model_copy(update={"instance_type": instance_type})
+    gpus = pool.gpus_per_node or (catalog.gpus_per_instance(cloud, instance_type) if pool.is_gpu else None)
+    return pool.model_copy(update={"instance_type": instance_type, "gpus_per_node": gpus})
 
 
 def load_fleet_config() -> FleetConfig:

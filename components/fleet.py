@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from components.config import ROOT, Cluster, FleetConfig
 from components.kubernetes.platform import Platform, PlatformArgs
+from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 from sahab.errors import ConfigError
 
 
@@ -32,7 +33,9 @@ class Fleet(pulumi.ComponentResource):
         self.node_pools: dict[str, Any] = {}
         self.buckets: dict[str, Any] = {}
         self.clusters: dict[str, Any] = self._clusters()
+        self.k8s_providers: dict[str, k8s.Provider] = {}
         self.platforms: dict[str, Platform] = self._platforms()
+        self.training_jobs: dict[str, TrainingJob] = self._training_jobs()
         self.register_outputs(self.exports)
 
     # ---- clusters ---------------------------------------------------------------------------------------
@@ -51,7 +54,7 @@ class Fleet(pulumi.ComponentResource):
             if cluster.stack_reference:
                 continue  # the stack that owns the cluster installs its platform
             component = self.clusters.get(cluster.name)
-            provider = self._kubernetes_provider(cluster, component)
+            provider = self.k8s_providers[cluster.name] = self._kubernetes_provider(cluster, component)
             try:
                 platforms[cluster.name] = self._platform(cluster.name, cluster.kind, provider,
                                                          getattr(component, "storage_encryption_id", None))
@@ -76,6 +79,25 @@ class Fleet(pulumi.ComponentResource):
             PlatformArgs(cluster_kind=kind, pools=self.config.pools_of(cluster_name), encryption_key=encryption_id,
                          monitoring=self.config.monitoring, teams=self.config.workload.teams),
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider}))
+
+    # ---- training ----------------------------------------------------------------------------------------
+    def _training_jobs(self) -> dict[str, TrainingJob]:
+        """With the workload enabled: one validated training Job per node pool of every cluster with a platform,
+        in the workload team's namespace."""
+        workload = self.config.workload
+        if not workload.enabled:
+            return {}
+        team = next(t for t in workload.teams if t.name == (workload.team or workload.teams[0].name))
+        jobs = {}
+        for cluster_name, platform in self.platforms.items():
+            for pool in self.config.pools_of(cluster_name):
+                if pool.size == 0:
+                    continue  # scale-from-zero pools train when they have nodes: launch a Job then
+                jobs[pool.name] = TrainingJob(f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
+                    pool=pool, team=team, workload=workload, storage_class=platform.storage_class),
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[platform],
+                                                providers={"kubernetes": self.k8s_providers[cluster_name]}))
+        return jobs
 
     # ---- shared -------------------------------------------------------------------------------------------
     def _export_cluster(self, name: str, record: dict[str, Any], kubeconfig: pulumi.Output[str]) -> None:

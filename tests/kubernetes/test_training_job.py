@@ -1,0 +1,128 @@
+"""Training Jobs in prod's plan: one validated, elastic, schema-valid Indexed Job per node pool."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from components.kubernetes.training_job import VALIDATION_LABEL, rendezvous_min_nodes, validation_script
+from sahab.engine import plan
+from tests.kubernetes.manifests import manifest, validate
+from workloads.label_node import label_request
+
+
+@pytest.fixture(scope="module")
+def prod():
+    return plan(None, "prod")
+
+
+def _jobs(prod):
+    return {r.inputs["metadata"]["name"]: r for r in prod.resources if r.type == "kubernetes:batch/v1:Job"}
+
+
+def test_every_pool_with_nodes_gets_one_job_sized_to_its_nodes(prod):
+    jobs = _jobs(prod)
+    assert set(jobs) == {f"train-{p}" for p in ("auh-h100", "auh-cpu", "dxb-a100", "dxb-cpu", "eks-l40s",
+                                                    "eks-cpu", "aks-h100", "aks-cpu")}
+    spec = jobs["train-auh-h100"].inputs["spec"]
+    assert spec["completionMode"] == "Indexed"
+    assert spec["completions"] == spec["parallelism"] == 2
+    assert not validate(manifest(jobs["train-auh-h100"]))
+
+
+def test_gpu_jobs_request_every_gpu_of_the_node_and_tolerate_the_gpu_taint(prod):
+    pod = _jobs(prod)["train-auh-h100"].inputs["spec"]["template"]["spec"]
+    train = pod["containers"][0]
+    assert train["resources"]["limits"]["nvidia.com/gpu"] == "8"
+    assert "--nproc-per-node=8" in train["command"]
+    assert {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"} \
+        in pod["tolerations"]
+    cpu_pod = _jobs(prod)["train-auh-cpu"].inputs["spec"]["template"]["spec"]
+    assert "nvidia.com/gpu" not in cpu_pod["containers"][0]["resources"]["limits"]
+    assert cpu_pod["tolerations"] == []
+
+
+def test_torchrun_rendezvous_on_the_first_pod_with_the_index_as_node_rank(prod):
+    job = _jobs(prod)["train-eks-l40s"]
+    command = job.inputs["spec"]["template"]["spec"]["containers"][0]["command"]
+    assert command[0] == "torchrun"
+    assert "--rdzv-backend=c10d" in command
+    assert "--rdzv-endpoint=train-eks-l40s-0.train-eks-l40s-rdzv:29500" in command
+    assert "--node-rank=$(NODE_RANK)" in command
+    assert "--nnodes=1:2" in command  # elastic: trains on the nodes that passed
+    pod = job.inputs["spec"]["template"]["spec"]
+    assert pod["subdomain"] == "train-eks-l40s-rdzv"
+    env = {e["name"]: e for e in pod["containers"][0]["env"]}
+    assert "job-completion-index" in env["NODE_RANK"]["valueFrom"]["fieldRef"]["fieldPath"]
+    service = next(r for r in prod.resources if r.type == "kubernetes:core/v1:Service"
+                   and r.inputs["metadata"]["name"] == "train-eks-l40s-rdzv")
+    assert service.inputs["spec"]["clusterIP"] == "None"
+    assert service.inputs["spec"]["publishNotReadyAddresses"] is True
+
+
+def test_validation_runs_first_and_failed_nodes_are_excluded(prod):
+    pod = _jobs(prod)["train-aks-h100"].inputs["spec"]["template"]["spec"]
+    (init,) = pod["initContainers"]
+    assert init["name"] == "validate" and "sahab bench" in init["command"][-1]
+    terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert {"key": VALIDATION_LABEL, "operator": "NotIn", "values": ["failed"]} in terms[0]["matchExpressions"]
+    assert {"key": "sahab.io/pool", "operator": "In", "values": ["aks-h100"]} in terms[0]["matchExpressions"]
+    anti = pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    assert anti["topologyKey"] == "kubernetes.io/hostname"
+
+
+def test_validation_script_labels_the_node_only_when_the_bench_fails(tmp_path):
+    """Run the init container's script with stand-ins for `sahab` and `python` that record their calls."""
+    calls = tmp_path / "calls"
+    for tool, status in (("sahab", "$BENCH_STATUS"), ("python", "0")):
+        (tmp_path / tool).write_text(f"#!/bin/sh\necho {tool} \"$@\" >> {calls}\nexit {status}\n")
+        (tmp_path / tool).chmod(0o755)
+    env = {"PATH": f"{tmp_path}:/usr/bin:/bin"}
+    ok = subprocess.run(["/bin/sh", "-c", validation_script()], env={**env, "BENCH_STATUS": "0"}, check=False)
+    assert ok.returncode == 0
+    assert "workloads.label_node" not in calls.read_text()
+    calls.unlink()
+    bad = subprocess.run(["/bin/sh", "-c", validation_script()], env={**env, "BENCH_STATUS": "1"}, check=False)
+    assert bad.returncode == 1
+    assert f"python -m workloads.label_node {VALIDATION_LABEL}=failed" in calls.read_text()
+
+
+def test_pods_are_restricted_and_checkpoint_to_the_encrypted_class(prod):
+    job = _jobs(prod)["train-dxb-cpu"]
+    pod = job.inputs["spec"]["template"]["spec"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    for container in pod["containers"] + pod["initContainers"]:
+        ctx = container["securityContext"]
+        assert ctx["allowPrivilegeEscalation"] is False and ctx["capabilities"] == {"drop": ["ALL"]}
+    volume = next(v for v in pod["volumes"] if v["name"] == "checkpoints")
+    assert volume["ephemeral"]["volumeClaimTemplate"]["spec"]["storageClassName"] == "sahab-encrypted"
+    assert pod["priorityClassName"] == "sahab-training-critical"  # prod's workload team, research
+
+
+def test_the_validator_may_only_read_and_patch_nodes(prod):
+    roles = [r for r in prod.resources if r.type == "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
+             and r.name.endswith("-validator-role")]
+    assert roles
+    for role in roles:
+        assert role.inputs["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}]
+
+
+@pytest.mark.parametrize(("nodes", "fraction", "expected"), [(1, 0.5, 1), (2, 0.5, 1), (3, 0.5, 2), (8, 1.0, 8),
+                                                              (5, 0.2, 1), (4, 0.01, 1)])
+def test_rendezvous_waits_for_the_configured_share_of_nodes(nodes, fraction, expected):
+    assert rendezvous_min_nodes(nodes, fraction) == expected
+
+
+def test_the_node_label_is_a_merge_patch_on_this_node():
+    request = label_request("gpu-7", VALIDATION_LABEL, "failed", api="https://10.96.0.1:443", token="t0k")
+    assert request.get_method() == "PATCH"
+    assert request.full_url == "https://10.96.0.1:443/api/v1/nodes/gpu-7"
+    assert request.get_header("Content-type") == "application/merge-patch+json"
+    assert json.loads(request.data) == {"metadata": {"labels": {VALIDATION_LABEL: "failed"}}}
+
+
+def test_the_labeller_refuses_to_run_outside_a_pod():
+    done = subprocess.run([sys.executable, "-m", "workloads.label_node", "a=b"], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin"}, check=False)
+    assert done.returncode == 2 and done.stderr.startswith("error: NODE_NAME and KUBERNETES_SERVICE_HOST")
