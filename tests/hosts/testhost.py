@@ -1,0 +1,239 @@
+"""Real Debian 12 test hosts: a debootstrapped root filesystem per host, each with its own sshd on 127.0.0.N.
+
+The base root filesystem is built once per machine and cached as a tarball outside the repository
+(``SAHAB_TESTHOST_CACHE``, default /var/cache/sahab-testhosts); every host is a fresh copy of it.
+
+Each host's sshd runs chrooted inside a private mount namespace (``unshare --mount``), so the host's /proc,
+/sys and /dev/pts mounts never appear on the test machine and vanish with the last process of the host.
+/proc/sys and /sys are read-only inside: nothing a role does can change the test machine's kernel.
+/proc still shows the machine's PID 1, which is how Ansible's ``is_chroot`` fact tells it is in a chroot.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SUITE = "bookworm"
+MIRROR = os.environ.get("SAHAB_TESTHOST_MIRROR", "http://deb.debian.org/debian")
+CACHE_DIR = Path(os.environ.get("SAHAB_TESTHOST_CACHE", "/var/cache/sahab-testhosts"))
+# What a freshly installed Debian 12 server has that Ansible needs: python3 (+ apt bindings), sshd, systemd.
+BASE_PACKAGES = ("python3", "python3-apt", "openssh-server", "systemd", "systemd-sysv", "kmod", "procps")
+# Packages the roles install from the host's sources. Their .debs sit in the image's apt cache: this is the
+# "site mirror" snapshot, so a converge installs for real without reaching the network.
+MIRRORED_PACKAGES = ("containerd", "chrony", "nftables", "cryptsetup")
+RECIPE_VERSION = 2  # bump when _build_base changes, so every machine rebuilds its cache
+
+
+class HostUnavailable(RuntimeError):
+    """The machine cannot build or run test hosts (not root, no debootstrap, no network to the mirror)."""
+
+
+def unavailable_reason() -> str | None:
+    """Why test hosts cannot run here, or None when they can."""
+    if os.geteuid() != 0:
+        return "test hosts need root (debootstrap, chroot, mounts)"
+    for tool in ("debootstrap", "unshare", "chroot", "tar", "ssh-keygen", "ssh"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (apt-get install debootstrap openssh-client)"
+    return None
+
+
+def _recipe_digest() -> str:
+    recipe = "\n".join([str(RECIPE_VERSION), SUITE, MIRROR, *BASE_PACKAGES, "--", *MIRRORED_PACKAGES])
+    return hashlib.sha256(recipe.encode()).hexdigest()[:12]
+
+
+def _compression() -> tuple[str, str]:
+    return ("--zstd", "tar.zst") if shutil.which("zstd") else ("--gzip", "tar.gz")
+
+
+def _run(cmd: list[str], **kwargs) -> subprocess.CompletedProcess:
+    result = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        raise HostUnavailable(f"{' '.join(cmd[:3])}... failed ({result.returncode}): {result.stderr[-2000:]}")
+    return result
+
+
+def base_tarball() -> Path:
+    """The cached base root filesystem, built with debootstrap on first use (one build per machine)."""
+    reason = unavailable_reason()
+    if reason:
+        raise HostUnavailable(reason)
+    flag, suffix = _compression()
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    tarball = CACHE_DIR / f"{SUITE}-{_recipe_digest()}.{suffix}"
+    with open(CACHE_DIR / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent test runs wait for one build
+        if not tarball.exists():
+            _build_base(tarball, flag)
+    return tarball
+
+
+def _build_base(tarball: Path, flag: str) -> None:
+    work = Path(tempfile.mkdtemp(prefix="sahab-base-", dir=CACHE_DIR))
+    try:
+        root = work / "root"
+        _run(["debootstrap", "--variant=minbase", f"--include={','.join(BASE_PACKAGES)}",
+              SUITE, str(root), MIRROR], timeout=1800)
+        # Daemons must never start inside the image (there is no init), whatever a package's postinst wants.
+        policy = root / "usr/sbin/policy-rc.d"
+        policy.write_text("#!/bin/sh\nexit 101\n")
+        policy.chmod(0o755)
+        _run(["chroot", str(root), "apt-get", "clean"])  # debootstrap's own .debs are not needed again
+        _run(["chroot", str(root), "apt-get", "update", "-q"], timeout=900)
+        _run(["chroot", str(root), "apt-get", "install", "-q", "-y", "--download-only", *MIRRORED_PACKAGES],
+             timeout=900)
+        for key in (root / "etc/ssh").glob("ssh_host_*"):
+            key.unlink()  # every host gets its own host keys
+        partial = tarball.with_suffix(".partial")
+        _run(["tar", flag, "-cpf", str(partial), "--numeric-owner", "-C", str(root), "."], timeout=900)
+        partial.rename(tarball)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _free_port(address: str) -> int:
+    with socket.socket() as sock:
+        sock.bind((address, 0))
+        return sock.getsockname()[1]
+
+
+def generate_client_key(directory: Path) -> tuple[Path, str]:
+    """An ed25519 key pair for the test client: (private key path, public key line)."""
+    key = directory / "id_ed25519"
+    _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "sahab-tests", "-f", str(key)])
+    return key, key.with_suffix(".pub").read_text().strip()
+
+
+# The host's mounts, made inside its own mount namespace, then sshd in the foreground as the namespace's anchor.
+_LAUNCH = r"""
+set -e
+mount --make-rprivate /
+mount -t proc proc "$ROOT/proc"
+mount --bind "$ROOT/proc/sys" "$ROOT/proc/sys"
+mount -o remount,bind,ro "$ROOT/proc/sys"
+mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$ROOT/sys"
+mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$ROOT/dev/pts"
+mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$ROOT/run"
+mkdir -p "$ROOT/run/sshd"
+exec chroot "$ROOT" /usr/sbin/sshd -D -e -f /etc/ssh/sshd_config \
+  -o ListenAddress="$ADDRESS" -o Port="$PORT" -o UsePAM=no -o PasswordAuthentication=no \
+  -o PermitRootLogin=prohibit-password -o PidFile=none
+"""
+
+
+@dataclass
+class TestHost:
+    """One Debian 12 host: its root filesystem, its sshd address and port, the process that runs it."""
+
+    name: str
+    index: int
+    root: Path
+    address: str = ""
+    port: int = 0
+    process: subprocess.Popen | None = field(default=None, repr=False)
+    host_public_key: str = ""
+
+    def create(self, tarball: Path, authorized_key: str) -> None:
+        self.address = f"127.0.0.{self.index}"
+        self.root.mkdir(parents=True)
+        _run(["tar", "-xpf", str(tarball), "--numeric-owner", "-C", str(self.root)], timeout=300)
+        (self.root / "etc/hostname").write_text(f"{self.name}\n")
+        (self.root / "etc/hosts").write_text(f"127.0.0.1 localhost\n{self.address} {self.name}\n")
+        ssh_dir = self.root / "root/.ssh"
+        ssh_dir.mkdir(mode=0o700, exist_ok=True)
+        (ssh_dir / "authorized_keys").write_text(authorized_key + "\n")
+        (ssh_dir / "authorized_keys").chmod(0o600)
+        _run(["chroot", str(self.root), "ssh-keygen", "-q", "-t", "ed25519", "-N", "",
+              "-f", "/etc/ssh/ssh_host_ed25519_key"])
+        self.host_public_key = (self.root / "etc/ssh/ssh_host_ed25519_key.pub").read_text().split()[:2]
+
+    def start(self, timeout: float = 20.0) -> None:
+        self.port = _free_port(self.address)
+        env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "ROOT": str(self.root),
+               "ADDRESS": self.address, "PORT": str(self.port)}
+        self.process = subprocess.Popen(
+            ["unshare", "--mount", "--propagation", "private", "sh", "-c", _LAUNCH],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise HostUnavailable(f"{self.name}: sshd exited: {self.process.stderr.read()[-2000:]}")
+            with contextlib.suppress(OSError), socket.create_connection((self.address, self.port), 0.5):
+                return
+            time.sleep(0.05)
+        raise HostUnavailable(f"{self.name}: sshd did not listen on {self.address}:{self.port}")
+
+    @property
+    def known_hosts_line(self) -> str:
+        return f"[{self.address}]:{self.port} {' '.join(self.host_public_key)}"
+
+    def processes(self) -> list[int]:
+        """PIDs of every process running inside this host (its root is this host's root filesystem)."""
+        pids = []
+        root = str(self.root.resolve())
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            with contextlib.suppress(OSError):
+                target = os.readlink(entry / "root")
+                if target == root or target.startswith(root + "/"):
+                    pids.append(int(entry.name))
+        return pids
+
+    def stop(self) -> None:
+        """Kill every process of the host; its mount namespace, and so its mounts, go with the last one."""
+        if self.process is not None and self.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        for _ in range(50):
+            pids = self.processes()
+            if not pids:
+                break
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.05)
+        if self.process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=5)
+            if self.process.stderr:
+                self.process.stderr.close()
+
+    def destroy(self) -> None:
+        self.stop()
+        if self.processes():
+            raise RuntimeError(f"{self.name}: processes survive tear-down; not deleting {self.root}")
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def read(self, path: str) -> str:
+        return (self.root / path.lstrip("/")).read_text()
+
+    def exists(self, path: str) -> bool:
+        return (self.root / path.lstrip("/")).exists()
+
+
+def mounts_under(path: Path) -> list[str]:
+    """Mount points under ``path`` in any mount namespace on the machine (for tear-down checks)."""
+    prefix = str(path.resolve())
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError), open(entry / "mountinfo") as mountinfo:
+            for line in mountinfo:
+                point = line.split()[4]
+                if point == prefix or point.startswith(prefix + "/"):
+                    found.add(point)
+    return sorted(found)
