@@ -37,7 +37,9 @@ class Host:
 
     def __post_init__(self) -> None:
         if self.group not in GROUPS:
-            raise ValueError(f"host {self.name}: group must be one of {', '.join(GROUPS)}, not {self.group!r}")
+            raise ValueError(
+                f"host {self.name}: group must be one of {', '.join(GROUPS)}, not {self.group!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -106,15 +108,20 @@ def content_hash(playbook_dir: Path, inventory: Mapping[str, Any], variables: Ma
     return digest.hexdigest()
 
 
-def outcomes_from_stats(stats: Mapping[str, Mapping[str, int]] | None, hosts: Iterable[str],
-                        messages: Mapping[str, str],
-                        notes: Mapping[str, list[str]] | None = None) -> dict[str, HostOutcome]:
+def outcomes_from_stats(
+    stats: Mapping[str, Mapping[str, int]] | None,
+    hosts: Iterable[str],
+    messages: Mapping[str, str],
+    notes: Mapping[str, list[str]] | None = None,
+) -> dict[str, HostOutcome]:
     """Per-host outcomes from ansible's play recap; a host missing from the recap never ran: unreachable."""
     stats = stats or {}
     outcomes = {}
     for name in hosts:
-        counts = {key: int(stats.get(key, {}).get(name, 0))
-                  for key in ("ok", "changed", "failures", "dark", "skipped")}
+        counts = {
+            key: int(stats.get(key, {}).get(name, 0))
+            for key in ("ok", "changed", "failures", "dark", "skipped")
+        }
         if counts["dark"]:
             status = "unreachable"
         elif counts["failures"]:
@@ -127,9 +134,16 @@ def outcomes_from_stats(stats: Mapping[str, Mapping[str, int]] | None, hosts: It
             status = "unreachable"
         message = messages.get(name, "" if status in ("ok", "changed") else "no result from this host")
         outcomes[name] = HostOutcome(
-            host=name, status=status, ok=counts["ok"], changed=counts["changed"], failed=counts["failures"],
-            unreachable=counts["dark"], skipped=counts["skipped"], message=message[:MESSAGE_LIMIT],
-            notes=tuple((notes or {}).get(name, ())))
+            host=name,
+            status=status,
+            ok=counts["ok"],
+            changed=counts["changed"],
+            failed=counts["failures"],
+            unreachable=counts["dark"],
+            skipped=counts["skipped"],
+            message=message[:MESSAGE_LIMIT],
+            notes=tuple((notes or {}).get(name, ())),
+        )
     return outcomes
 
 
@@ -171,10 +185,19 @@ def _ansible_env() -> dict[str, str]:
     return {"PATH": f"{bin_dir}:{path}", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0"}
 
 
-def run_playbook(hosts: list[Host], *, private_key: str, known_hosts: str | None,
-                 variables: Mapping[str, Any] | None = None, failure_budget: int = 0,
-                 playbook_dir: Path = ANSIBLE_DIR, playbook: str = "site.yml", limit: str | None = None,
-                 tags: list[str] | None = None, forks: int | None = None) -> RunResult:
+def run_playbook(
+    hosts: list[Host],
+    *,
+    private_key: str,
+    known_hosts: str | None,
+    variables: Mapping[str, Any] | None = None,
+    failure_budget: int = 0,
+    playbook_dir: Path = ANSIBLE_DIR,
+    playbook: str = "site.yml",
+    limit: str | None = None,
+    tags: list[str] | None = None,
+    forks: int | None = None,
+) -> RunResult:
     """Converge ``hosts`` with the playbook; every host runs to the end whatever happens to the others.
 
     ``known_hosts`` holds the hosts' public keys in known_hosts format; None disables host key checking.
@@ -187,7 +210,9 @@ def run_playbook(hosts: list[Host], *, private_key: str, known_hosts: str | None
     work = Path(tempfile.mkdtemp(prefix="sahab-ansible-"))
     try:
         os.chmod(work, 0o700)
-        shutil.copytree(playbook_dir, work / "project", ignore=shutil.ignore_patterns("__pycache__", "*.retry"))
+        shutil.copytree(
+            playbook_dir, work / "project", ignore=shutil.ignore_patterns("__pycache__", "*.retry")
+        )
         known_hosts_file = None
         if known_hosts is not None:
             known_hosts_file = str(work / "known_hosts")

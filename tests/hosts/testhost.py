@@ -84,16 +84,27 @@ def _build_base(tarball: Path, flag: str) -> None:
     work = Path(tempfile.mkdtemp(prefix="sahab-base-", dir=CACHE_DIR))
     try:
         root = work / "root"
-        _run(["debootstrap", "--variant=minbase", f"--include={','.join(BASE_PACKAGES)}",
-              SUITE, str(root), MIRROR], timeout=1800)
+        _run(
+            [
+                "debootstrap",
+                "--variant=minbase",
+                f"--include={','.join(BASE_PACKAGES)}",
+                SUITE,
+                str(root),
+                MIRROR,
+            ],
+            timeout=1800,
+        )
         # Daemons must never start inside the image (there is no init), whatever a package's postinst wants.
         policy = root / "usr/sbin/policy-rc.d"
         policy.write_text("#!/bin/sh\nexit 101\n")
         policy.chmod(0o755)
         _run(["chroot", str(root), "apt-get", "clean"])  # debootstrap's own .debs are not needed again
         _run(["chroot", str(root), "apt-get", "update", "-q"], timeout=900)
-        _run(["chroot", str(root), "apt-get", "install", "-q", "-y", "--download-only", *MIRRORED_PACKAGES],
-             timeout=900)
+        _run(
+            ["chroot", str(root), "apt-get", "install", "-q", "-y", "--download-only", *MIRRORED_PACKAGES],
+            timeout=900,
+        )
         for key in (root / "etc/ssh").glob("ssh_host_*"):
             key.unlink()  # every host gets its own host keys
         partial = tarball.with_suffix(".partial")
@@ -116,7 +127,7 @@ def generate_client_key(directory: Path) -> tuple[Path, str]:
     return key, key.with_suffix(".pub").read_text().strip()
 
 
-# The host's mounts, made inside its own mount namespace, then sshd in the foreground as the namespace's anchor.
+# The host's mounts, made in its own mount namespace, then sshd in the foreground as the namespace's anchor.
 _LAUNCH = r"""
 set -e
 mount --make-rprivate /
@@ -155,17 +166,37 @@ class TestHost:
         ssh_dir.mkdir(mode=0o700, exist_ok=True)
         (ssh_dir / "authorized_keys").write_text(authorized_key + "\n")
         (ssh_dir / "authorized_keys").chmod(0o600)
-        _run(["chroot", str(self.root), "ssh-keygen", "-q", "-t", "ed25519", "-N", "",
-              "-f", "/etc/ssh/ssh_host_ed25519_key"])
+        _run(
+            [
+                "chroot",
+                str(self.root),
+                "ssh-keygen",
+                "-q",
+                "-t",
+                "ed25519",
+                "-N",
+                "",
+                "-f",
+                "/etc/ssh/ssh_host_ed25519_key",
+            ]
+        )
         self.host_public_key = (self.root / "etc/ssh/ssh_host_ed25519_key.pub").read_text().split()[:2]
 
     def start(self, timeout: float = 20.0) -> None:
         self.port = _free_port(self.address)
-        env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "ROOT": str(self.root),
-               "ADDRESS": self.address, "PORT": str(self.port)}
+        env = {
+            "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
+            "ROOT": str(self.root),
+            "ADDRESS": self.address,
+            "PORT": str(self.port),
+        }
         self.process = subprocess.Popen(
             ["unshare", "--mount", "--propagation", "private", "sh", "-c", _LAUNCH],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
