@@ -5,9 +5,8 @@ from __future__ import annotations
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field
 
-from components.onprem.inventory import hosts_for
+from components.onprem.inventory import converge_inputs, hosts_for
 from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
-from components.onprem.node_pool import playbook_props
 from components.onprem.playbook_run import PlaybookRun
 
 API_SERVER_PORT = 6443
@@ -42,7 +41,7 @@ class OnPremCluster(pulumi.ComponentResource):
         )
         self.converge = PlaybookRun(
             f"{name}-control-plane",
-            playbook_props(hosts, access, "control_plane"),
+            converge_inputs(hosts, access, "control_plane"),
             pulumi.ResourceOptions(parent=self),
         )
         self.outcomes = self.converge.outcomes

@@ -6,9 +6,11 @@ No Pulumi here; the components and the tests share these functions.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
-from components.onprem.runner import Host
+from components.onprem.models import OnPremAccessArgs
+from components.onprem.runner import ANSIBLE_DIR, Host, build_inventory, content_hash
 
 CPU = "cpu"
 
@@ -58,3 +60,24 @@ def host_props(hosts: Iterable[Host]) -> list[dict[str, Any]]:
         }
         for h in hosts
     ]
+
+
+def converge_inputs(hosts: list[Host], access: OnPremAccessArgs, limit: str) -> dict[str, Any]:
+    """The PlaybookRun inputs: hosts, variables, secrets, and the content hash whose change re-runs Ansible.
+
+    The secrets (SSH key, secret variables) are hashed nowhere: PlaybookRun compares them as Pulumi secrets.
+    """
+    playbook_dir = Path(access.playbook_dir) if access.playbook_dir else ANSIBLE_DIR
+    variables = base_variables(access.airgapped, access.skip_hardware_checks, access.variables)
+    return {
+        "hosts": host_props(hosts),
+        "variables": variables,
+        "secret_variables": access.secret_variables or {},
+        "private_key": access.ssh_private_key,
+        "known_hosts": access.known_hosts,
+        "limit": limit,
+        "tags": [],
+        "failure_budget": access.failure_budget,
+        "playbook_dir": str(playbook_dir),
+        "content_hash": content_hash(playbook_dir, build_inventory(hosts), variables),
+    }

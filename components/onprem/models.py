@@ -27,9 +27,7 @@ class OnPremAccessArgs(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
-    ssh_private_key: Any = Field(
-        description="SSH private key (str or Output[str]); always a Pulumi secret."
-    )
+    ssh_private_key: Any = Field(description="SSH private key (str or Output[str]); always a Pulumi secret.")
     known_hosts: str = Field(
         min_length=1,
         description="The hosts' public keys in known_hosts format; SSH refuses a host whose key differs.",

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from components.onprem.inventory import base_variables, group_for, host_props, hosts_for, pool_host_vars
+from components.onprem.inventory import converge_inputs, group_for, hosts_for, pool_host_vars
 from components.onprem.models import HOSTNAME, OnPremAccessArgs, OnPremHostArgs
 from components.onprem.playbook_run import PlaybookRun
-from components.onprem.runner import ANSIBLE_DIR, build_inventory, content_hash
 
 
 class OnPremNodePoolArgs(BaseModel):
@@ -45,24 +42,6 @@ class OnPremNodePoolArgs(BaseModel):
         return hosts
 
 
-def playbook_props(hosts, access: OnPremAccessArgs, limit: str) -> dict:
-    """The PlaybookRun inputs: hosts, variables, the content hash that triggers a re-run, and the secrets."""
-    playbook_dir = Path(access.playbook_dir) if access.playbook_dir else ANSIBLE_DIR
-    variables = base_variables(access.airgapped, access.skip_hardware_checks, access.variables)
-    return {
-        "hosts": host_props(hosts),
-        "variables": variables,
-        "secret_variables": pulumi.Output.secret(access.secret_variables or {}),
-        "private_key": pulumi.Output.secret(access.ssh_private_key),
-        "known_hosts": access.known_hosts,
-        "limit": limit,
-        "tags": [],
-        "failure_budget": access.failure_budget,
-        "playbook_dir": str(playbook_dir),
-        "content_hash": content_hash(playbook_dir, build_inventory(hosts), variables),
-    }
-
-
 class OnPremNodePool(pulumi.ComponentResource):
     """Converges the pool's hosts (OS, containerd, NVIDIA on GPU pools, LUKS, kubelet) and joins them."""
 
@@ -81,7 +60,7 @@ class OnPremNodePool(pulumi.ComponentResource):
         )  # the control plane is in the inventory only to mint join tokens
         self.converge = PlaybookRun(
             f"{name}-converge",
-            playbook_props(control_plane + nodes, args.access, limit),
+            converge_inputs(control_plane + nodes, args.access, limit),
             pulumi.ResourceOptions(parent=self),
         )
         self.host_names = [h.name for h in nodes]

@@ -90,6 +90,7 @@ class PlaybookRun(Resource):
     content_hash: pulumi.Output[str]
 
     def __init__(self, name: str, props: dict[str, Any], opts: pulumi.ResourceOptions | None = None) -> None:
+        props = {**props, **{key: pulumi.Output.secret(props[key]) for key in SECRET_OUTPUTS}}
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=SECRET_OUTPUTS)
         super().__init__(
             PlaybookProvider(),

@@ -15,6 +15,7 @@ import sys
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,8 @@ class RunResult:
     outcomes: dict[str, HostOutcome]
     failure_budget: int
     rc: int
+    # Wall-clock seconds per task (role : task name), summed over plays: where a converge spends its time.
+    task_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def failed_hosts(self) -> list[str]:
@@ -178,6 +181,17 @@ def _skip_notes(events: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
     return notes
 
 
+def _task_seconds(events: list[Mapping[str, Any]]) -> dict[str, float]:
+    """Time from each task's start to the next task's (or the play recap's) start."""
+    marks = [(e.get("created"), (e.get("event_data") or {}).get("task", "")) for e in events
+             if e.get("event") in ("playbook_on_task_start", "playbook_on_stats") and e.get("created")]
+    seconds: dict[str, float] = {}
+    for (start, task), (end, _) in zip(marks, marks[1:], strict=False):
+        elapsed = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
+        seconds[task] = seconds.get(task, 0.0) + elapsed
+    return seconds
+
+
 def _ansible_env() -> dict[str, str]:
     """ansible-playbook and ssh-agent from the running Python's environment, whatever PATH the caller had."""
     bin_dir = str(Path(sys.executable).parent)
@@ -239,7 +253,8 @@ def run_playbook(
             names = [n for n in names if n in _limited(limit, hosts)]
         events = list(runner.events)
         outcomes = outcomes_from_stats(runner.stats, names, _failure_messages(events), _skip_notes(events))
-        return RunResult(outcomes=outcomes, failure_budget=failure_budget, rc=runner.rc)
+        return RunResult(outcomes=outcomes, failure_budget=failure_budget, rc=runner.rc,
+                         task_seconds=_task_seconds(events))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -1,9 +1,11 @@
 """Real Debian 12 test hosts: a debootstrapped root filesystem per host, each with its own sshd on 127.0.0.N.
 
-The base root filesystem is built once per machine and cached as a tarball outside the repository
-(``SAHAB_TESTHOST_CACHE``, default /var/cache/sahab-testhosts); every host is a fresh copy of it.
+The base root filesystem is built once per machine and cached outside the repository
+(``SAHAB_TESTHOST_CACHE``, default /var/cache/sahab-testhosts): a tarball (what a CI cache keeps) and, unpacked
+from it, a read-only tree. Every host is a copy-on-write overlay of that tree, so a host costs a directory,
+not a 500 MB copy, and what a converge changed is exactly the host's upper layer.
 
-Each host's sshd runs chrooted inside a private mount namespace (``unshare --mount``), so the host's /proc,
+Each host's sshd runs chrooted inside private mount and UTS namespaces (``unshare --mount --uts``), so the host's /proc,
 /sys and /dev/pts mounts never appear on the test machine and vanish with the last process of the host.
 /proc/sys and /sys are read-only inside: nothing a role does can change the test machine's kernel.
 /proc still shows the machine's PID 1, which is how Ansible's ``is_chroot`` fact tells it is in a chroot.
@@ -43,6 +45,8 @@ def unavailable_reason() -> str | None:
     """Why test hosts cannot run here, or None when they can."""
     if os.geteuid() != 0:
         return "test hosts need root (debootstrap, chroot, mounts)"
+    if "overlay" not in Path("/proc/filesystems").read_text():
+        return "the kernel has no overlayfs (modprobe overlay)"
     for tool in ("debootstrap", "unshare", "chroot", "tar", "ssh-keygen", "ssh"):
         if shutil.which(tool) is None:
             return f"{tool} is not installed (apt-get install debootstrap openssh-client)"
@@ -78,6 +82,21 @@ def base_tarball() -> Path:
         if not tarball.exists():
             _build_base(tarball, flag)
     return tarball
+
+
+def base_rootfs() -> Path:
+    """The cached base tree every host overlays, unpacked from the tarball once per machine."""
+    tarball = base_tarball()
+    tree = tarball.with_name(tarball.name.split(".")[0] + ".rootfs")
+    stamp = tree / ".sahab-unpacked"
+    with open(CACHE_DIR / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not stamp.exists():
+            shutil.rmtree(tree, ignore_errors=True)
+            tree.mkdir()
+            _run(["tar", "-xpf", str(tarball), "--numeric-owner", "-C", str(tree)], timeout=600)
+            stamp.touch()
+    return tree
 
 
 def _build_base(tarball: Path, flag: str) -> None:
@@ -131,6 +150,8 @@ def generate_client_key(directory: Path) -> tuple[Path, str]:
 _LAUNCH = r"""
 set -e
 mount --make-rprivate /
+hostname "$HOST_NAME"
+mount -t overlay overlay -o "lowerdir=$LOWER,upperdir=$UPPER,workdir=$WORK" "$ROOT"
 mount -t proc proc "$ROOT/proc"
 mount --bind "$ROOT/proc/sys" "$ROOT/proc/sys"
 mount -o remount,bind,ro "$ROOT/proc/sys"
@@ -146,55 +167,63 @@ exec chroot "$ROOT" /usr/sbin/sshd -D -e -f /etc/ssh/sshd_config \
 
 @dataclass
 class TestHost:
-    """One Debian 12 host: its root filesystem, its sshd address and port, the process that runs it."""
+    """One Debian 12 host: an overlay on the base tree, its sshd address and port, the process that runs it.
+
+    ``directory`` holds ``root`` (the mount point, empty outside the host), ``upper`` (the host's own files)
+    and ``work`` (overlayfs bookkeeping).
+    """
+
+    __test__ = False  # not a pytest test class
 
     name: str
     index: int
-    root: Path
+    directory: Path
     address: str = ""
     port: int = 0
     process: subprocess.Popen | None = field(default=None, repr=False)
     host_public_key: str = ""
+    lower: Path | None = None
 
-    def create(self, tarball: Path, authorized_key: str) -> None:
+    @property
+    def root(self) -> Path:
+        return self.directory / "root"
+
+    def create(self, lower: Path, authorized_key: str) -> None:
+        """Lay out the host's own files in its upper layer: name, root's authorized key, its own host key."""
         self.address = f"127.0.0.{self.index}"
-        self.root.mkdir(parents=True)
-        _run(["tar", "-xpf", str(tarball), "--numeric-owner", "-C", str(self.root)], timeout=300)
-        (self.root / "etc/hostname").write_text(f"{self.name}\n")
-        (self.root / "etc/hosts").write_text(f"127.0.0.1 localhost\n{self.address} {self.name}\n")
-        ssh_dir = self.root / "root/.ssh"
-        ssh_dir.mkdir(mode=0o700, exist_ok=True)
+        upper = self.directory / "upper"
+        for path in (self.root, upper / "etc/ssh", self.directory / "work"):
+            path.mkdir(parents=True, exist_ok=True)
+        self.lower = lower
+        (upper / "etc/hostname").write_text(f"{self.name}\n")
+        (upper / "etc/hosts").write_text(f"127.0.0.1 localhost\n{self.address} {self.name}\n")
+        (upper / "root").mkdir(mode=0o700)
+        ssh_dir = upper / "root/.ssh"
+        ssh_dir.mkdir(mode=0o700)
         (ssh_dir / "authorized_keys").write_text(authorized_key + "\n")
         (ssh_dir / "authorized_keys").chmod(0o600)
-        _run(
-            [
-                "chroot",
-                str(self.root),
-                "ssh-keygen",
-                "-q",
-                "-t",
-                "ed25519",
-                "-N",
-                "",
-                "-f",
-                "/etc/ssh/ssh_host_ed25519_key",
-            ]
-        )
-        self.host_public_key = (self.root / "etc/ssh/ssh_host_ed25519_key.pub").read_text().split()[:2]
+        host_key = upper / "etc/ssh/ssh_host_ed25519_key"
+        _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"root@{self.name}", "-f", str(host_key)])
+        self.host_public_key = " ".join(host_key.with_suffix(".pub").read_text().split()[:2])
 
     def start(self, timeout: float = 20.0) -> None:
         self.port = _free_port(self.address)
         env = {
             "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
             "ROOT": str(self.root),
+            "LOWER": str(self.lower),
+            "UPPER": str(self.directory / "upper"),
+            "WORK": str(self.directory / "work"),
             "ADDRESS": self.address,
             "PORT": str(self.port),
+            "HOST_NAME": self.name,
         }
         self.process = subprocess.Popen(
-            ["unshare", "--mount", "--propagation", "private", "sh", "-c", _LAUNCH],
+            ["unshare", "--mount", "--uts", "--propagation", "private", "sh", "-c", _LAUNCH],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            text=True,
             start_new_session=True,
         )
         deadline = time.monotonic() + timeout
@@ -208,7 +237,7 @@ class TestHost:
 
     @property
     def known_hosts_line(self) -> str:
-        return f"[{self.address}]:{self.port} {' '.join(self.host_public_key)}"
+        return f"[{self.address}]:{self.port} {self.host_public_key}"
 
     def processes(self) -> list[int]:
         """PIDs of every process running inside this host (its root is this host's root filesystem)."""
@@ -223,12 +252,25 @@ class TestHost:
                     pids.append(int(entry.name))
         return pids
 
+    def path(self, path: str) -> Path:
+        """A path inside the running host, as its own processes see it (through /proc/<sshd>/root)."""
+        if self.process is None or self.process.poll() is not None:
+            raise RuntimeError(f"{self.name} is not running")
+        return Path(f"/proc/{self.process.pid}/root") / path.lstrip("/")
+
+    def read(self, path: str) -> str:
+        return self.path(path).read_text()
+
+    def exists(self, path: str) -> bool:
+        """Whether the path exists in the host (a symlink counts: its absolute target is the host's, not ours)."""
+        return os.path.lexists(self.path(path))
+
     def stop(self) -> None:
         """Kill every process of the host; its mount namespace, and so its mounts, go with the last one."""
         if self.process is not None and self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
-        for _ in range(50):
+        for _ in range(100):
             pids = self.processes()
             if not pids:
                 break
@@ -245,14 +287,8 @@ class TestHost:
     def destroy(self) -> None:
         self.stop()
         if self.processes():
-            raise RuntimeError(f"{self.name}: processes survive tear-down; not deleting {self.root}")
-        shutil.rmtree(self.root, ignore_errors=True)
-
-    def read(self, path: str) -> str:
-        return (self.root / path.lstrip("/")).read_text()
-
-    def exists(self, path: str) -> bool:
-        return (self.root / path.lstrip("/")).exists()
+            raise RuntimeError(f"{self.name}: processes survive tear-down; not deleting {self.directory}")
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 def mounts_under(path: Path) -> list[str]:
