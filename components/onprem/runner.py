@@ -173,7 +173,9 @@ def _skip_notes(events: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
     notes: dict[str, list[str]] = {}
     for event in events:
         data = event.get("event_data", {})
-        if event.get("event") != "runner_on_ok" or data.get("task_action") != "ansible.builtin.debug":
+        if event.get("event") not in ("runner_on_ok", "runner_item_on_ok"):
+            continue
+        if data.get("task_action") != "ansible.builtin.debug":
             continue
         msg = str((data.get("res") or {}).get("msg", ""))
         if msg.startswith("SKIPPED"):
