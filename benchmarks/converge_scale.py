@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from components.onprem.inventory import base_variables, group_for, hosts_for, pool_host_vars  # noqa: E402
-from components.onprem.models import OnPremHostArgs  # noqa: E402
-from components.onprem.runner import run_playbook  # noqa: E402
-from tests.hosts import testhost  # noqa: E402
+from components.onprem.inventory import base_variables, group_for, hosts_for, pool_host_vars
+from components.onprem.models import OnPremHostArgs
+from components.onprem.runner import run_playbook
+from tests.hosts import testhost
 
 TEST_VARIABLES = {"sahab_os_apt_cache_valid_time": 10**9, "sahab_kubernetes_packages_required": False}
 
@@ -36,11 +36,15 @@ def converge(size: int, lower: Path, key: Path, public_key: str, workdir: Path) 
             host.create(lower, public_key)
             host.start()
             spec = OnPremHostArgs(name=host.name, address=host.address, port=host.port)
-            inventory += hosts_for([spec], group_for(accelerator), pool_host_vars("bench", accelerator, {}, []))
+            inventory += hosts_for(
+                [spec], group_for(accelerator), pool_host_vars("bench", accelerator, {}, [])
+            )
         known_hosts = "\n".join(h.known_hosts_line for h in hosts)
         variables = base_variables(True, True, TEST_VARIABLES)
         started = time.perf_counter()
-        result = run_playbook(inventory, private_key=key.read_text(), known_hosts=known_hosts, variables=variables)
+        result = run_playbook(
+            inventory, private_key=key.read_text(), known_hosts=known_hosts, variables=variables
+        )
         elapsed = time.perf_counter() - started
         bad = result.failed_hosts
         if bad:

@@ -8,6 +8,7 @@ the run writes (inventory, variables, artifacts) lives in a private 0700 directo
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import shutil
@@ -185,10 +186,13 @@ def _skip_notes(events: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
 
 def _task_seconds(events: list[Mapping[str, Any]]) -> dict[str, float]:
     """Time from each task's start to the next task's (or the play recap's) start."""
-    marks = [(e.get("created"), (e.get("event_data") or {}).get("task", "")) for e in events
-             if e.get("event") in ("playbook_on_task_start", "playbook_on_stats") and e.get("created")]
+    marks = [
+        (e.get("created"), (e.get("event_data") or {}).get("task", ""))
+        for e in events
+        if e.get("event") in ("playbook_on_task_start", "playbook_on_stats") and e.get("created")
+    ]
     seconds: dict[str, float] = {}
-    for (start, task), (end, _) in zip(marks, marks[1:], strict=False):
+    for (start, task), (end, _) in itertools.pairwise(marks):
         elapsed = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
         seconds[task] = seconds.get(task, 0.0) + elapsed
     return seconds
@@ -255,8 +259,9 @@ def run_playbook(
             names = [n for n in names if n in _limited(limit, hosts)]
         events = list(runner.events)
         outcomes = outcomes_from_stats(runner.stats, names, _failure_messages(events), _skip_notes(events))
-        return RunResult(outcomes=outcomes, failure_budget=failure_budget, rc=runner.rc,
-                         task_seconds=_task_seconds(events))
+        return RunResult(
+            outcomes=outcomes, failure_budget=failure_budget, rc=runner.rc, task_seconds=_task_seconds(events)
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -52,7 +52,10 @@ def fleet(host_factory, client_key):
     down.stop()  # a server that is off: nothing answers on its address
     cpu.path("/etc/fstab").write_text("UUID=0b1c-swap none swap sw 0 0\n")
 
-    kernel_before = Path("/proc/sys/net/ipv4/ip_forward").read_text(), Path("/sys/module/br_netfilter").exists()
+    kernel_before = (
+        Path("/proc/sys/net/ipv4/ip_forward").read_text(),
+        Path("/sys/module/br_netfilter").exists(),
+    )
     access = OnPremAccessArgs(
         ssh_private_key=client_key[0].read_text(),
         known_hosts=host_factory.known_hosts(),
@@ -62,15 +65,29 @@ def fleet(host_factory, client_key):
         secret_variables={"sahab_data_volumes_keys": {"scratch": LUKS_KEY}},
         failure_budget=1,
     )
-    members = [("gpu-1", gpu, "gpu-a100", "nvidia-a100"), ("cpu-1", cpu, "cpu-general", "cpu"),
-               ("down-1", down, "cpu-general", "cpu")]
+    members = [
+        ("gpu-1", gpu, "gpu-a100", "nvidia-a100"),
+        ("cpu-1", cpu, "cpu-general", "cpu"),
+        ("down-1", down, "cpu-general", "cpu"),
+    ]
     props = _inputs(members, access, "gpu-1,cpu-1,down-1")
     provider = PlaybookProvider()
     first = provider.create(props)
     second = provider.update(first.id, first.outs, props)
-    kernel_after = Path("/proc/sys/net/ipv4/ip_forward").read_text(), Path("/sys/module/br_netfilter").exists()
-    return {"gpu": gpu, "cpu": cpu, "first": first.outs, "second": second.outs, "props": props,
-            "access": access, "members": members, "kernel": (kernel_before, kernel_after)}
+    kernel_after = (
+        Path("/proc/sys/net/ipv4/ip_forward").read_text(),
+        Path("/sys/module/br_netfilter").exists(),
+    )
+    return {
+        "gpu": gpu,
+        "cpu": cpu,
+        "first": first.outs,
+        "second": second.outs,
+        "props": props,
+        "access": access,
+        "members": members,
+        "kernel": (kernel_before, kernel_after),
+    }
 
 
 def test_first_run_converges_both_hosts_and_names_the_down_one(fleet):
@@ -141,17 +158,23 @@ def test_containerd_is_installed_with_systemd_cgroups(fleet):
         config = tomllib.loads(host.read("/etc/containerd/config.toml"))
         runtimes = config["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
         assert runtimes["runc"]["options"]["SystemdCgroup"] is True
-    gpu = tomllib.loads(fleet["gpu"].read("/etc/containerd/config.toml"))["plugins"]["io.containerd.grpc.v1.cri"]
+    gpu = tomllib.loads(fleet["gpu"].read("/etc/containerd/config.toml"))["plugins"][
+        "io.containerd.grpc.v1.cri"
+    ]
     assert gpu["containerd"]["default_runtime_name"] == "nvidia"
     nvidia = gpu["containerd"]["runtimes"]["nvidia"]["options"]
     assert nvidia == {"BinaryName": "/usr/bin/nvidia-container-runtime", "SystemdCgroup": True}
-    cpu = tomllib.loads(fleet["cpu"].read("/etc/containerd/config.toml"))["plugins"]["io.containerd.grpc.v1.cri"]
+    cpu = tomllib.loads(fleet["cpu"].read("/etc/containerd/config.toml"))["plugins"][
+        "io.containerd.grpc.v1.cri"
+    ]
     assert "nvidia" not in cpu["containerd"]["runtimes"]
     assert cpu["containerd"]["default_runtime_name"] == "runc"
 
 
 def _kubelet_args(host) -> dict[str, str]:
-    line = next(x for x in host.read("/etc/default/kubelet").splitlines() if x.startswith("KUBELET_EXTRA_ARGS="))
+    line = next(
+        x for x in host.read("/etc/default/kubelet").splitlines() if x.startswith("KUBELET_EXTRA_ARGS=")
+    )
     args = shlex.split(line.removeprefix("KUBELET_EXTRA_ARGS="))
     return dict(arg.removeprefix("--").split("=", 1) for arg in args)
 
@@ -159,11 +182,16 @@ def _kubelet_args(host) -> dict[str, str]:
 def test_kubelet_labels_and_taints(fleet):
     gpu = _kubelet_args(fleet["gpu"])
     assert dict(kv.split("=") for kv in gpu["node-labels"].split(",")) == {
-        "sahab.io/pool": "gpu-a100", "sahab.io/accelerator": "nvidia-a100", "nvidia.com/gpu.present": "true"}
+        "sahab.io/pool": "gpu-a100",
+        "sahab.io/accelerator": "nvidia-a100",
+        "nvidia.com/gpu.present": "true",
+    }
     assert gpu["register-with-taints"] == "nvidia.com/gpu=present:NoSchedule"
     cpu = _kubelet_args(fleet["cpu"])
     assert dict(kv.split("=") for kv in cpu["node-labels"].split(",")) == {
-        "sahab.io/pool": "cpu-general", "sahab.io/accelerator": "cpu"}
+        "sahab.io/pool": "cpu-general",
+        "sahab.io/accelerator": "cpu",
+    }
     assert "register-with-taints" not in cpu
 
 

@@ -1,8 +1,9 @@
-"""The test hosts themselves: reachable over SSH with host key checking, kernel read-only, nothing left behind."""
+"""The test hosts: reachable over SSH with host key checking, kernel read-only, nothing left behind."""
 
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -13,9 +14,25 @@ pytestmark = pytest.mark.hosts
 
 def _ssh(host: testhost.TestHost, key, known_hosts_file, command: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        ["ssh", "-i", str(key), "-p", str(host.port), "-o", f"UserKnownHostsFile={known_hosts_file}",
-         "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", f"root@{host.address}", command],
-        capture_output=True, text=True, timeout=30)
+        [
+            "ssh",
+            "-i",
+            str(key),
+            "-p",
+            str(host.port),
+            "-o",
+            f"UserKnownHostsFile={known_hosts_file}",
+            "-o",
+            "StrictHostKeyChecking=yes",
+            "-o",
+            "BatchMode=yes",
+            f"root@{host.address}",
+            command,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
 
 
 def test_host_is_debian_12_over_ssh_with_a_read_only_kernel(base_rootfs, client_key, tmp_path):
@@ -27,18 +44,22 @@ def test_host_is_debian_12_over_ssh_with_a_read_only_kernel(base_rootfs, client_
         known_hosts = tmp_path / "known_hosts"
         known_hosts.write_text(host.known_hosts_line + "\n")
 
-        result = _ssh(host, client_key[0], known_hosts,
-                      ". /etc/os-release; echo $VERSION_CODENAME; hostname; python3 --version")
+        result = _ssh(
+            host,
+            client_key[0],
+            known_hosts,
+            ". /etc/os-release; echo $VERSION_CODENAME; hostname; python3 --version",
+        )
         assert result.returncode == 0, result.stderr
         codename, hostname, python = result.stdout.split("\n")[:3]
         assert (codename, hostname) == ("bookworm", "probe-1")
         assert python.startswith("Python 3.11")
 
         # Nothing inside a host may change the test machine's kernel.
-        before = open("/proc/sys/net/ipv4/ip_forward").read()
+        before = Path("/proc/sys/net/ipv4/ip_forward").read_text()
         result = _ssh(host, client_key[0], known_hosts, "echo 1 > /proc/sys/net/ipv4/ip_forward")
         assert result.returncode != 0
-        assert open("/proc/sys/net/ipv4/ip_forward").read() == before
+        assert Path("/proc/sys/net/ipv4/ip_forward").read_text() == before
 
         # A host that presents another key is refused (the driver relies on this).
         known_hosts.write_text(f"[{host.address}]:{host.port} {client_key[1]}\n")

@@ -1,12 +1,13 @@
 """Real Debian 12 test hosts: a debootstrapped root filesystem per host, each with its own sshd on 127.0.0.N.
 
 The base root filesystem is built once per machine and cached outside the repository
-(``SAHAB_TESTHOST_CACHE``, default /var/cache/sahab-testhosts): a tarball (what a CI cache keeps) and, unpacked
-from it, a read-only tree. Every host is a copy-on-write overlay of that tree, so a host costs a directory,
-not a 500 MB copy, and what a converge changed is exactly the host's upper layer.
+(``SAHAB_TESTHOST_CACHE``, default /var/cache/sahab-testhosts): a tarball (what a CI cache keeps) and,
+unpacked from it, a read-only tree. Every host is a copy-on-write overlay of that tree, so a host costs a
+directory, not a 500 MB copy, and what a converge changed is exactly the host's upper layer.
 
-Each host's sshd runs chrooted inside private mount and UTS namespaces (``unshare --mount --uts``), so the host's /proc,
-/sys and /dev/pts mounts never appear on the test machine and vanish with the last process of the host.
+Each host's sshd runs chrooted inside private mount and UTS namespaces (``unshare --mount --uts``), so the
+host's overlay, /proc, /sys and /dev/pts mounts never appear on the test machine and vanish with the last
+process of the host.
 /proc/sys and /sys are read-only inside: nothing a role does can change the test machine's kernel.
 /proc still shows the machine's PID 1, which is how Ansible's ``is_chroot`` fact tells it is in a chroot.
 """
@@ -262,7 +263,7 @@ class TestHost:
         return self.path(path).read_text()
 
     def exists(self, path: str) -> bool:
-        """Whether the path exists in the host (a symlink counts: its absolute target is the host's, not ours)."""
+        """Whether the path exists in the host (a symlink counts: its target is the host's, not ours)."""
         return os.path.lexists(self.path(path))
 
     def stop(self) -> None:
