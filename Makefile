@@ -30,3 +30,7 @@ lint: install
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+demo: install
+	$(PY) -m sahab plan --stack smb
+	$(PY) -m sahab plan --stack prod

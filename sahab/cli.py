@@ -20,7 +20,7 @@ COMMANDS = ("plan", "check", "audit", "bench", "train")
 class _Parser(argparse.ArgumentParser):
     """argparse that exits 2 with one `error:` line, as every Sahab command does."""
 
-    def error(self, message: str):  # noqa: D401 - argparse API
+    def error(self, message: str):
         raise UsageError(f"{self.prog}: {message}")
 
 
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
-    except BaseException as exc:  # noqa: BLE001 - the one place that turns failures into exit codes
+    except BaseException as exc:
         if isinstance(exc, SystemExit):
             return int(exc.code or 0) if isinstance(exc.code, int) else 2
         return report_error(exc)

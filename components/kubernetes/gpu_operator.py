@@ -1,0 +1,136 @@
+"""GpuOperator: NVIDIA GPU enablement for one cluster with GPU pools.
+
+One Helm release of NVIDIA's GPU operator brings node feature discovery, GPU feature discovery, the device
+plugin, DCGM exporter and the MIG manager. Its agents are DaemonSets that select nodes by labels such as
+`nvidia.com/gpu.deploy.device-plugin=true`, which the operator puts only on nodes that carry NVIDIA GPUs
+(labelled `nvidia.com/gpu.present=true` by their pool, or found by NFD's PCI vendor 10de label); they
+tolerate the GPU taint. Drivers and the container toolkit come from the operator on cloud pools that ask
+for it (`gpu_driver: operator`), and from the node otherwise: on-prem nodes get them from Ansible.
+
+The namespace is `privileged`: these agents load kernel modules and mount host paths. That is confined to
+this one namespace; tenants' namespaces stay `restricted`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import field_validator
+
+from components.config import NodePool
+from components.kubernetes import gpu_config
+from components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
+from components.kubernetes.placement import Placement
+
+CHART = "gpu-operator"
+CHART_VERSION = "v26.7.0"
+CHART_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
+DEVICE_PLUGIN_CONFIG = "sahab-device-plugin-config"
+DCGM_METRICS_CONFIG = "sahab-dcgm-metrics"
+DCGM_EXPORTER_LABELS = {"app": "nvidia-dcgm-exporter"}
+DCGM_METRICS_PORT = "gpu-metrics"
+CONTROL_PLANE_TOLERATION = {"key": "node-role.kubernetes.io/control-plane", "operator": "Exists",
+                            "effect": "NoSchedule"}
+
+
+class GpuOperatorArgs(Args):
+    cluster_kind: Literal["eks", "aks", "onprem"]
+    """Where the cluster runs; on-prem nodes bring their own drivers and toolkit."""
+    pools: tuple[NodePool, ...]
+    """The cluster's GPU pools (at least one): their taints, drivers and MIG strategies shape the values."""
+    placement: Placement = Placement()
+    """Where the operator's controllers (not its per-node agents) run. Default: anywhere untainted."""
+    namespace: str = "gpu-operator"
+    """Namespace of the operator and its agents. Default: gpu-operator."""
+    chart_version: str = CHART_VERSION
+    """GPU operator chart version, pinned. Default: v26.7.0."""
+    repository: str = CHART_REPOSITORY
+    """NVIDIA's Helm repository (mirror it for air-gapped sites). Default: NVIDIA's NGC repository."""
+
+    @field_validator("pools")
+    @classmethod
+    def _gpu_pools(cls, pools: tuple[NodePool, ...]) -> tuple[NodePool, ...]:
+        if not pools:
+            raise ValueError("a GPU operator needs at least one GPU pool")
+        cpu = [p.name for p in pools if not p.is_gpu]
+        if cpu:
+            raise ValueError(f"not GPU pools: {', '.join(cpu)}")
+        # One operator installs drivers on all of a cluster's GPU nodes or on none of them.
+        drivers = {p.gpu_driver for p in pools}
+        if len(drivers) > 1:
+            raise ValueError(f"the GPU pools of one cluster must agree on gpu_driver "
+                             f"(got {', '.join(sorted(drivers))})")
+        return pools
+
+    @property
+    def operator_installs_driver(self) -> bool:
+        """Cloud GPU pools that ask the operator for drivers; never on-prem (Ansible installs them)."""
+        return self.cluster_kind != "onprem" and self.pools[0].gpu_driver == "operator"
+
+
+def helm_values(args: GpuOperatorArgs) -> dict:
+    """The chart values that matter; everything else keeps the chart's defaults."""
+    tolerations = gpu_config.gpu_pool_tolerations(args.pools)
+    installs_driver = args.operator_installs_driver
+    controllers = {"nodeSelector": dict(args.placement.node_selector),
+                   "tolerations": [CONTROL_PLANE_TOLERATION, *args.placement.tolerations]}
+    return {
+        # Namespace labels are ours (privileged here only), not the chart's.
+        "psa": {"enabled": False},
+        "operator": {**controllers, "nodeSelector": {"kubernetes.io/os": "linux", **args.placement.node_selector}},
+        "nfd": {"enabled": True},
+        "node-feature-discovery": {
+            "master": controllers, "gc": controllers,
+            # NFD's worker labels every node (that is how GPU nodes are found), control-plane nodes included.
+            "worker": {"tolerations": [*tolerations, CONTROL_PLANE_TOLERATION]},
+        },
+        "daemonsets": {"tolerations": tolerations, "priorityClassName": "system-node-critical"},
+        "driver": {"enabled": installs_driver},
+        "toolkit": {"enabled": installs_driver},
+        "mig": {"strategy": gpu_config.cluster_mig_strategy(args.pools)},
+        # Partitions GPUs only on MIG-capable nodes labelled `nvidia.com/mig.config` (a pool label).
+        "migManager": {"enabled": True},
+        "devicePlugin": {"enabled": True,
+                         "config": {"name": DEVICE_PLUGIN_CONFIG, "default": gpu_config.DEFAULT_CONFIG}},
+        "gfd": {"enabled": True},
+        # The monitoring component owns the ServiceMonitor, so it exists only where Prometheus does.
+        "dcgmExporter": {"enabled": True, "config": {"name": DCGM_METRICS_CONFIG},
+                         "serviceMonitor": {"enabled": False}},
+    }
+
+
+class GpuOperator(pulumi.ComponentResource):
+    """NVIDIA GPU operator with per-pool device plugin configurations and Sahab's DCGM metric set."""
+
+    namespace: pulumi.Output[str]
+
+    def __init__(self, name: str, args: GpuOperatorArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("sahab:kubernetes:GpuOperator", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+
+        ns = k8s.core.v1.Namespace(f"{name}-namespace", metadata={
+            "name": args.namespace, "labels": system_namespace_labels(args.namespace, "privileged")}, opts=child)
+        in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
+        plugin_config = k8s.core.v1.ConfigMap(f"{name}-device-plugin-config", metadata={
+            "name": DEVICE_PLUGIN_CONFIG, "namespace": args.namespace, "labels": MANAGED_BY},
+            data=gpu_config.device_plugin_configs(), opts=in_ns)
+        metrics_config = k8s.core.v1.ConfigMap(f"{name}-dcgm-metrics", metadata={
+            "name": DCGM_METRICS_CONFIG, "namespace": args.namespace, "labels": MANAGED_BY},
+            data={"dcgm-metrics.csv": gpu_config.dcgm_metrics_csv()}, opts=in_ns)
+        self.release = k8s.helm.v3.Release(
+            f"{name}-release",
+            name="gpu-operator",
+            chart=CHART,
+            version=args.chart_version,
+            repository_opts={"repo": args.repository},
+            namespace=args.namespace,
+            values=helm_values(args),
+            atomic=True,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[ns, plugin_config, metrics_config]))
+
+        self.namespace_name = args.namespace
+        self.namespace = ns.metadata.name
+        self.register_outputs({"namespace": self.namespace})
+

@@ -1,0 +1,96 @@
+"""Platform: everything Sahab installs inside one Kubernetes cluster, the same on EKS, AKS and on-prem.
+
+Encrypted storage classes, GPU enablement where the cluster has GPU pools, monitoring, training tiers and
+one fenced namespace per team. The caller passes the cluster's Kubernetes provider in `opts`
+(`ResourceOptions(provider=...)`); this component never creates a provider.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pulumi
+from pydantic import field_validator
+
+from components.config import Monitoring, NodePool, Team
+from components.kubernetes.common import Args, StrInput
+from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
+from components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
+from components.kubernetes.placement import system_placement
+from components.kubernetes.priority_classes import TrainingPriorities
+from components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
+from components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs
+
+# Namespaces the platform or Kubernetes itself owns; a team namespace must not take one of them.
+RESERVED_NAMESPACES = frozenset({"default", "gpu-operator", "monitoring", "node-exporter", "sahab-storage"})
+
+
+class PlatformArgs(Args):
+    cluster_kind: Literal["eks", "aks", "onprem"]
+    """Where the cluster runs."""
+    pools: tuple[NodePool, ...] = ()
+    """The cluster's node pools; GPU pools switch GPU enablement on. Default: none."""
+    encryption_key: StrInput | None = None
+    """EKS: KMS key ARN for EBS volumes; AKS: Disk Encryption Set id; on-prem: unused (LUKS volumes).
+    Default: unset (the cloud's own key)."""
+    monitoring: Monitoring = Monitoring()
+    """Monitoring settings from the fleet config (enabled, retention, storage). Default: the config defaults."""
+    teams: tuple[Team, ...] = ()
+    """Tenants, one namespace each. Default: none."""
+    object_storage_cidrs: tuple[str, ...] = ("0.0.0.0/0",)
+    """Where team pods may reach object storage over HTTPS. Default: public IPv4 (see TeamNamespaceArgs)."""
+
+    @field_validator("teams")
+    @classmethod
+    def _unique_teams(cls, teams: tuple[Team, ...]) -> tuple[Team, ...]:
+        names = [t.name for t in teams]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"duplicate team names: {', '.join(duplicates)}")
+        taken = sorted(n for n in names if n in RESERVED_NAMESPACES or n.startswith("kube-"))
+        if taken:
+            raise ValueError(f"team names that are system namespaces: {', '.join(taken)}; pick other names")
+        return teams
+
+    @property
+    def gpu_pools(self) -> tuple[NodePool, ...]:
+        return tuple(p for p in self.pools if p.is_gpu)
+
+
+class Platform(pulumi.ComponentResource):
+    """The Sahab platform inside one cluster."""
+
+    def __init__(self, name: str, args: PlatformArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("sahab:kubernetes:Platform", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        placement = system_placement(args.pools)
+
+        self.storage = EncryptedStorage(f"{name}-storage", EncryptedStorageArgs(
+            cluster_kind=args.cluster_kind, encryption_key=args.encryption_key, placement=placement), opts=child)
+
+        self.gpu: GpuOperator | None = None
+        if args.gpu_pools:
+            self.gpu = GpuOperator(f"{name}-gpu", GpuOperatorArgs(
+                cluster_kind=args.cluster_kind, pools=args.gpu_pools, placement=placement), opts=child)
+
+        self.monitoring: ClusterMonitoring | None = None
+        if args.monitoring.enabled:
+            self.monitoring = ClusterMonitoring(f"{name}-monitoring", ClusterMonitoringArgs(
+                settings=args.monitoring, storage_class=self.storage.class_name, placement=placement,
+                gpu_namespace=self.gpu.namespace_name if self.gpu else None),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.storage] + ([self.gpu] if self.gpu else [])))
+
+        self.priorities = TrainingPriorities(f"{name}-priorities", opts=child)
+        self.teams = {
+            team.name: TeamNamespace(f"{name}-team-{team.name}", TeamNamespaceArgs(
+                team=team, object_storage_cidrs=args.object_storage_cidrs), opts=child)
+            for team in args.teams
+        }
+
+        self.storage_class = self.storage.class_name
+        self.register_outputs({
+            "storageClass": self.storage_class,
+            "gpuOperatorNamespace": self.gpu.namespace if self.gpu else None,
+            "monitoringNamespace": self.monitoring.namespace if self.monitoring else None,
+            "teamNamespaces": {n: t.namespace for n, t in self.teams.items()},
+        })

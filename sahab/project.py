@@ -1,0 +1,142 @@
+"""Reading a Pulumi project and a stack's config the way the Pulumi CLI does, without the CLI."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from sahab.errors import ConfigError, UsageError
+
+REDACTED = "[secret]"
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    root: Path  # the folder holding Pulumi.yaml
+    main: Path  # the program's folder (or file)
+    stack_config_dir: Path
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    """A stack's config as the engine hands it to a program: `ns:key` -> string (JSON for structured values)."""
+
+    name: str
+    path: Path
+    values: dict[str, str]
+    secret_keys: frozenset[str]
+    # Structured values, with every `secure:` leaf replaced by REDACTED (safe to print).
+    redacted: dict[str, object] = field(default_factory=dict)
+
+
+def find_project(program_dir: Path) -> Project:
+    program_dir = Path(program_dir).resolve()
+    for name in ("Pulumi.yaml", "Pulumi.yml"):
+        file = program_dir / name
+        if file.is_file():
+            break
+    else:
+        raise UsageError(f"--program {program_dir}: no Pulumi.yaml there; point --program at a Pulumi project")
+    try:
+        doc = yaml.safe_load(file.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(str(file), f"not valid YAML: {_yaml_problem(exc)}") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("name"), str):
+        raise ConfigError(f"{file}: name", "a Pulumi project needs a string `name`")
+    runtime = doc.get("runtime")
+    runtime_name = runtime.get("name") if isinstance(runtime, dict) else runtime
+    if runtime_name != "python":
+        raise ConfigError(f"{file}: runtime", f"sahab plans Python programs only; got {runtime_name!r}")
+    main = (program_dir / str(doc.get("main", "."))).resolve()
+    stack_dir = (program_dir / str(doc.get("stackConfigDir", "."))).resolve()
+    return Project(name=doc["name"], root=program_dir, main=main, stack_config_dir=stack_dir)
+
+
+def program_entry(project: Project) -> Path:
+    entry = project.main if project.main.is_file() else project.main / "__main__.py"
+    if not entry.is_file():
+        raise ConfigError(f"{project.root / 'Pulumi.yaml'}: main", f"no program at {entry}")
+    return entry
+
+
+def load_stack(project: Project, stack: str) -> StackConfig:
+    path = project.stack_config_dir / f"Pulumi.{stack}.yaml"
+    if not path.is_file():
+        present = sorted(p.name.removeprefix("Pulumi.").removesuffix(".yaml")
+                         for p in project.stack_config_dir.glob("Pulumi.*.yaml"))
+        raise UsageError(f"--stack {stack}: no {path.name} in {project.stack_config_dir}; "
+                         f"stacks there: {', '.join(present) or 'none'}")
+    try:
+        doc = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(str(path), f"not valid YAML: {_yaml_problem(exc)}") from None
+    if not isinstance(doc, dict):
+        raise ConfigError(str(path), "a stack file must be a mapping with a `config` key")
+    raw = doc.get("config") or {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: config", "must be a mapping of `namespace:key: value`")
+    values: dict[str, str] = {}
+    secrets: set[str] = set()
+    redacted: dict[str, object] = {}
+    for key, value in raw.items():
+        full = key if ":" in str(key) else f"{project.name}:{key}"
+        has_secret, shown = _redact(value)
+        if has_secret:
+            secrets.add(full)
+        redacted[full] = shown
+        values[full] = _as_engine_value(value)
+    return StackConfig(stack, path, values, frozenset(secrets), redacted)
+
+
+def _redact(value: object) -> tuple[bool, object]:
+    """Replace every `{secure: ...}` leaf by REDACTED; say whether there was one."""
+    if isinstance(value, dict):
+        if set(value) == {"secure"}:
+            return True, REDACTED
+        found, out = False, {}
+        for k, v in value.items():
+            s, out[k] = _redact(v)
+            found |= s
+        return found, out
+    if isinstance(value, list):
+        found, out = False, []
+        for v in value:
+            s, shown = _redact(v)
+            found |= s
+            out.append(shown)
+        return found, out
+    return False, value
+
+
+def _as_engine_value(value: object) -> str:
+    """The CLI passes strings as-is and structured values as JSON. Ciphertext cannot be decrypted offline,
+    so a secure value stays a (secret-marked) opaque string."""
+    if isinstance(value, dict) and set(value) == {"secure"}:
+        return str(value["secure"])
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return json.dumps(value)
+    return json.dumps(_strip_secure(value))
+
+
+def _strip_secure(value: object) -> object:
+    if isinstance(value, dict):
+        if set(value) == {"secure"}:
+            return str(value["secure"])
+        return {k: _strip_secure(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strip_secure(v) for v in value]
+    return value
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    return f"{problem} at line {mark.line + 1}, column {mark.column + 1}" if mark else str(problem)

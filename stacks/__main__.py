@@ -1,0 +1,23 @@
+"""The one Sahab program: `sahab:fleet` -> FleetConfig -> Fleet. Run by `pulumi up -s <stack>`."""
+
+import sys
+from pathlib import Path
+
+import pulumi
+
+# Pulumi runs this file with the program folder (stacks/) as cwd; the project root holds the packages.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from components.config import load_fleet_config
+from components.fleet import Fleet
+from sahab.errors import ConfigError
+
+try:
+    config = load_fleet_config()
+    fleet = Fleet(config.name, config)
+except ConfigError as err:
+    # RunError prints one message, no traceback, under the Pulumi CLI too.
+    raise pulumi.RunError(str(err)) from err
+
+for key, value in fleet.exports.items():
+    pulumi.export(key, value)

@@ -1,0 +1,48 @@
+"""Run Pulumi code under Sahab's mocks and get every registered resource, as `sahab plan` records them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from sahab.engine import PlannedResource, _recording_monitor, _reset_runtime
+from sahab.mocks import CloudMocks, kubeconfig_yaml
+
+
+def record(program: Callable[[], None]) -> list[PlannedResource]:
+    """Run `program` (which constructs resources) under mocks; return the recorded resources."""
+    from pulumi.runtime.stack import run_pulumi_func
+    from pulumi.runtime.sync_await import _sync_await
+
+    _reset_runtime()
+    mocks = CloudMocks()
+    monitor = _recording_monitor(mocks, [])
+    pulumi.runtime.set_mocks(mocks, "sahab", "test", preview=False, monitor=monitor)
+    try:
+        _sync_await(run_pulumi_func(program))
+    finally:
+        _reset_runtime()
+    return monitor.recorded
+
+
+def provider(name: str = "cluster") -> k8s.Provider:
+    """A cluster's provider as Fleet makes one: from a (secret) kubeconfig."""
+    kubeconfig = pulumi.Output.secret(kubeconfig_yaml(name, f"https://{name}.example.internal:6443"))
+    return k8s.Provider(f"{name}-k8s", kubeconfig=kubeconfig)
+
+
+def with_provider(build: Callable[[pulumi.ResourceOptions], None]) -> list[PlannedResource]:
+    """Record `build(opts)` where opts carries a cluster provider, as the caller of a component passes it."""
+    return record(lambda: build(pulumi.ResourceOptions(providers={"kubernetes": provider()})))
+
+
+def of_type(resources: list[PlannedResource], type_: str) -> list[PlannedResource]:
+    return [r for r in resources if r.type == type_]
+
+
+def one(resources: list[PlannedResource], type_: str, name: str | None = None) -> PlannedResource:
+    found = [r for r in of_type(resources, type_) if name is None or r.name == name]
+    assert len(found) == 1, f"expected one {type_} {name or ''}, found {[r.name for r in found]}"
+    return found[0]
