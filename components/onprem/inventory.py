@@ -20,9 +20,7 @@ def group_for(accelerator: str) -> str:
     return "cpu_nodes" if accelerator == CPU else "gpu_nodes"
 
 
-def pool_host_vars(
-    pool: str, accelerator: str, labels: Mapping[str, str], taints: Iterable[str]
-) -> dict[str, Any]:
+def pool_host_vars(pool: str, accelerator: str, labels: Mapping[str, str], taints: Iterable[str]) -> dict[str, Any]:
     """Ansible variables giving a pool's nodes their labels and taints (the sahab_kubernetes role)."""
     return {
         "sahab_kubernetes_node_pool": pool,
@@ -35,9 +33,7 @@ def pool_host_vars(
 def hosts_for(specs: Iterable[Any], group: str, host_vars: Mapping[str, Any] | None = None) -> list[Host]:
     """Runner hosts from host specs (anything with name, address, port and user)."""
     return [
-        Host(
-            name=s.name, address=s.address, port=s.port, user=s.user, group=group, vars=dict(host_vars or {})
-        )
+        Host(name=s.name, address=s.address, port=s.port, user=s.user, group=group, vars=dict(host_vars or {}))
         for s in specs
     ]
 
@@ -73,7 +69,7 @@ def converge_inputs(hosts: list[Host], access: OnPremAccessArgs, limit: str) -> 
         "hosts": host_props(hosts),
         "variables": variables,
         "secret_variables": access.secret_variables or {},
-        "private_key": access.ssh_private_key,
+        "private_key": access.ssh_private_key or "",  # empty: the operator's ssh-agent
         "known_hosts": access.known_hosts,
         "limit": limit,
         "tags": [],

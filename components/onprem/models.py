@@ -17,9 +17,7 @@ class OnPremHostArgs(BaseModel):
     name: str = Field(pattern=HOSTNAME, description="Inventory name, also the Kubernetes node name.")
     address: str = Field(min_length=1, description="IP address or DNS name SSH connects to.")
     port: int = Field(default=22, ge=1, le=65535, description="SSH port (default 22).")
-    user: str = Field(
-        default="root", min_length=1, description="SSH user; root or a user with sudo (default root)."
-    )
+    user: str = Field(default="root", min_length=1, description="SSH user; root or a user with sudo (default root).")
 
 
 class OnPremAccessArgs(BaseModel):
@@ -27,10 +25,14 @@ class OnPremAccessArgs(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
-    ssh_private_key: Any = Field(description="SSH private key (str or Output[str]); always a Pulumi secret.")
-    known_hosts: str = Field(
-        min_length=1,
-        description="The hosts' public keys in known_hosts format; SSH refuses a host whose key differs.",
+    ssh_private_key: Any = Field(
+        default=None,
+        description="SSH private key (str or Output[str]), always a Pulumi secret; default: the operator's ssh-agent.",
+    )
+    known_hosts: str | None = Field(
+        default=None,
+        description="The hosts' public keys in known_hosts format; default: the operator's ~/.ssh/known_hosts. "
+        "Either way SSH refuses a host whose key is unknown or differs.",
     )
     airgapped: bool = Field(
         default=True,
@@ -41,9 +43,7 @@ class OnPremAccessArgs(BaseModel):
         default=False,
         description="Converge hosts without GPUs or spare disks; driver, disk steps skipped (default off).",
     )
-    variables: dict[str, Any] = Field(
-        default_factory=dict, description="Extra Ansible variables (default none)."
-    )
+    variables: dict[str, Any] = Field(default_factory=dict, description="Extra Ansible variables (default none).")
     secret_variables: Any = Field(
         default=None,
         description="Ansible variables that are secrets (join token, LUKS keys): dict or Output[dict]; "
@@ -54,6 +54,4 @@ class OnPremAccessArgs(BaseModel):
         ge=0,
         description="How many hosts may fail or be unreachable while the others converge (default 0).",
     )
-    playbook_dir: str | None = Field(
-        default=None, description="The Ansible directory (default: Sahab's ansible/)."
-    )
+    playbook_dir: str | None = Field(default=None, description="The Ansible directory (default: Sahab's ansible/).")

@@ -45,9 +45,7 @@ class OnPremNodePoolArgs(BaseModel):
 class OnPremNodePool(pulumi.ComponentResource):
     """Converges the pool's hosts (OS, containerd, NVIDIA on GPU pools, LUKS, kubelet) and joins them."""
 
-    def __init__(
-        self, name: str, args: OnPremNodePoolArgs, opts: pulumi.ResourceOptions | None = None
-    ) -> None:
+    def __init__(self, name: str, args: OnPremNodePoolArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("sahab:onprem:NodePool", name, None, opts)
         nodes = hosts_for(
             args.hosts,
@@ -55,9 +53,7 @@ class OnPremNodePool(pulumi.ComponentResource):
             pool_host_vars(args.pool, args.accelerator, args.labels, args.taints),
         )
         control_plane = hosts_for(args.control_plane_hosts, "control_plane")
-        limit = ",".join(
-            h.name for h in nodes
-        )  # the control plane is in the inventory only to mint join tokens
+        limit = ",".join(h.name for h in nodes)  # the control plane is in the inventory only to mint join tokens
         self.converge = PlaybookRun(
             f"{name}-converge",
             converge_inputs(control_plane + nodes, args.access, limit),

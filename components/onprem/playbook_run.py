@@ -18,7 +18,7 @@ from components.onprem import runner
 
 # Inputs whose change means the hosts converge again (a rotated SSH key alone changes nothing on them).
 RERUN_KEYS = ("content_hash", "secret_variables", "known_hosts", "limit", "failure_budget", "tags")
-SECRET_OUTPUTS = ["private_key", "secret_variables"]
+SECRET_OUTPUTS = ["private_key", "secret_variables", "artifacts"]
 
 
 def _hosts(props: dict[str, Any]) -> list[runner.Host]:
@@ -50,8 +50,7 @@ def converge(props: dict[str, Any]) -> dict[str, Any]:
     )
     if not result.within_budget:
         detail = "; ".join(
-            f"{name}: {result.outcomes[name].status} ({result.outcomes[name].message})"
-            for name in result.failed_hosts
+            f"{name}: {result.outcomes[name].status} ({result.outcomes[name].message})" for name in result.failed_hosts
         )
         raise RuntimeError(
             f"{len(result.failed_hosts)} host(s) failed, more than the failure budget of "
@@ -60,6 +59,7 @@ def converge(props: dict[str, Any]) -> dict[str, Any]:
     return {
         **props,
         "outcomes": result.as_dict(),
+        "artifacts": result.artifacts,
         "failed_hosts": result.failed_hosts,
         "changed_hosts": sorted(n for n, o in result.outcomes.items() if o.status == "changed"),
     }
@@ -73,9 +73,7 @@ class PlaybookProvider(ResourceProvider):
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         changes = [key for key in RERUN_KEYS if olds.get(key) != news.get(key)]
-        return DiffResult(
-            changes=bool(changes), replaces=[], stables=["run_name"], delete_before_replace=False
-        )
+        return DiffResult(changes=bool(changes), replaces=[], stables=["run_name"], delete_before_replace=False)
 
     def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         return UpdateResult(outs=converge(news))
@@ -88,13 +86,14 @@ class PlaybookRun(Resource):
     failed_hosts: pulumi.Output[list]
     changed_hosts: pulumi.Output[list]
     content_hash: pulumi.Output[str]
+    artifacts: pulumi.Output[dict]
 
     def __init__(self, name: str, props: dict[str, Any], opts: pulumi.ResourceOptions | None = None) -> None:
-        props = {**props, **{key: pulumi.Output.secret(props[key]) for key in SECRET_OUTPUTS}}
+        props = {**props, **{key: pulumi.Output.secret(props[key]) for key in SECRET_OUTPUTS if key in props}}
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=SECRET_OUTPUTS)
         super().__init__(
             PlaybookProvider(),
             name,
-            {"run_name": name, "outcomes": None, "failed_hosts": None, "changed_hosts": None, **props},
+            {"run_name": name, "outcomes": None, "failed_hosts": None, "changed_hosts": None, "artifacts": {}, **props},
             pulumi.ResourceOptions.merge(secret_opts, opts),
         )

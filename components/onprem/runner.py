@@ -39,9 +39,7 @@ class Host:
 
     def __post_init__(self) -> None:
         if self.group not in GROUPS:
-            raise ValueError(
-                f"host {self.name}: group must be one of {', '.join(GROUPS)}, not {self.group!r}"
-            )
+            raise ValueError(f"host {self.name}: group must be one of {', '.join(GROUPS)}, not {self.group!r}")
 
 
 @dataclass(frozen=True)
@@ -65,6 +63,8 @@ class RunResult:
     outcomes: dict[str, HostOutcome]
     failure_budget: int
     rc: int
+    # What the play handed back with set_stats (the control plane's admin kubeconfig): secret, never logged.
+    artifacts: dict[str, Any] = field(default_factory=dict, repr=False)
     # Wall-clock seconds per task (role : task name), summed over plays: where a converge spends its time.
     task_seconds: dict[str, float] = field(default_factory=dict)
 
@@ -90,10 +90,10 @@ def build_inventory(hosts: Iterable[Host], known_hosts_file: str | None = None) 
             "ansible_user": host.user,
             **dict(host.vars),
         }
+    # Host keys are always verified: against the given known_hosts, else the operator's own known_hosts.
+    ssh_args = "-o StrictHostKeyChecking=yes"
     if known_hosts_file:
-        ssh_args = f"-o UserKnownHostsFile={known_hosts_file} -o StrictHostKeyChecking=yes"
-    else:  # explicitly asked for: no host key verification (never the default of the component)
-        ssh_args = "-o UserKnownHostsFile=/dev/null -o StrictHostKeyChecking=no"
+        ssh_args = f"-o UserKnownHostsFile={known_hosts_file} {ssh_args}"
     return {"all": {"children": groups, "vars": {"ansible_ssh_common_args": ssh_args}}}
 
 
@@ -122,10 +122,7 @@ def outcomes_from_stats(
     stats = stats or {}
     outcomes = {}
     for name in hosts:
-        counts = {
-            key: int(stats.get(key, {}).get(name, 0))
-            for key in ("ok", "changed", "failures", "dark", "skipped")
-        }
+        counts = {key: int(stats.get(key, {}).get(name, 0)) for key in ("ok", "changed", "failures", "dark", "skipped")}
         if counts["dark"]:
             status = "unreachable"
         elif counts["failures"]:
@@ -198,6 +195,14 @@ def _task_seconds(events: list[Mapping[str, Any]]) -> dict[str, float]:
     return seconds
 
 
+def _artifacts(events: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The set_stats data the playbook returned (carried by the final stats event)."""
+    for event in reversed(events):
+        if event.get("event") == "playbook_on_stats":
+            return dict((event.get("event_data") or {}).get("artifact_data") or {})
+    return {}
+
+
 def _ansible_env() -> dict[str, str]:
     """ansible-playbook and ssh-agent from the running Python's environment, whatever PATH the caller had."""
     bin_dir = str(Path(sys.executable).parent)
@@ -208,7 +213,7 @@ def _ansible_env() -> dict[str, str]:
 def run_playbook(
     hosts: list[Host],
     *,
-    private_key: str,
+    private_key: str | None,
     known_hosts: str | None,
     variables: Mapping[str, Any] | None = None,
     failure_budget: int = 0,
@@ -220,7 +225,8 @@ def run_playbook(
 ) -> RunResult:
     """Converge ``hosts`` with the playbook; every host runs to the end whatever happens to the others.
 
-    ``known_hosts`` holds the hosts' public keys in known_hosts format; None disables host key checking.
+    ``private_key`` None uses the operator's ssh-agent. ``known_hosts`` holds the hosts' public keys in
+    known_hosts format; None verifies them against the operator's ~/.ssh/known_hosts. Never unverified.
     ``failure_budget`` is how many hosts may fail or be unreachable before the run counts as failed.
     """
     import ansible_runner  # heavy: imported when a run happens, not when Pulumi loads the component
@@ -230,9 +236,7 @@ def run_playbook(
     work = Path(tempfile.mkdtemp(prefix="sahab-ansible-"))
     try:
         os.chmod(work, 0o700)
-        shutil.copytree(
-            playbook_dir, work / "project", ignore=shutil.ignore_patterns("__pycache__", "*.retry")
-        )
+        shutil.copytree(playbook_dir, work / "project", ignore=shutil.ignore_patterns("__pycache__", "*.retry"))
         known_hosts_file = None
         if known_hosts is not None:
             known_hosts_file = str(work / "known_hosts")
@@ -246,7 +250,7 @@ def run_playbook(
             playbook=playbook,
             inventory=build_inventory(hosts, known_hosts_file),
             cmdline=f"-e @{variables_file}",
-            ssh_key=private_key,
+            ssh_key=private_key or None,
             limit=limit,
             tags=",".join(tags) if tags else None,
             forks=forks or max(5, len(hosts)),

@@ -109,19 +109,21 @@ def test_node_pool_keeps_the_key_and_the_secret_variables_secret(mocks):
 def test_cluster_converges_the_control_plane_with_its_endpoint(mocks):
     cluster = OnPremCluster(
         "uae-dc1",
-        OnPremClusterArgs(
-            control_plane_hosts=(OnPremHostArgs(name="cp-1", address="10.20.0.2"),), access=_access()
-        ),
+        OnPremClusterArgs(control_plane_hosts=(OnPremHostArgs(name="cp-1", address="10.20.0.2"),), access=_access()),
     )
+    assert cluster.kind == "onprem"
+    assert cluster.storage_encryption_id is None  # LUKS on the hosts, no cloud key
 
-    def check(_):
+    def check(args):
+        kubeconfig_is_secret, _ = args
+        assert kubeconfig_is_secret
         assert any(r.typ == "sahab:onprem:Cluster" for r in mocks.resources)
         run = next(r for r in mocks.resources if r.name == "uae-dc1-control-plane")
         assert run.inputs["limit"] == "control_plane"
         assert run.inputs["variables"]["sahab_control_plane_endpoint"] == "10.20.0.2:6443"
         assert cluster.endpoint == "10.20.0.2:6443"
 
-    return cluster.outcomes.apply(check)
+    return pulumi.Output.all(pulumi.Output.from_input(cluster.kubeconfig.is_secret()), cluster.outcomes).apply(check)
 
 
 def test_diff_reruns_on_content_secrets_or_budget_but_not_on_a_rotated_key():
@@ -187,9 +189,7 @@ def _props(budget: int) -> dict:
 
 
 def test_create_records_outcomes_and_tolerates_failures_within_budget(monkeypatch):
-    monkeypatch.setattr(
-        playbook_run.runner, "run_playbook", _fake_run({"a": "changed", "b": "unreachable"}, 1)
-    )
+    monkeypatch.setattr(playbook_run.runner, "run_playbook", _fake_run({"a": "changed", "b": "unreachable"}, 1))
     result = PlaybookProvider().create(_props(1))
     assert result.id == "pool-converge"
     assert result.outs["failed_hosts"] == ["b"]
@@ -198,8 +198,6 @@ def test_create_records_outcomes_and_tolerates_failures_within_budget(monkeypatc
 
 
 def test_create_fails_naming_the_hosts_beyond_the_budget(monkeypatch):
-    monkeypatch.setattr(
-        playbook_run.runner, "run_playbook", _fake_run({"a": "changed", "b": "unreachable"}, 0)
-    )
+    monkeypatch.setattr(playbook_run.runner, "run_playbook", _fake_run({"a": "changed", "b": "unreachable"}, 0))
     with pytest.raises(RuntimeError, match=r"b: unreachable \(Connection refused\)"):
         PlaybookProvider().create(_props(0))

@@ -41,9 +41,7 @@ def test_converge_inputs_are_airgapped_by_default_and_keep_secrets_out_of_the_ha
         "user": "root",
         "vars": {},
     }
-    with_secret = converge_inputs(
-        hosts, ACCESS.model_copy(update={"secret_variables": {"t": "s3cret"}}), "gpu-1"
-    )
+    with_secret = converge_inputs(hosts, ACCESS.model_copy(update={"secret_variables": {"t": "s3cret"}}), "gpu-1")
     assert with_secret["content_hash"] == plain["content_hash"]
     assert with_secret["secret_variables"] == {"t": "s3cret"}
 

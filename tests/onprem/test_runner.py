@@ -33,6 +33,11 @@ def test_inventory_puts_each_host_in_its_group_and_verifies_host_keys():
     assert "StrictHostKeyChecking=yes" in ssh_args
 
 
+def test_without_known_hosts_the_operators_file_is_used_strictly():
+    ssh_args = runner.build_inventory([Host("a", "10.0.0.1", "cpu_nodes")])["all"]["vars"]["ansible_ssh_common_args"]
+    assert ssh_args == "-o StrictHostKeyChecking=yes"
+
+
 def test_a_host_must_be_in_a_known_group():
     with pytest.raises(ValueError, match="group must be one of"):
         Host("x", "10.0.0.1", "workers")
@@ -145,3 +150,13 @@ def test_content_hash_follows_roles_inventory_and_variables(tmp_path):
 def test_run_refuses_an_empty_host_list():
     with pytest.raises(ValueError, match="no hosts"):
         runner.run_playbook([], private_key="k", known_hosts=None)
+
+
+def test_artifacts_are_the_set_stats_data_of_the_final_recap():
+    events = [
+        {"event": "playbook_on_stats", "event_data": {"artifact_data": {"old": 1}}},
+        {"event": "runner_on_ok", "event_data": {}},
+        {"event": "playbook_on_stats", "event_data": {"artifact_data": {"sahab_kubeconfig": "apiVersion: v1"}}},
+    ]
+    assert runner._artifacts(events) == {"sahab_kubeconfig": "apiVersion: v1"}
+    assert runner._artifacts([]) == {}
