@@ -104,7 +104,7 @@ def content_hash(playbook_dir: Path, inventory: Mapping[str, Any], variables: Ma
     """
     digest = hashlib.sha256()
     for path in sorted(p for p in playbook_dir.rglob("*") if p.is_file()):
-        if "__pycache__" in path.parts:
+        if "__pycache__" in path.parts or path.suffix == ".md":  # documentation converges nothing
             continue
         digest.update(str(path.relative_to(playbook_dir)).encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
