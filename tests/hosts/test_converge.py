@@ -1,8 +1,8 @@
 """Sahab's playbook converges real Debian 12 hosts through the component's own code path.
 
-A GPU-group host and a CPU-group host converge through PlaybookProvider.create (ansible-runner over SSH),
-a second run changes nothing, and the files the roles own are checked inside each host. A third host is
-down: it is reported by name while the others converge.
+A control-plane host, a GPU-group host and a CPU-group host converge through PlaybookProvider.create
+(ansible-runner over SSH), a second run changes nothing, and the files the roles own are checked inside each
+host. A fourth host is down: it is reported by name while the others converge.
 
 What these hosts cannot prove, and the roles say so in their SKIPPED notes: there is no GPU (driver,
 toolkit and DCGM are skipped), no spare disk (LUKS is skipped), no kubelet/kubeadm in Debian's archive
@@ -18,6 +18,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 
 from components.onprem.inventory import converge_inputs, group_for, hosts_for, pool_host_vars
 from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
@@ -40,7 +41,8 @@ def _inputs(fleet_hosts, access: OnPremAccessArgs, limit: str) -> dict:
     hosts = []
     for name, host, pool, accelerator in fleet_hosts:
         spec = OnPremHostArgs(name=name, address=host.address, port=host.port)
-        hosts += hosts_for([spec], group_for(accelerator), pool_host_vars(pool, accelerator, {}, []))
+        group = "control_plane" if pool is None else group_for(accelerator)
+        hosts += hosts_for([spec], group, pool_host_vars(pool or "control-plane", accelerator, {}, []))
     return {"run_name": "pool-converge", **converge_inputs(hosts, access, limit)}
 
 
@@ -49,6 +51,7 @@ def fleet(host_factory, client_key):
     gpu = host_factory("gpu-1", 2)
     cpu = host_factory("cpu-1", 3)
     down = host_factory("down-1", 4)
+    control = host_factory("cp-1", 5)
     down.stop()  # a server that is off: nothing answers on its address
     cpu.path("/etc/fstab").write_text("UUID=0b1c-swap none swap sw 0 0\n")
 
@@ -66,11 +69,12 @@ def fleet(host_factory, client_key):
         failure_budget=1,
     )
     members = [
+        ("cp-1", control, None, "cpu"),
         ("gpu-1", gpu, "gpu-a100", "nvidia-a100"),
         ("cpu-1", cpu, "cpu-general", "cpu"),
         ("down-1", down, "cpu-general", "cpu"),
     ]
-    props = _inputs(members, access, "gpu-1,cpu-1,down-1")
+    props = _inputs(members, access, "cp-1,gpu-1,cpu-1,down-1")
     provider = PlaybookProvider()
     first = provider.create(props)
     second = provider.update(first.id, first.outs, props)
@@ -79,6 +83,7 @@ def fleet(host_factory, client_key):
         Path("/sys/module/br_netfilter").exists(),
     )
     return {
+        "control": control,
         "gpu": gpu,
         "cpu": cpu,
         "first": first.outs,
@@ -92,6 +97,7 @@ def fleet(host_factory, client_key):
 
 def test_first_run_converges_both_hosts_and_names_the_down_one(fleet):
     outcomes = fleet["first"]["outcomes"]
+    assert outcomes["cp-1"]["status"] == "changed"
     assert outcomes["gpu-1"]["status"] == "changed"
     assert outcomes["cpu-1"]["status"] == "changed"
     assert outcomes["down-1"]["status"] == "unreachable"
@@ -101,7 +107,7 @@ def test_first_run_converges_both_hosts_and_names_the_down_one(fleet):
 
 def test_second_run_changes_nothing(fleet):
     outcomes = fleet["second"]["outcomes"]
-    for name in ("gpu-1", "cpu-1"):
+    for name in ("cp-1", "gpu-1", "cpu-1"):
         assert outcomes[name]["status"] == "ok", outcomes[name]
         assert outcomes[name]["changed"] == 0
         assert outcomes[name]["failed"] == 0
@@ -158,23 +164,17 @@ def test_containerd_is_installed_with_systemd_cgroups(fleet):
         config = tomllib.loads(host.read("/etc/containerd/config.toml"))
         runtimes = config["plugins"]["io.containerd.grpc.v1.cri"]["containerd"]["runtimes"]
         assert runtimes["runc"]["options"]["SystemdCgroup"] is True
-    gpu = tomllib.loads(fleet["gpu"].read("/etc/containerd/config.toml"))["plugins"][
-        "io.containerd.grpc.v1.cri"
-    ]
+    gpu = tomllib.loads(fleet["gpu"].read("/etc/containerd/config.toml"))["plugins"]["io.containerd.grpc.v1.cri"]
     assert gpu["containerd"]["default_runtime_name"] == "nvidia"
     nvidia = gpu["containerd"]["runtimes"]["nvidia"]["options"]
     assert nvidia == {"BinaryName": "/usr/bin/nvidia-container-runtime", "SystemdCgroup": True}
-    cpu = tomllib.loads(fleet["cpu"].read("/etc/containerd/config.toml"))["plugins"][
-        "io.containerd.grpc.v1.cri"
-    ]
+    cpu = tomllib.loads(fleet["cpu"].read("/etc/containerd/config.toml"))["plugins"]["io.containerd.grpc.v1.cri"]
     assert "nvidia" not in cpu["containerd"]["runtimes"]
     assert cpu["containerd"]["default_runtime_name"] == "runc"
 
 
 def _kubelet_args(host) -> dict[str, str]:
-    line = next(
-        x for x in host.read("/etc/default/kubelet").splitlines() if x.startswith("KUBELET_EXTRA_ARGS=")
-    )
+    line = next(x for x in host.read("/etc/default/kubelet").splitlines() if x.startswith("KUBELET_EXTRA_ARGS="))
     args = shlex.split(line.removeprefix("KUBELET_EXTRA_ARGS="))
     return dict(arg.removeprefix("--").split("=", 1) for arg in args)
 
@@ -207,3 +207,18 @@ def test_gpu_node_blacklists_nouveau_and_says_what_it_skipped(fleet):
 def test_luks_key_is_never_written_or_reported(fleet):
     assert not fleet["gpu"].exists("/etc/sahab/luks-keys/scratch.key")  # no disk: nothing to unlock
     assert LUKS_KEY not in json.dumps(fleet["first"]["outcomes"]) + json.dumps(fleet["second"]["outcomes"])
+
+
+def test_control_plane_gets_its_kubeadm_config_and_ports(fleet):
+    control = fleet["control"]
+    documents = {d["kind"]: d for d in yaml.safe_load_all(control.read("/etc/kubernetes/kubeadm-config.yaml"))}
+    cluster = documents["ClusterConfiguration"]
+    assert cluster["controlPlaneEndpoint"] == f"{control.address}:6443"
+    assert cluster["networking"] == {"podSubnet": "10.244.0.0/16", "serviceSubnet": "10.96.0.0/12"}
+    assert documents["KubeletConfiguration"]["cgroupDriver"] == "systemd"
+    assert documents["InitConfiguration"]["nodeRegistration"]["criSocket"] == "unix:///run/containerd/containerd.sock"
+    nft = control.read("/etc/nftables.conf")
+    assert "6443" in nft and "2379-2380" in nft
+    assert not control.exists("/etc/modprobe.d/sahab-blacklist-nouveau.conf")
+    notes = " ".join(fleet["first"]["outcomes"]["cp-1"]["notes"])
+    assert "kubeadm init needs a running kernel and systemd (this host is a chroot)" in notes
