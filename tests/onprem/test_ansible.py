@@ -91,3 +91,43 @@ def test_steps_touching_the_running_system_are_skipped_in_a_chroot(role):
             if live and not guarded:
                 unguarded.append(f"{path.name}: {task['name']}")
     assert not unguarded
+
+
+# Variables that hold secrets (or results that carry them): LUKS keys, join tokens, the admin kubeconfig.
+SECRET_VARIABLES = (
+    "sahab_data_volumes_keys",
+    "sahab_node_join_token",
+    "sahab_node_join_created",
+    "sahab_control_plane_admin_conf",
+)
+
+
+def _expressions(value, raw: bool = False):
+    """The Jinja a task evaluates: {{ ... }} in any string, and whole strings under `that` (bare conditions)."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _expressions(inner, raw=key == "that")
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _expressions(inner, raw)
+    elif isinstance(value, str):
+        yield from [value] if raw else re.findall(r"{{(.*?)}}", value, re.S)
+
+
+def _uses_secret(task: dict) -> bool:
+    body = {k: v for k, v in task.items() if k not in ("name", "when", "no_log", "register")}
+    evaluated = " ".join(_expressions(body))
+    command = task.get("ansible.builtin.command") or {}
+    argv = str(command.get("argv", "")) if isinstance(command, dict) else str(command)
+    # kubeadm init, join and token create print bootstrap tokens and certificate keys.
+    return any(name in evaluated for name in SECRET_VARIABLES) or "kubeadm" in argv
+
+
+@pytest.mark.parametrize("role", ROLES, ids=lambda p: p.name)
+def test_tasks_that_handle_secrets_are_no_log(role):
+    leaking = []
+    for path in sorted((role / "tasks").glob("*.yml")):
+        for task, _ in _tasks(_load(path)):
+            if _uses_secret(task) and task.get("no_log") is not True:
+                leaking.append(f"{path.name}: {task['name']}")
+    assert not leaking
