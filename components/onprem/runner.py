@@ -258,16 +258,30 @@ def run_playbook(
             quiet=True,
             suppress_env_files=True,  # the key goes to ssh-agent through a FIFO, never into env/ssh_key
         )
+        if not runner.stats:  # no play recap: the playbook never ran (syntax error, missing ansible, ...)
+            raise RuntimeError(f"ansible-playbook did not run ({runner.status}, rc={runner.rc}): {_error_line(runner)}")
         names = [h.name for h in hosts]
         if limit:
             names = [n for n in names if n in _limited(limit, hosts)]
         events = list(runner.events)
         outcomes = outcomes_from_stats(runner.stats, names, _failure_messages(events), _skip_notes(events))
         return RunResult(
-            outcomes=outcomes, failure_budget=failure_budget, rc=runner.rc, task_seconds=_task_seconds(events)
+            outcomes=outcomes,
+            failure_budget=failure_budget,
+            rc=runner.rc,
+            artifacts=_artifacts(events),
+            task_seconds=_task_seconds(events),
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _error_line(runner) -> str:
+    """Ansible's own ERROR line, if it printed one (never the variables: they are not on stdout)."""
+    for line in runner.stdout.read().splitlines():
+        if line.startswith(("ERROR!", "[ERROR]")):
+            return line[:MESSAGE_LIMIT]
+    return "no error message"
 
 
 def _limited(limit: str, hosts: list[Host]) -> set[str]:

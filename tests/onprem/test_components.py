@@ -163,6 +163,7 @@ def _fake_run(outcomes: dict[str, str], budget: int):
                 for n, s in outcomes.items()
             },
             failure_budget=budget,
+            artifacts={"sahab_kubeconfig": "apiVersion: v1"},
             rc=0 if budget else 4,
         )
 
@@ -195,6 +196,7 @@ def test_create_records_outcomes_and_tolerates_failures_within_budget(monkeypatc
     assert result.outs["failed_hosts"] == ["b"]
     assert result.outs["changed_hosts"] == ["a"]
     assert result.outs["outcomes"]["b"]["status"] == "unreachable"
+    assert result.outs["artifacts"] == {"sahab_kubeconfig": "apiVersion: v1"}  # a secret output of PlaybookRun
 
 
 def test_create_fails_naming_the_hosts_beyond_the_budget(monkeypatch):

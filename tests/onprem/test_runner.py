@@ -160,3 +160,13 @@ def test_artifacts_are_the_set_stats_data_of_the_final_recap():
     ]
     assert runner._artifacts(events) == {"sahab_kubeconfig": "apiVersion: v1"}
     assert runner._artifacts([]) == {}
+
+
+def test_a_playbook_that_cannot_run_is_an_error_not_unreachable_hosts(tmp_path):
+    playbook = tmp_path / "ansible"
+    playbook.mkdir()
+    (playbook / "site.yml").write_text("- hosts: all\n  tasks:\n    - not_a_module: {}\n")
+    with pytest.raises(RuntimeError, match=r"did not run.*ERROR"):
+        runner.run_playbook(
+            [Host("cpu-1", "127.0.0.1", "cpu_nodes", port=1)], private_key=None, known_hosts="", playbook_dir=playbook
+        )
