@@ -24,7 +24,8 @@ from components.onprem.inventory import converge_inputs, group_for, hosts_for, p
 from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.playbook_run import PlaybookProvider, converge
 
-pytestmark = [pytest.mark.hosts, pytest.mark.slow]
+# A stuck converge fails the test (and tears the hosts down) instead of hanging CI.
+pytestmark = [pytest.mark.hosts, pytest.mark.slow, pytest.mark.timeout(600)]
 
 LUKS_KEY = "luks-passphrase-that-must-never-be-logged-7f3a"
 # The test hosts' "site mirror" is the Debian snapshot in the base image: its index is as fresh as it gets.

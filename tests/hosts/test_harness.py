@@ -9,7 +9,7 @@ import pytest
 
 from tests.hosts import testhost
 
-pytestmark = pytest.mark.hosts
+pytestmark = [pytest.mark.hosts, pytest.mark.timeout(120)]
 
 
 def _ssh(host: testhost.TestHost, key, known_hosts_file, command: str) -> subprocess.CompletedProcess:
