@@ -13,6 +13,7 @@ import argparse
 import collections
 import os
 import resource
+import shutil
 import sys
 import tempfile
 import time
@@ -77,14 +78,17 @@ def main() -> int:
         return 2
     lower = testhost.base_rootfs()
     workdir = Path(tempfile.mkdtemp(prefix="sahab-bench-"))
-    key, public_key = testhost.generate_client_key(workdir)
-    times = {}
-    for size in args.sizes:
-        times[size], controller_cpu, hosts_cpu, tasks = converge(size, lower, key, public_key, workdir)
-        print(f"{size} host(s): {times[size]:6.1f} s wall; CPU: controller {controller_cpu:5.1f} s, "
-              f"inside the hosts {hosts_cpu:5.1f} s")
-        for task, seconds in collections.Counter(tasks).most_common(args.slowest):
-            print(f"    {seconds:6.1f} s  {task}")
+    try:
+        key, public_key = testhost.generate_client_key(workdir)
+        times = {}
+        for size in args.sizes:
+            times[size], controller_cpu, hosts_cpu, tasks = converge(size, lower, key, public_key, workdir)
+            print(f"{size} host(s): {times[size]:6.1f} s wall; CPU: controller {controller_cpu:5.1f} s, "
+                  f"inside the hosts {hosts_cpu:5.1f} s")
+            for task, seconds in collections.Counter(tasks).most_common(args.slowest):
+                print(f"    {seconds:6.1f} s  {task}")
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
     smallest, largest = min(times), max(times)
     ratio = times[largest] / times[smallest]
     verdict = "meets" if ratio <= 1.5 else "misses"
