@@ -23,6 +23,7 @@ import yaml
 from components.onprem.inventory import converge_inputs, group_for, hosts_for, pool_host_vars
 from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.playbook_run import PlaybookProvider, converge
+from tests.hosts import testhost
 
 # A stuck converge fails the test (and tears the hosts down) instead of hanging CI.
 pytestmark = [pytest.mark.hosts, pytest.mark.slow, pytest.mark.timeout(600)]
@@ -41,7 +42,9 @@ TEST_VARIABLES = {
 def _inputs(fleet_hosts, access: OnPremAccessArgs, limit: str) -> dict:
     hosts = []
     for name, host, pool, accelerator in fleet_hosts:
-        spec = OnPremHostArgs(name=name, address=host.address, port=host.port)
+        # cpu-1 is reached as a site's sudo user would be (become); the others as root.
+        user = testhost.SUDO_USER if name == "cpu-1" else "root"
+        spec = OnPremHostArgs(name=name, address=host.address, port=host.port, user=user)
         group = "control_plane" if pool is None else group_for(accelerator)
         hosts += hosts_for([spec], group, pool_host_vars(pool or "control-plane", accelerator, {}, []))
     return {"run_name": "pool-converge", **converge_inputs(hosts, access, limit)}

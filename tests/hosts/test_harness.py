@@ -12,7 +12,9 @@ from tests.hosts import testhost
 pytestmark = [pytest.mark.hosts, pytest.mark.timeout(120)]
 
 
-def _ssh(host: testhost.TestHost, key, known_hosts_file, command: str) -> subprocess.CompletedProcess:
+def _ssh(
+    host: testhost.TestHost, key, known_hosts_file, command: str, user: str = "root"
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [
             "ssh",
@@ -26,7 +28,7 @@ def _ssh(host: testhost.TestHost, key, known_hosts_file, command: str) -> subpro
             "StrictHostKeyChecking=yes",
             "-o",
             "BatchMode=yes",
-            f"root@{host.address}",
+            f"{user}@{host.address}",
             command,
         ],
         capture_output=True,
@@ -54,6 +56,10 @@ def test_host_is_debian_12_over_ssh_with_a_read_only_kernel(base_rootfs, client_
         codename, hostname, python = result.stdout.split("\n")[:3]
         assert (codename, hostname) == ("bookworm", "probe-1")
         assert python.startswith("Python 3.11")
+
+        # The site's Ansible account logs in with the key and has passwordless sudo.
+        result = _ssh(host, client_key[0], known_hosts, "id -un; sudo -n id -un", user=testhost.SUDO_USER)
+        assert result.stdout.split() == [testhost.SUDO_USER, "root"], result.stderr
 
         # Nothing inside a host may change the test machine's kernel.
         before = Path("/proc/sys/net/ipv4/ip_forward").read_text()

@@ -31,11 +31,13 @@ SUITE = "bookworm"
 MIRROR = os.environ.get("SAHAB_TESTHOST_MIRROR", "http://deb.debian.org/debian")
 CACHE_DIR = Path(os.environ.get("SAHAB_TESTHOST_CACHE", "/var/cache/sahab-testhosts"))
 # What a freshly installed Debian 12 server has that Ansible needs: python3 (+ apt bindings), sshd, systemd.
-BASE_PACKAGES = ("python3", "python3-apt", "openssh-server", "systemd", "systemd-sysv", "kmod", "procps")
+BASE_PACKAGES = ("python3", "python3-apt", "openssh-server", "sudo", "systemd", "systemd-sysv", "kmod", "procps")
+# The account a site gives Ansible (components.config Site.ssh_user's default): key login, passwordless sudo.
+SUDO_USER = "sahab"
 # Packages the roles install from the host's sources. Their .debs sit in the image's apt cache: this is the
 # "site mirror" snapshot, so a converge installs for real without reaching the network.
 MIRRORED_PACKAGES = ("containerd", "chrony", "nftables", "cryptsetup")
-RECIPE_VERSION = 2  # bump when _build_base changes, so every machine rebuilds its cache
+RECIPE_VERSION = 3  # bump when _build_base changes, so every machine rebuilds its cache
 
 
 class HostUnavailable(RuntimeError):
@@ -82,6 +84,13 @@ def base_tarball() -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)  # concurrent test runs wait for one build
         if not tarball.exists():
             _build_base(tarball, flag)
+            for stale in CACHE_DIR.glob(f"{SUITE}-*"):  # images of older recipes
+                if stale.name.startswith(tarball.name.split(".")[0] + "."):
+                    continue
+                if stale.is_dir():
+                    shutil.rmtree(stale)
+                else:
+                    stale.unlink()
     return tarball
 
 
@@ -119,6 +128,11 @@ def _build_base(tarball: Path, flag: str) -> None:
         policy = root / "usr/sbin/policy-rc.d"
         policy.write_text("#!/bin/sh\nexit 101\n")
         policy.chmod(0o755)
+        # '*' rather than useradd's '!': no password, but not a locked account that sshd would refuse.
+        _run(["chroot", str(root), "useradd", "--create-home", "--shell", "/bin/bash", "--password", "*", SUDO_USER])
+        sudoers = root / f"etc/sudoers.d/{SUDO_USER}"
+        sudoers.write_text(f"{SUDO_USER} ALL=(ALL:ALL) NOPASSWD: ALL\n")
+        sudoers.chmod(0o440)
         _run(["chroot", str(root), "apt-get", "clean"])  # debootstrap's own .debs are not needed again
         _run(["chroot", str(root), "apt-get", "update", "-q"], timeout=900)
         _run(
@@ -190,7 +204,8 @@ class TestHost:
         return self.directory / "root"
 
     def create(self, lower: Path, authorized_key: str) -> None:
-        """Lay out the host's own files in its upper layer: name, root's authorized key, its own host key."""
+        """Lay out the host's own files in its upper layer: its name, the client key for root and the sudo user,
+        its own host key."""
         self.address = f"127.0.0.{self.index}"
         upper = self.directory / "upper"
         for path in (self.root, upper / "etc/ssh", self.directory / "work"):
@@ -206,14 +221,28 @@ class TestHost:
             "path-exclude=/usr/share/locale/*\n"
         )
         (upper / "etc/hosts").write_text(f"127.0.0.1 localhost\n{self.address} {self.name}\n")
-        (upper / "root").mkdir(mode=0o700)
-        ssh_dir = upper / "root/.ssh"
-        ssh_dir.mkdir(mode=0o700)
-        (ssh_dir / "authorized_keys").write_text(authorized_key + "\n")
-        (ssh_dir / "authorized_keys").chmod(0o600)
+        for user in ("root", SUDO_USER):
+            self._authorize(upper, user, authorized_key)
         host_key = upper / "etc/ssh/ssh_host_ed25519_key"
         _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"root@{self.name}", "-f", str(host_key)])
         self.host_public_key = " ".join(host_key.with_suffix(".pub").read_text().split()[:2])
+
+    def _authorize(self, upper: Path, user: str, authorized_key: str) -> None:
+        """The client key in ``user``'s authorized_keys, owned as sshd's StrictModes wants."""
+        entry = next(
+            line.split(":")
+            for line in (self.lower / "etc/passwd").read_text().splitlines()
+            if line.startswith(f"{user}:")
+        )
+        uid, gid, home = int(entry[2]), int(entry[3]), entry[5]
+        home_dir = upper / home.lstrip("/")
+        ssh_dir = home_dir / ".ssh"
+        ssh_dir.mkdir(mode=0o700, parents=True)
+        home_dir.chmod(0o700)
+        (ssh_dir / "authorized_keys").write_text(authorized_key + "\n")
+        (ssh_dir / "authorized_keys").chmod(0o600)
+        for path in (home_dir, ssh_dir, ssh_dir / "authorized_keys"):
+            os.chown(path, uid, gid)
 
     def start(self, timeout: float = 20.0) -> None:
         self.port = _free_port(self.address)
