@@ -1,0 +1,293 @@
+"""Run Sahab's playbook over SSH with ansible-runner and turn the result into per-host outcomes.
+
+Plain Python (no Pulumi): the dynamic provider calls it, and so do the host tests and the benchmark.
+The SSH key reaches ssh-agent through ansible-runner's FIFO, never a regular file and never a log. Everything
+the run writes (inventory, variables, artifacts) lives in a private 0700 directory removed afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+ANSIBLE_DIR = Path(__file__).resolve().parents[2] / "ansible"
+GROUPS = ("control_plane", "gpu_nodes", "cpu_nodes")
+# The longest failure message kept per host (a task's msg can be long; outcomes are for people).
+MESSAGE_LIMIT = 500
+
+
+@dataclass(frozen=True)
+class Host:
+    """One SSH-reachable machine and the inventory group it converges as."""
+
+    name: str
+    address: str
+    group: str
+    port: int = 22
+    user: str = "root"
+    vars: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.group not in GROUPS:
+            raise ValueError(f"host {self.name}: group must be one of {', '.join(GROUPS)}, not {self.group!r}")
+
+
+@dataclass(frozen=True)
+class HostOutcome:
+    """What the run did on one host. status: ok, changed, failed or unreachable."""
+
+    host: str
+    status: str
+    ok: int = 0
+    changed: int = 0
+    failed: int = 0
+    unreachable: int = 0
+    skipped: int = 0
+    message: str = ""
+    # Steps the roles skipped on purpose and said so (no GPU, no disk, a chroot, a package not mirrored).
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RunResult:
+    outcomes: dict[str, HostOutcome]
+    failure_budget: int
+    rc: int
+    # What the play handed back with set_stats (the control plane's admin kubeconfig): secret, never logged.
+    artifacts: dict[str, Any] = field(default_factory=dict, repr=False)
+    # Wall-clock seconds per task (role : task name), summed over plays: where a converge spends its time.
+    task_seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def failed_hosts(self) -> list[str]:
+        return sorted(name for name, o in self.outcomes.items() if o.status in ("failed", "unreachable"))
+
+    @property
+    def within_budget(self) -> bool:
+        return len(self.failed_hosts) <= self.failure_budget
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: asdict(outcome) for name, outcome in sorted(self.outcomes.items())}
+
+
+def build_inventory(hosts: Iterable[Host], known_hosts_file: str | None = None) -> dict[str, Any]:
+    """The YAML-shaped inventory ansible-runner takes: every group present, host vars per host."""
+    groups: dict[str, dict[str, Any]] = {group: {"hosts": {}} for group in GROUPS}
+    for host in hosts:
+        groups[host.group]["hosts"][host.name] = {
+            "ansible_host": host.address,
+            "ansible_port": host.port,
+            "ansible_user": host.user,
+            **dict(host.vars),
+        }
+    # Host keys are always verified: against the given known_hosts, else the operator's own known_hosts.
+    ssh_args = "-o StrictHostKeyChecking=yes"
+    if known_hosts_file:
+        ssh_args = f"-o UserKnownHostsFile={known_hosts_file} {ssh_args}"
+    return {"all": {"children": groups, "vars": {"ansible_ssh_common_args": ssh_args}}}
+
+
+def content_hash(playbook_dir: Path, inventory: Mapping[str, Any], variables: Mapping[str, Any]) -> str:
+    """sha256 over every file of the playbook directory, the inventory and the variables.
+
+    Any change to a role, the hosts or a variable changes it, and so makes Pulumi converge again.
+    """
+    digest = hashlib.sha256()
+    for path in sorted(p for p in playbook_dir.rglob("*") if p.is_file()):
+        if "__pycache__" in path.parts or path.suffix == ".md":  # documentation converges nothing
+            continue
+        digest.update(str(path.relative_to(playbook_dir)).encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    digest.update(json.dumps([inventory, variables], sort_keys=True, default=str).encode())
+    return digest.hexdigest()
+
+
+def outcomes_from_stats(
+    stats: Mapping[str, Mapping[str, int]] | None,
+    hosts: Iterable[str],
+    messages: Mapping[str, str],
+    notes: Mapping[str, list[str]] | None = None,
+) -> dict[str, HostOutcome]:
+    """Per-host outcomes from ansible's play recap; a host missing from the recap never ran: unreachable."""
+    stats = stats or {}
+    outcomes = {}
+    for name in hosts:
+        counts = {key: int(stats.get(key, {}).get(name, 0)) for key in ("ok", "changed", "failures", "dark", "skipped")}
+        if counts["dark"]:
+            status = "unreachable"
+        elif counts["failures"]:
+            status = "failed"
+        elif counts["changed"]:
+            status = "changed"
+        elif counts["ok"]:
+            status = "ok"
+        else:
+            status = "unreachable"
+        message = messages.get(name, "" if status in ("ok", "changed") else "no result from this host")
+        outcomes[name] = HostOutcome(
+            host=name,
+            status=status,
+            ok=counts["ok"],
+            changed=counts["changed"],
+            failed=counts["failures"],
+            unreachable=counts["dark"],
+            skipped=counts["skipped"],
+            message=message[:MESSAGE_LIMIT],
+            notes=tuple((notes or {}).get(name, ())),
+        )
+    return outcomes
+
+
+def _failure_messages(events: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """The first failure per host, as 'task: msg'. no_log tasks arrive censored from ansible itself."""
+    messages: dict[str, str] = {}
+    for event in events:
+        if event.get("event") not in ("runner_on_failed", "runner_on_unreachable"):
+            continue
+        data = event.get("event_data", {})
+        if data.get("ignore_errors"):
+            continue
+        host = data.get("host")
+        if not host or host in messages:
+            continue
+        result = data.get("res") or {}
+        msg = str(result.get("msg") or result.get("stderr") or result.get("exception") or "failed").strip()
+        messages[host] = f"{data.get('task', 'task')}: {msg}"
+    return messages
+
+
+def _skip_notes(events: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """The roles' own 'SKIPPED ...' messages per host, in the order they were said."""
+    notes: dict[str, list[str]] = {}
+    for event in events:
+        data = event.get("event_data", {})
+        if event.get("event") not in ("runner_on_ok", "runner_item_on_ok"):
+            continue
+        if data.get("task_action") != "ansible.builtin.debug":
+            continue
+        msg = str((data.get("res") or {}).get("msg", ""))
+        if msg.startswith("SKIPPED"):
+            notes.setdefault(data.get("host", ""), []).append(msg)
+    return notes
+
+
+def _task_seconds(events: list[Mapping[str, Any]]) -> dict[str, float]:
+    """Time from each task's start to the next task's (or the play recap's) start."""
+    marks = [
+        (e.get("created"), (e.get("event_data") or {}).get("task", ""))
+        for e in events
+        if e.get("event") in ("playbook_on_task_start", "playbook_on_stats") and e.get("created")
+    ]
+    seconds: dict[str, float] = {}
+    for (start, task), (end, _) in itertools.pairwise(marks):
+        elapsed = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
+        seconds[task] = seconds.get(task, 0.0) + elapsed
+    return seconds
+
+
+def _artifacts(events: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """The set_stats data the playbook returned (carried by the final stats event)."""
+    for event in reversed(events):
+        if event.get("event") == "playbook_on_stats":
+            return dict((event.get("event_data") or {}).get("artifact_data") or {})
+    return {}
+
+
+def _ansible_env() -> dict[str, str]:
+    """ansible-playbook and ssh-agent from the running Python's environment, whatever PATH the caller had."""
+    bin_dir = str(Path(sys.executable).parent)
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+    return {"PATH": f"{bin_dir}:{path}", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0"}
+
+
+def run_playbook(
+    hosts: list[Host],
+    *,
+    private_key: str | None,
+    known_hosts: str | None,
+    variables: Mapping[str, Any] | None = None,
+    failure_budget: int = 0,
+    playbook_dir: Path = ANSIBLE_DIR,
+    playbook: str = "site.yml",
+    limit: str | None = None,
+    tags: list[str] | None = None,
+    forks: int | None = None,
+) -> RunResult:
+    """Converge ``hosts`` with the playbook; every host runs to the end whatever happens to the others.
+
+    ``private_key`` None uses the operator's ssh-agent. ``known_hosts`` holds the hosts' public keys in
+    known_hosts format; None verifies them against the operator's ~/.ssh/known_hosts. Never unverified.
+    ``failure_budget`` is how many hosts may fail or be unreachable before the run counts as failed.
+    """
+    import ansible_runner  # heavy: imported when a run happens, not when Pulumi loads the component
+
+    if not hosts:
+        raise ValueError("no hosts to converge")
+    work = Path(tempfile.mkdtemp(prefix="sahab-ansible-"))
+    try:
+        os.chmod(work, 0o700)
+        shutil.copytree(playbook_dir, work / "project", ignore=shutil.ignore_patterns("__pycache__", "*.retry"))
+        known_hosts_file = None
+        if known_hosts is not None:
+            known_hosts_file = str(work / "known_hosts")
+            Path(known_hosts_file).write_text(known_hosts.rstrip("\n") + "\n")
+        # Variables may hold secrets: a 0600 file in the private directory, never the command line (ps).
+        variables_file = work / "variables.json"
+        variables_file.touch(mode=0o600)
+        variables_file.write_text(json.dumps(dict(variables or {})))
+        runner = ansible_runner.run(
+            private_data_dir=str(work),
+            playbook=playbook,
+            inventory=build_inventory(hosts, known_hosts_file),
+            cmdline=f"-e @{variables_file}",
+            ssh_key=private_key or None,
+            limit=limit,
+            tags=",".join(tags) if tags else None,
+            forks=forks or max(5, len(hosts)),
+            envvars=_ansible_env(),
+            quiet=True,
+            suppress_env_files=True,  # the key goes to ssh-agent through a FIFO, never into env/ssh_key
+        )
+        if not runner.stats:  # no play recap: the playbook never ran (syntax error, missing ansible, ...)
+            raise RuntimeError(f"ansible-playbook did not run ({runner.status}, rc={runner.rc}): {_error_line(runner)}")
+        names = [h.name for h in hosts]
+        if limit:
+            names = [n for n in names if n in _limited(limit, hosts)]
+        events = list(runner.events)
+        outcomes = outcomes_from_stats(runner.stats, names, _failure_messages(events), _skip_notes(events))
+        return RunResult(
+            outcomes=outcomes,
+            failure_budget=failure_budget,
+            rc=runner.rc,
+            artifacts=_artifacts(events),
+            task_seconds=_task_seconds(events),
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _error_line(runner) -> str:
+    """Ansible's own ERROR line, if it printed one (never the variables: they are not on stdout)."""
+    for line in runner.stdout.read().splitlines():
+        if line.startswith(("ERROR!", "[ERROR]")):
+            return line[:MESSAGE_LIMIT]
+    return "no error message"
+
+
+def _limited(limit: str, hosts: list[Host]) -> set[str]:
+    """Host names a simple ``--limit`` (names and group names, comma or colon separated) selects."""
+    selected = set()
+    for token in limit.replace(":", ",").split(","):
+        token = token.strip()
+        selected |= {h.name for h in hosts if token in (h.name, h.group)}
+    return selected

@@ -1,0 +1,133 @@
+"""Static contracts of ansible/: lint-clean at the production profile, every variable documented, and every
+step that touches a running kernel or service guarded by the chroot check."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from components.onprem.runner import ANSIBLE_DIR
+
+ROLES = sorted(p for p in (ANSIBLE_DIR / "roles").iterdir() if p.is_dir())
+# Commands that act on the running kernel or on running services.
+LIVE_COMMANDS = re.compile(
+    r"\b(modprobe|sysctl|swapoff|update-initramfs|kubeadm (init|join)|mount|"
+    r"cryptsetup (open|luksFormat)|mkfs)\b"
+)
+
+
+def _load(path: Path):
+    return yaml.safe_load(path.read_text()) or []
+
+
+@pytest.mark.slow
+def test_ansible_lint_production_profile_is_clean():
+    lint = Path(sys.executable).parent / "ansible-lint"
+    result = subprocess.run(
+        [str(lint), "--profile", "production", "--offline", "--nocolor"],
+        cwd=ANSIBLE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+
+
+@pytest.mark.parametrize("role", ROLES, ids=lambda p: p.name)
+def test_role_layout_and_every_default_is_specified_and_documented(role):
+    for part in ("defaults/main.yml", "meta/main.yml", "meta/argument_specs.yml", "tasks/main.yml"):
+        assert (role / part).is_file(), part
+    defaults = set(_load(role / "defaults/main.yml"))
+    options = set(_load(role / "meta/argument_specs.yml")["argument_specs"]["main"]["options"])
+    assert defaults == options
+    assert all(name.startswith(role.name + "_") for name in defaults)
+    readme = (ANSIBLE_DIR / "README.md").read_text()
+    undocumented = sorted(name for name in defaults if f"`{name}`" not in readme)
+    assert not undocumented
+
+
+def test_the_two_switches_are_documented_with_their_defaults():
+    group_vars = _load(ANSIBLE_DIR / "group_vars/all.yml")
+    assert group_vars == {"sahab_airgapped": False, "sahab_skip_hardware_checks": False}
+    readme = (ANSIBLE_DIR / "README.md").read_text()
+    assert "| `sahab_airgapped` |" in readme and "| `sahab_skip_hardware_checks` |" in readme
+
+
+def _tasks(items, inherited_guard=False):
+    """Every task in a task list, with whether a chroot guard applies (its own, or a block's)."""
+    for task in items:
+        guarded = inherited_guard or "is_chroot" in str(task.get("when", ""))
+        if "block" in task:
+            yield from _tasks(task["block"], guarded)
+        else:
+            yield task, guarded
+
+
+def _guarded_includes(role: Path) -> set[str]:
+    return {
+        task["ansible.builtin.include_tasks"]
+        for task, guarded in _tasks(_load(role / "tasks/main.yml"))
+        if "ansible.builtin.include_tasks" in task and guarded
+    }
+
+
+@pytest.mark.parametrize("role", ROLES, ids=lambda p: p.name)
+def test_steps_touching_the_running_system_are_skipped_in_a_chroot(role):
+    unguarded = []
+    for path in sorted((role / "tasks").glob("*.yml")) + sorted((role / "handlers").glob("*.yml")):
+        file_guarded = path.name in _guarded_includes(role)
+        for task, guarded in _tasks(_load(path), file_guarded):
+            command = task.get("ansible.builtin.command")
+            argv = command.get("argv", []) if isinstance(command, dict) else [command or ""]
+            text = " ".join(str(a) for a in argv)
+            service = task.get("ansible.builtin.systemd_service") or {}
+            live = bool(LIVE_COMMANDS.search(text)) and not text.startswith(("findmnt", "blkid"))
+            live |= "state" in service or "daemon_reload" in service
+            if live and not guarded:
+                unguarded.append(f"{path.name}: {task['name']}")
+    assert not unguarded
+
+
+# Variables that hold secrets (or results that carry them): LUKS keys, join tokens, the admin kubeconfig.
+SECRET_VARIABLES = (
+    "sahab_data_volumes_keys",
+    "sahab_node_join_token",
+    "sahab_node_join_created",
+    "sahab_control_plane_admin_conf",
+)
+
+
+def _expressions(value, raw: bool = False):
+    """The Jinja a task evaluates: {{ ... }} in any string, and whole strings under `that` (bare conditions)."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _expressions(inner, raw=key == "that")
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _expressions(inner, raw)
+    elif isinstance(value, str):
+        yield from [value] if raw else re.findall(r"{{(.*?)}}", value, re.S)
+
+
+def _uses_secret(task: dict) -> bool:
+    body = {k: v for k, v in task.items() if k not in ("name", "when", "no_log", "register")}
+    evaluated = " ".join(_expressions(body))
+    command = task.get("ansible.builtin.command") or {}
+    argv = str(command.get("argv", "")) if isinstance(command, dict) else str(command)
+    # kubeadm init, join and token create print bootstrap tokens and certificate keys.
+    return any(name in evaluated for name in SECRET_VARIABLES) or "kubeadm" in argv
+
+
+@pytest.mark.parametrize("role", ROLES, ids=lambda p: p.name)
+def test_tasks_that_handle_secrets_are_no_log(role):
+    leaking = []
+    for path in sorted((role / "tasks").glob("*.yml")):
+        for task, _ in _tasks(_load(path)):
+            if _uses_secret(task) and task.get("no_log") is not True:
+                leaking.append(f"{path.name}: {task['name']}")
+    assert not leaking

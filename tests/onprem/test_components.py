@@ -1,0 +1,205 @@
+"""OnPremNodePool and OnPremCluster under Pulumi's mocks, and the dynamic provider's create/diff contract."""
+
+from __future__ import annotations
+
+import pulumi
+import pytest
+
+from components.onprem import playbook_run
+from components.onprem.cluster import OnPremCluster, OnPremClusterArgs
+from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
+from components.onprem.node_pool import OnPremNodePool, OnPremNodePoolArgs
+from components.onprem.playbook_run import PlaybookProvider
+from components.onprem.runner import HostOutcome, RunResult
+
+KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nnot-a-real-key\n-----END OPENSSH PRIVATE KEY-----"
+TOKEN = "abcdef.0123456789abcdef"
+
+
+class RecordingMocks(pulumi.runtime.Mocks):
+    def __init__(self) -> None:
+        self.resources: list[pulumi.runtime.MockResourceArgs] = []
+
+    def new_resource(self, args: pulumi.runtime.MockResourceArgs):
+        self.resources.append(args)
+        return f"{args.name}-id", dict(args.inputs)
+
+    def call(self, args: pulumi.runtime.MockCallArgs):
+        return {}
+
+
+@pytest.fixture
+def mocks():
+    recorder = RecordingMocks()
+    pulumi.runtime.set_mocks(recorder, project="sahab", stack="test", preview=False)
+    yield recorder
+    pulumi.runtime.settings.reset_options()
+
+
+def _access(**overrides) -> OnPremAccessArgs:
+    return OnPremAccessArgs(
+        ssh_private_key=KEY,
+        known_hosts="[10.20.0.2]:22 ssh-ed25519 AAAA",
+        secret_variables={"sahab_node_join_token": TOKEN},
+        **overrides,
+    )
+
+
+def _pool_args(**overrides) -> OnPremNodePoolArgs:
+    return OnPremNodePoolArgs(
+        pool="gpu-a100",
+        accelerator="nvidia-a100",
+        hosts=(
+            OnPremHostArgs(name="gpu-1", address="10.20.0.11"),
+            OnPremHostArgs(name="gpu-2", address="10.20.0.12"),
+        ),
+        control_plane_hosts=(OnPremHostArgs(name="cp-1", address="10.20.0.2"),),
+        labels={"team": "vision"},
+        access=_access(**overrides),
+    )
+
+
+def _wait(output: pulumi.Output):
+    """Resolve an Output under mocks to (value, is_secret)."""
+    from pulumi.runtime.sync_await import _sync_await
+
+    return _sync_await(output.future()), _sync_await(output.is_secret())
+
+
+@pulumi.runtime.test
+def test_node_pool_registers_one_converge_run_with_secret_key_and_token(mocks):
+    pool = OnPremNodePool("uae-dc1-gpu", _pool_args(failure_budget=1))
+
+    def check(_):
+        types = {r.typ: r for r in mocks.resources}
+        assert "sahab:onprem:NodePool" in types
+        run = next(r for r in mocks.resources if r.name == "uae-dc1-gpu-converge")
+        inputs = run.inputs
+        assert inputs["limit"] == "gpu-1,gpu-2"  # the control plane is only there to mint join tokens
+        groups = {h["name"]: h["group"] for h in inputs["hosts"]}
+        assert groups == {"cp-1": "control_plane", "gpu-1": "gpu_nodes", "gpu-2": "gpu_nodes"}
+        gpu_vars = next(h for h in inputs["hosts"] if h["name"] == "gpu-1")["vars"]
+        assert gpu_vars["sahab_kubernetes_node_pool"] == "gpu-a100"
+        assert gpu_vars["sahab_kubernetes_accelerator"] == "nvidia-a100"
+        assert gpu_vars["sahab_kubernetes_node_labels"] == {"team": "vision"}
+        assert inputs["variables"]["sahab_airgapped"] is True
+        assert inputs["failure_budget"] == 1
+        assert len(inputs["content_hash"]) == 64
+        assert pool.host_names == ["gpu-1", "gpu-2"]
+
+    return pool.outcomes.apply(check)
+
+
+@pulumi.runtime.test
+def test_node_pool_keeps_the_key_and_the_secret_variables_secret(mocks):
+    pool = OnPremNodePool("uae-dc1-gpu", _pool_args())
+    run = pool.converge
+    flags = pulumi.Output.all(
+        pulumi.Output.from_input(run.private_key).is_secret(),
+        pulumi.Output.from_input(run.secret_variables).is_secret(),
+    )
+
+    def check(values):
+        assert values == [True, True]
+
+    return pulumi.Output.from_input(flags).apply(check)
+
+
+@pulumi.runtime.test
+def test_cluster_converges_the_control_plane_with_its_endpoint(mocks):
+    cluster = OnPremCluster(
+        "uae-dc1",
+        OnPremClusterArgs(control_plane_hosts=(OnPremHostArgs(name="cp-1", address="10.20.0.2"),), access=_access()),
+    )
+    assert cluster.kind == "onprem"
+    assert cluster.storage_encryption_id is None  # LUKS on the hosts, no cloud key
+
+    def check(args):
+        kubeconfig_is_secret, _ = args
+        assert kubeconfig_is_secret
+        assert any(r.typ == "sahab:onprem:Cluster" for r in mocks.resources)
+        run = next(r for r in mocks.resources if r.name == "uae-dc1-control-plane")
+        assert run.inputs["limit"] == "control_plane"
+        assert run.inputs["variables"]["sahab_control_plane_endpoint"] == "10.20.0.2:6443"
+        assert cluster.endpoint == "10.20.0.2:6443"
+
+    return pulumi.Output.all(pulumi.Output.from_input(cluster.kubeconfig.is_secret()), cluster.outcomes).apply(check)
+
+
+def test_diff_reruns_on_content_secrets_or_budget_but_not_on_a_rotated_key():
+    provider = PlaybookProvider()
+    olds = {
+        "run_name": "p",
+        "content_hash": "a" * 64,
+        "secret_variables": {"t": "1"},
+        "private_key": "k1",
+        "known_hosts": "kh",
+        "limit": "gpu-1",
+        "failure_budget": 0,
+        "tags": [],
+        "outcomes": {},
+    }
+    assert not provider.diff("p", olds, {**olds}).changes
+    assert not provider.diff("p", olds, {**olds, "private_key": "k2"}).changes
+    for key, value in [
+        ("content_hash", "b" * 64),
+        ("secret_variables", {"t": "2"}),
+        ("failure_budget", 1),
+        ("known_hosts", "kh2"),
+        ("limit", "gpu-1,gpu-2"),
+    ]:
+        result = provider.diff("p", olds, {**olds, key: value})
+        assert result.changes, key
+        assert result.replaces == []  # a converge re-runs in place
+
+
+def _fake_run(outcomes: dict[str, str], budget: int):
+    def run(hosts, **kwargs):
+        assert kwargs["failure_budget"] == budget
+        assert kwargs["variables"]["sahab_node_join_token"] == TOKEN  # secrets reach Ansible as variables
+        return RunResult(
+            {
+                n: HostOutcome(n, s, message="" if s in ("ok", "changed") else "Connection refused")
+                for n, s in outcomes.items()
+            },
+            failure_budget=budget,
+            artifacts={"sahab_kubeconfig": "apiVersion: v1"},
+            rc=0 if budget else 4,
+        )
+
+    return run
+
+
+def _props(budget: int) -> dict:
+    return {
+        "run_name": "pool-converge",
+        "hosts": [
+            {"name": n, "address": "10.0.0.1", "group": "cpu_nodes", "port": 22, "user": "root", "vars": {}}
+            for n in ("a", "b")
+        ],
+        "variables": {},
+        "secret_variables": {"sahab_node_join_token": TOKEN},
+        "private_key": KEY,
+        "known_hosts": "kh",
+        "limit": "",
+        "tags": [],
+        "failure_budget": budget,
+        "playbook_dir": "/nonexistent",
+        "content_hash": "h",
+    }
+
+
+def test_create_records_outcomes_and_tolerates_failures_within_budget(monkeypatch):
+    monkeypatch.setattr(playbook_run.runner, "run_playbook", _fake_run({"a": "changed", "b": "unreachable"}, 1))
+    result = PlaybookProvider().create(_props(1))
+    assert result.id == "pool-converge"
+    assert result.outs["failed_hosts"] == ["b"]
+    assert result.outs["changed_hosts"] == ["a"]
+    assert result.outs["outcomes"]["b"]["status"] == "unreachable"
+    assert result.outs["artifacts"] == {"sahab_kubeconfig": "apiVersion: v1"}  # a secret output of PlaybookRun
+
+
+def test_create_fails_naming_the_hosts_beyond_the_budget(monkeypatch):
+    monkeypatch.setattr(playbook_run.runner, "run_playbook", _fake_run({"a": "changed", "b": "unreachable"}, 0))
+    with pytest.raises(RuntimeError, match=r"b: unreachable \(Connection refused\)"):
+        PlaybookProvider().create(_props(0))
