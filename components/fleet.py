@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
-from components.config import ROOT, Cluster, FleetConfig
+from components.config import ROOT, Cluster, FleetConfig, secret_config
 from components.kubernetes.platform import Platform, PlatformArgs
 from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 from sahab.errors import ConfigError
@@ -45,7 +45,7 @@ class Fleet(pulumi.ComponentResource):
         its volumes are LUKS-encrypted by Ansible). The EKS, AKS and on-prem cluster components fill this.
         Cloud clusters also offer `.region` and `.cluster_name`; a burst stack's clusters come from the owning
         stack (components.cluster_reference) with the same attributes."""
-        return {**self._aws(), **self._azure()}
+        return {**self._onprem(), **self._aws(), **self._azure()}
 
     # ---- the Kubernetes platform ------------------------------------------------------------------------
     def _platforms(self) -> dict[str, Platform]:
@@ -69,7 +69,14 @@ class Fleet(pulumi.ComponentResource):
         build (no component) is reached through the operator's kubeconfig context of the same name."""
         opts = pulumi.ResourceOptions(parent=self, depends_on=[component] if component is not None else None)
         if component is not None:
-            return k8s.Provider(f"{self.fleet_name}-{cluster.name}-k8s", kubeconfig=component.kubeconfig, opts=opts)
+            kubeconfig = component.kubeconfig
+            if cluster.kind == "onprem":
+                # Empty until kubeadm init has run; never let the provider fall back to the operator's own
+                # kubeconfig (another cluster): point it at this cluster's endpoint, with no credentials.
+                kubeconfig = pulumi.Output.secret(kubeconfig.apply(
+                    lambda text, endpoint=component.endpoint, name=cluster.name:
+                    text or credential_less_kubeconfig(name, endpoint)))
+            return k8s.Provider(f"{self.fleet_name}-{cluster.name}-k8s", kubeconfig=kubeconfig, opts=opts)
         return k8s.Provider(f"{self.fleet_name}-{cluster.name}-k8s", context=cluster.name, opts=opts)
 
     def _platform(self, cluster_name: str, kind: str, k8s_provider: k8s.Provider,
@@ -119,6 +126,30 @@ class Fleet(pulumi.ComponentResource):
             self._stack_refs[ref] = pulumi.StackReference(f"{self.fleet_name}-{ref.rsplit('/', 1)[-1]}-stack",
                                                           stack_name=ref, opts=pulumi.ResourceOptions(parent=self))
         return ReferencedCluster(self._stack_refs[ref], ref, cluster.name, cluster.kind, provider=provider)
+
+    # ---- on-prem -----------------------------------------------------------------------------------------
+    def _onprem(self) -> dict[str, Any]:
+        """kubeadm clusters on the sites' servers and their node pools, converged by Ansible. The SSH key is the
+        site's secret setting when the stack has one, else the operator's ssh-agent."""
+        from components.onprem.cluster import OnPremCluster
+        from components.onprem.from_config import cluster_args, pool_args
+        from components.onprem.node_pool import OnPremNodePool
+
+        built: dict[str, Any] = {}
+        for cluster in (c for c in self.config.clusters if c.kind == "onprem"):
+            key = secret_config(self.config.site(cluster.site).ssh_private_key_secret)
+            control_plane = OnPremCluster(f"{self.fleet_name}-{cluster.name}", cluster_args(self.config, cluster, key),
+                                          opts=pulumi.ResourceOptions(parent=self))
+            built[cluster.name] = control_plane
+            for pool in self.config.pools_of(cluster.name):
+                self.node_pools[pool.name] = OnPremNodePool(
+                    f"{self.fleet_name}-{pool.name}", pool_args(self.config, pool, key),
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[control_plane]))
+                self._export_pool(pool.name, cluster.name, "onprem", pool.name)
+            self.exports.setdefault("onpremClusters", {})[cluster.name] = {
+                "site": cluster.site, "endpoint": control_plane.endpoint, "failedHosts": control_plane.failed_hosts}
+            self.exports.setdefault("kubeconfigs", {})[cluster.name] = control_plane.kubeconfig
+        return built
 
     # ---- AWS ---------------------------------------------------------------------------------------------
     def _aws(self) -> dict[str, Any]:
@@ -275,3 +306,11 @@ class Fleet(pulumi.ComponentResource):
                 "cloud": "azure", "location": cloud.location, "accountName": account.account_name,
                 "containerName": account.container_name, "keyId": account.key_id}
         return built
+
+
+def credential_less_kubeconfig(name: str, endpoint: str) -> str:
+    """A kubeconfig that reaches `endpoint` and authenticates as nobody: requests fail instead of going to
+    whatever cluster the operator's own kubeconfig points at."""
+    return (f"apiVersion: v1\nkind: Config\nclusters:\n- name: {name}\n  cluster:\n    server: https://{endpoint}\n"
+            f"contexts:\n- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n"
+            f"current-context: {name}\nusers:\n- name: {name}\n  user: {{}}\n")

@@ -1,0 +1,40 @@
+"""The on-prem half of the real stacks: a control plane per on-prem cluster, a converge per pool, and a
+Kubernetes provider that can never fall back to the operator's own kubeconfig."""
+
+import pytest
+import yaml
+
+from components.fleet import credential_less_kubeconfig
+from sahab.engine import plan
+
+
+@pytest.fixture(scope="module")
+def prod():
+    return plan(None, "prod")
+
+
+def test_every_onprem_cluster_and_pool_is_converged_by_ansible(prod):
+    clusters = sorted(r.name for r in prod.resources if r.type == "sahab:onprem:Cluster")
+    pools = sorted(r.name for r in prod.resources if r.type == "sahab:onprem:NodePool")
+    assert clusters == ["sahab-auh-onprem", "sahab-dxb-onprem"]
+    assert pools == ["sahab-auh-cpu", "sahab-auh-h100", "sahab-dxb-a100", "sahab-dxb-cpu"]
+    runs = [r for r in prod.resources if r.type == "pulumi-python:dynamic:Resource"]
+    assert len(runs) == 6
+    gpu_run = next(r for r in runs if r.inputs["run_name"] == "sahab-auh-h100-converge")
+    assert gpu_run.inputs["limit"] == "auh-gpu1,auh-gpu2"
+    assert gpu_run.inputs["private_key"] in (None, "[secret]")
+
+
+def test_onprem_kubeconfigs_are_secret_outputs(prod):
+    assert prod.outputs["kubeconfigs"]["auh-onprem"] == "[secret]"
+    assert prod.outputs["onpremClusters"]["dxb-onprem"]["endpoint"] == "10.20.0.10:6443"
+
+
+def test_the_onprem_provider_gets_a_credential_less_kubeconfig_before_kubeadm_ran(prod):
+    provider = next(r for r in prod.resources if r.type == "pulumi:providers:kubernetes"
+                    and r.name == "sahab-auh-onprem-k8s")
+    assert provider.inputs["kubeconfig"] == "[secret]"
+    doc = yaml.safe_load(credential_less_kubeconfig("auh-onprem", "10.10.0.10:6443"))
+    assert doc["clusters"][0]["cluster"]["server"] == "https://10.10.0.10:6443"
+    assert doc["users"][0]["user"] == {}
+    assert doc["current-context"] == "auh-onprem"
