@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from workloads.bench.catalog import cpu_count
 from workloads.train.config import TrainConfig
 from workloads.train.worker import PEAK_ENV, config_to_args
 
@@ -39,6 +40,8 @@ def run_torchrun(
     """Launch, stream the workers' JSON events to `on_event`, and return rank 0's summary."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), env.get("PYTHONPATH")]))
+    # torchrun would give every worker one OpenMP thread; the worker sets its share itself, say so up front
+    env.setdefault("OMP_NUM_THREADS", str(max(1, cpu_count() // nproc)))
     if peak_flops:
         env[PEAK_ENV] = repr(peak_flops)
     summary = None
