@@ -1,4 +1,4 @@
-"""Training data generated offline: addition problems written out character by character.
+"""Training data generated offline: two-digit additions written out character by character.
 
 A corpus a small model can actually learn (the format at once, the carries with time), made from a seed
 so every worker and every restart sees the same text, with nothing downloaded. Batches are a pure function
@@ -14,8 +14,8 @@ import torch
 ALPHABET = "0123456789+=\n"
 
 
-def generate_corpus(n_chars: int, seed: int, max_operand: int = 999) -> str:
-    """Lines like `417+86=503` until the text holds at least `n_chars` characters."""
+def generate_corpus(n_chars: int, seed: int, max_operand: int = 99) -> str:
+    """Lines like `47+8=55` until the text holds at least `n_chars` characters."""
     rng = random.Random(seed)
     lines: list[str] = []
     total = 0
