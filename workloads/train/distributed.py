@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import timedelta
 
 import torch
 import torch.distributed as dist
@@ -44,14 +45,28 @@ def init_distributed() -> DistEnv:
         device = torch.device("cuda", local_rank)
     else:
         device = torch.device("cpu")
+    rank = int(os.environ.get("RANK", "0"))
+    restart_count = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
     if world_size > 1 and not dist.is_initialized():
-        dist.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
+        backend = "nccl" if device.type == "cuda" else "gloo"
+        timeout = timedelta(seconds=float(os.environ.get("SAHAB_DIST_TIMEOUT_S", "600")))
+        if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == str(True):
+            # torchrun's agent keeps one store across group restarts, and the process group's keys are
+            # the same every attempt: a restarted worker can read the address of a worker that was killed
+            # and wait on it (gloo: "connection refused", then a hang). A prefix per attempt keeps each
+            # attempt's keys apart.
+            store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), world_size,
+                                  is_master=False, timeout=timeout)
+            store = dist.PrefixStore(f"sahab/attempt-{restart_count}", store)
+            dist.init_process_group(backend, store=store, rank=rank, world_size=world_size, timeout=timeout)
+        else:
+            dist.init_process_group(backend, timeout=timeout)
     return DistEnv(
-        rank=int(os.environ.get("RANK", "0")),
+        rank=rank,
         local_rank=local_rank,
         world_size=world_size,
         local_world_size=int(os.environ.get("LOCAL_WORLD_SIZE", str(world_size))),
-        restart_count=int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")),
+        restart_count=restart_count,
         device=device,
     )
 

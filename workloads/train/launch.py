@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -14,6 +16,7 @@ from workloads.train.config import TrainConfig
 from workloads.train.worker import PEAK_ENV, config_to_args
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 def torchrun_command(cfg: TrainConfig, nproc: int, max_restarts: int) -> list[str]:
@@ -46,22 +49,37 @@ def run_torchrun(
         env[PEAK_ENV] = repr(peak_flops)
     summary = None
     proc = subprocess.Popen(
-        torchrun_command(cfg, nproc, max_restarts), env=env, stdout=subprocess.PIPE, text=True, bufsize=1
+        torchrun_command(cfg, nproc, max_restarts), env=env, stdout=subprocess.PIPE, text=True, bufsize=1,
+        preexec_fn=_die_with_parent,
     )
     assert proc.stdout is not None
-    for line in proc.stdout:
-        event = _parse_event(line)
-        if event is None:
-            sys.stderr.write(line)  # anything else a worker printed
-            continue
-        if event["event"] == "summary":
-            summary = {k: v for k, v in event.items() if k != "event"}
-        if on_event:
-            on_event(event)
-    code = proc.wait()
+    try:
+        for line in proc.stdout:
+            event = _parse_event(line)
+            if event is None:
+                sys.stderr.write(line)  # anything else a worker printed
+                continue
+            if event["event"] == "summary":
+                summary = {k: v for k, v in event.items() if k != "event"}
+            if on_event:
+                on_event(event)
+        code = proc.wait()
+    finally:
+        if proc.poll() is None:  # interrupted: torchrun passes SIGTERM on to its workers
+            proc.terminate()
+            proc.wait()
     if code != 0 or summary is None:
         raise TrainingFailed(f"torchrun exited with code {code}" + ("" if summary else " without a summary"))
     return summary
+
+
+def _die_with_parent() -> None:
+    """In the torchrun child: get SIGTERM if the launcher dies, so no orphaned workers keep training."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except OSError:
+        pass  # not Linux/glibc: the finally clause in run_torchrun still covers ordinary exits
 
 
 def _parse_event(line: str) -> dict | None:
