@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 from pathlib import Path
 
@@ -109,10 +110,10 @@ def _train(args: argparse.Namespace, checkpoint_dir: Path, summary_file: Path) -
             summary = run_torchrun(cfg, args.nproc, args.max_restarts, peak_flops=peak or None,
                                    on_event=on_event)
         except TrainingFailed as exc:
-            console.print(f"error: training failed: {exc}", markup=False)
+            print(f"error: training failed: {exc}", file=sys.stderr)
             return 1
     if args.format == "text":
-        console.print(_describe(summary), markup=False)
+        print(_describe(summary), file=sys.stderr)
     print(json.dumps(summary))
     return 0
 
@@ -128,12 +129,12 @@ def _validate(args: argparse.Namespace, console) -> float | bool | None:
             result = run_validation(args.baseline, on_probe=lambda name: status.update(f"probe: {name}"))
     except BaselineError as exc:
         raise ConfigError(str(args.baseline), str(exc).split(": ", 1)[-1]) from exc
-    console.print(result_to_text(result), markup=False)
+    print(result_to_text(result), file=sys.stderr)
     if not result.passed:
         for failure in result.failures():
-            console.print(f"failed: {failure}", markup=False)
-        console.print("error: this node failed validation; not training on it (--skip-validation overrides)",
-                      markup=False)
+            print(f"failed: {failure}", file=sys.stderr)
+        print("error: this node failed validation; not training on it (--skip-validation overrides)",
+              file=sys.stderr)
         return False
     return peak_flops_from(result)
 

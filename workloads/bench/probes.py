@@ -150,7 +150,7 @@ def train_step(device: str, peak_flops: float | None) -> Measurement:
         trainer = Trainer(cfg, env, peak_flops)
         step = iter(range(10**6))
         trainer._run_batch(next(step))  # first step builds the optimizer state
-        seconds = best_time(lambda: trainer._run_batch(next(step)), _sync_for(device), budget_s=2.0)
+        seconds = best_time(lambda: trainer._run_batch(next(step)), _sync_for(device), budget_s=3.0)
     tokens_per_s = cfg.tokens_per_step_per_worker / seconds
     extra = {"precision": trainer.precision, "samples_per_s": tokens_per_s / cfg.model.seq_len,
              "seq_len": cfg.model.seq_len}
