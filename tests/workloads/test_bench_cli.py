@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+from pathlib import Path
 
 import pytest
 
@@ -118,3 +119,33 @@ def test_fleet_report_flags_the_slow_node(calibrated, run_sahab, tmp_path):
     assert "outlier: node-3: gemm" in result.stderr
     page = html.read_text()
     assert page.count("data:image/png;base64,") == len(PROBES) and "node-3" in page
+
+
+def test_container_entrypoint_stops_a_failing_node_before_torchrun(calibrated, tmp_path):
+    """The Job's contract: exit 1, the JSON verdict on stdout and in the result file, no training."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT, sahab_env
+
+    baseline, _ = calibrated
+    raised = json.loads(baseline.read_text())
+    raised["values"] = {k: v * 10 for k, v in raised["values"].items()}
+    (tmp_path / "fast.json").write_text(json.dumps(raised))
+    env = sahab_env() | {
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "SAHAB_CHECKPOINT_DIR": str(tmp_path / "ckpt"),
+        "SAHAB_BASELINE": str(tmp_path / "fast.json"),
+        "JOB_COMPLETION_INDEX": "3",
+    }
+    result = subprocess.run(
+        ["sh", str(ROOT / "workloads" / "entrypoint.sh"), "all", "--steps", "5"],
+        env=env, capture_output=True, text=True, timeout=150,
+    )  # fmt: skip
+    assert result.returncode == 1
+    verdict = json.loads(result.stdout.strip().splitlines()[-1])
+    assert verdict["passed"] is False
+    saved = json.loads((tmp_path / "ckpt" / "validation" / "node-3.json").read_text())
+    assert saved["passed"] is False and saved["probes"].keys() == verdict["probes"].keys()
+    assert "node 3 failed validation" in result.stderr
+    assert not list((tmp_path / "ckpt").glob("ckpt-*.pt"))  # torchrun never started

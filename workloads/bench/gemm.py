@@ -11,7 +11,7 @@ GPU_SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (16384, 8192, 1280))
 DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
 
 
-def gemm_flops(precision: str, device: str = "cpu", budget_s: float = 0.6) -> float:
+def gemm_flops(precision: str, device: str = "cpu", budget_s: float = 0.4) -> float:
     """Peak measured FLOP/s of `a @ b` at `precision` (max over shapes; each shape gets `budget_s`)."""
     dtype = DTYPES[precision]
     shapes = GPU_SHAPES if device.startswith("cuda") else CPU_SHAPES

@@ -37,7 +37,7 @@ def memory_bandwidth(device: str, nbytes: int | None = None) -> Measurement:
     nbytes = nbytes or (1 << 30 if device.startswith("cuda") else 256 << 20)
     src = torch.empty(nbytes, dtype=torch.uint8, device=device).fill_(1)
     dst = torch.empty_like(src)
-    seconds = best_time(lambda: dst.copy_(src), _sync_for(device), budget_s=1.0)
+    seconds = best_time(lambda: dst.copy_(src), _sync_for(device), budget_s=0.6)
     return Measurement(2 * nbytes / seconds / 1e9, "GB/s", {"bytes": nbytes})
 
 
@@ -75,7 +75,7 @@ def _allreduce_rank(rank: int, ranks: int, port: int, nbytes: int, threads: int,
         "nccl" if cuda else "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=ranks
     )
     try:
-        seconds = _allreduce_seconds(nbytes, f"cuda:{rank}" if cuda else "cpu", budget_s=1.5)
+        seconds = _allreduce_seconds(nbytes, f"cuda:{rank}" if cuda else "cpu", budget_s=1.0)
         if rank == 0:
             with open(out_path, "w") as f:
                 f.write(repr(seconds))
@@ -97,7 +97,7 @@ def allreduce(device: str, cores: int) -> Measurement:
     if dist.is_available() and dist.is_initialized():
         ranks = dist.get_world_size()
         nbytes = (256 << 20) if device.startswith("cuda") else (16 << 20)
-        seconds = _allreduce_seconds(nbytes, device, budget_s=1.5)
+        seconds = _allreduce_seconds(nbytes, device, budget_s=1.0)
         busbw = bus_bandwidth(nbytes, seconds, ranks) / 1e9
         return Measurement(busbw, "GB/s", {"ranks": ranks, "bytes": nbytes})
     ranks = torch.cuda.device_count() if device.startswith("cuda") else 2
@@ -150,7 +150,7 @@ def train_step(device: str, peak_flops: float | None) -> Measurement:
         trainer = Trainer(cfg, env, peak_flops)
         step = iter(range(10**6))
         trainer._run_batch(next(step))  # first step builds the optimizer state
-        seconds = best_time(lambda: trainer._run_batch(next(step)), _sync_for(device), budget_s=3.0)
+        seconds = best_time(lambda: trainer._run_batch(next(step)), _sync_for(device), budget_s=2.5)
     tokens_per_s = cfg.tokens_per_step_per_worker / seconds
     extra = {"precision": trainer.precision, "samples_per_s": tokens_per_s / cfg.model.seq_len,
              "seq_len": cfg.model.seq_len}
