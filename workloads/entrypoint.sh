@@ -46,8 +46,11 @@ train() {
     rdzv="--rdzv-backend=c10d --rdzv-endpoint=$SAHAB_RDZV_ENDPOINT --rdzv-id=${SAHAB_RDZV_ID:-sahab}"
     rdzv="$rdzv --rdzv-conf=is_host=$is_host"
   fi
+  # one worker per GPU; one per CPU node, which then owns every core (torchrun's "auto" would start one
+  # single-threaded worker per core)
+  nproc="${SAHAB_NPROC_PER_NODE:-$(python -c 'import torch; print(torch.cuda.device_count() or 1)')}"
   # shellcheck disable=SC2086 # $rdzv is a list of flags
-  exec torchrun $rdzv --nnodes="$nnodes" --nproc-per-node="${SAHAB_NPROC_PER_NODE:-auto}" \
+  exec torchrun $rdzv --nnodes="$nnodes" --nproc-per-node="$nproc" \
     --node-rank="$node_rank" --max-restarts="${SAHAB_MAX_RESTARTS:-3}" \
     -m workloads.train "$@"
 }
