@@ -6,6 +6,7 @@ while still being a fair measurement (best of several repeats, see timing.py).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import tempfile
@@ -146,7 +147,7 @@ def train_step(device: str, peak_flops: float | None) -> Measurement:
     cfg = probe_train_config(device)
     env = DistEnv(0, 0, 1, 1, 0, torch.device(device))
     with tempfile.TemporaryDirectory(prefix="sahab-bench-") as tmp:
-        cfg = type(cfg)(**{**cfg.__dict__, "checkpoint_dir": tmp})
+        cfg = dataclasses.replace(cfg, checkpoint_dir=tmp)
         trainer = Trainer(cfg, env, peak_flops)
         step = iter(range(10**6))
         trainer._run_batch(next(step))  # first step builds the optimizer state

@@ -80,7 +80,10 @@ def peak_flops_per_device(precision: str, device_type: str) -> float | None:
         return float(os.environ[PEAK_ENV])
     from workloads.bench.catalog import CATALOG, detect
 
-    name, _ = detect()
+    try:
+        name, _ = detect()
+    except LookupError:
+        return None  # a GPU the catalog does not know: train, but report no MFU rather than a wrong one
     if device_type == "cuda":
         hw = CATALOG[name]
         return hw.peak_flops("fp16" if precision == "fp16" else "bf16")
