@@ -21,9 +21,9 @@ def _spin() -> None:
 
 @pytest.fixture
 def contention():
-    """A busy process per core: what a noisy neighbour or a runaway job does to a node (half its CPU)."""
+    """Two busy processes per core: what a noisy neighbour or a runaway job does to a node."""
     ctx = multiprocessing.get_context("fork")
-    hogs = [ctx.Process(target=_spin, daemon=True) for _ in range(len(os.sched_getaffinity(0)))]
+    hogs = [ctx.Process(target=_spin, daemon=True) for _ in range(2 * len(os.sched_getaffinity(0)))]
     for hog in hogs:
         hog.start()
     yield
