@@ -85,6 +85,7 @@ def _train(args: argparse.Namespace, checkpoint_dir: Path, summary_file: Path) -
     from workloads.train.launch import TrainingFailed, run_torchrun
 
     cfg = build_config(args, checkpoint_dir, summary_file)
+    _check_resumable(cfg)
     console = Console(stderr=True)
     peak = _validate(args, console)
     if peak is False:
@@ -116,6 +117,27 @@ def _train(args: argparse.Namespace, checkpoint_dir: Path, summary_file: Path) -
         print(_describe(summary), file=sys.stderr)
     print(json.dumps(summary))
     return 0
+
+
+def _check_resumable(cfg) -> None:
+    """A checkpoint directory holding another model is a usage error, caught before any worker starts."""
+    import dataclasses
+
+    import torch
+
+    from workloads.train import checkpoint
+
+    directory = Path(cfg.checkpoint_dir)
+    steps = checkpoint.available_steps(directory)
+    if not steps:
+        return
+    path = checkpoint.checkpoint_path(directory, steps[-1])
+    try:
+        saved = json.loads(torch.load(path, map_location="cpu", weights_only=True)["config"])["model"]
+    except Exception as exc:  # an unreadable checkpoint: say which, rather than fail in every worker
+        raise ConfigError(str(path), f"cannot read checkpoint ({type(exc).__name__}: {exc})") from exc
+    if saved != dataclasses.asdict(cfg.model):
+        raise ConfigError(str(path), f"holds a different model {saved}; use another --checkpoint-dir")
 
 
 def _validate(args: argparse.Namespace, console) -> float | bool | None:

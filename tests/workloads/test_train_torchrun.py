@@ -105,6 +105,10 @@ def test_train_summary_is_one_json_line_and_a_rerun_resumes_from_the_end(tmp_pat
     assert resumed["resumed_from_step"] == 12 and resumed["steps"] == 15
     assert resumed["first_loss"] == summary["first_loss"]
 
+    wider = run_sahab(*[a if a != "64" else "128" for a in args])  # another model, same directory
+    assert wider.returncode == 2
+    assert wider.stderr.strip().splitlines()[-1].startswith("error:") and "different model" in wider.stderr
+
 
 def test_train_rejects_a_model_shape_that_cannot_exist(run_sahab):
     result = run_sahab("train", "--d-model", "100", "--n-heads", "3", "--skip-validation")
