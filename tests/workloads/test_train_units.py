@@ -116,3 +116,25 @@ def test_resume_refuses_a_checkpoint_of_another_model(tmp_path):
                         checkpoint_dir=str(tmp_path), precision="fp32")
     with pytest.raises(SystemExit, match="different model"):
         Trainer(other, DistEnv(0, 0, 1, 1, 0, torch.device("cpu")), None)
+
+
+def test_cpu_bf16_matmul_attention_matches_sdpa(monkeypatch):
+    from workloads.train import model as model_module
+
+    torch.manual_seed(0)
+    gpt = GPT(TINY)
+    x = torch.randint(0, len(ALPHABET), (4, TINY.seq_len))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        matmul_path, _ = gpt(x)
+        monkeypatch.setattr(model_module, "CPU_BF16_MATMUL_ATTENTION_MAX_SEQ", 0)  # force SDPA
+        sdpa_path, _ = gpt(x)
+    fp32_path, _ = gpt(x)
+    assert torch.allclose(matmul_path.float(), sdpa_path.float(), atol=0.05)
+    assert torch.allclose(matmul_path.float(), fp32_path, atol=0.05)
+    # causal: changing a later token leaves the earlier positions' logits alone
+    changed = x.clone()
+    changed[:, -1] = (changed[:, -1] + 1) % len(ALPHABET)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        monkeypatch.undo()
+        again, _ = gpt(changed)
+    assert torch.equal(again[:, :-1], matmul_path[:, :-1])

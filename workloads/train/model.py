@@ -1,4 +1,4 @@
-"""A GPT-style decoder: pre-norm blocks, causal self-attention through SDPA, tied embeddings."""
+"""A GPT-style decoder: pre-norm blocks, causal self-attention, tied embeddings."""
 
 from __future__ import annotations
 
@@ -10,6 +10,10 @@ from torch import nn
 
 from workloads.train.config import ModelConfig
 
+# Up to this length, bf16 attention on a CPU runs ~2-3x faster as two oneDNN batched matmuls around a
+# softmax than through the CPU flash-attention kernel (measured on AVX512-BF16); the T x T scores stay small.
+CPU_BF16_MATMUL_ATTENTION_MAX_SEQ = 512
+
 
 class SelfAttention(nn.Module):
     def __init__(self, cfg: ModelConfig):
@@ -18,15 +22,21 @@ class SelfAttention(nn.Module):
         self.qkv = nn.Linear(cfg.d_model, 3 * cfg.d_model, bias=False)
         self.proj = nn.Linear(cfg.d_model, cfg.d_model, bias=False)
         self.dropout = cfg.dropout
+        mask = torch.ones(cfg.seq_len, cfg.seq_len, dtype=torch.bool).tril()
+        self.register_buffer("causal_mask", mask, persistent=False)  # derived, so not in checkpoints
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         batch, seq, width = x.shape
         q, k, v = self.qkv(x).split(width, dim=2)
         # (batch, heads, seq, head_dim): the layout scaled_dot_product_attention expects
         q, k, v = (t.view(batch, seq, self.n_heads, -1).transpose(1, 2) for t in (q, k, v))
-        y = F.scaled_dot_product_attention(
-            q, k, v, is_causal=True, dropout_p=self.dropout if self.training else 0.0
-        )
+        dropout = self.dropout if self.training else 0.0
+        if q.device.type == "cpu" and q.dtype == torch.bfloat16 and seq <= CPU_BF16_MATMUL_ATTENTION_MAX_SEQ:
+            scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.size(-1)))
+            scores = scores.masked_fill(~self.causal_mask[:seq, :seq], float("-inf"))
+            y = F.dropout(scores.softmax(dim=-1), dropout, self.training) @ v
+        else:
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=dropout)
         return self.proj(y.transpose(1, 2).reshape(batch, seq, width))
 
 
