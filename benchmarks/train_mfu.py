@@ -9,7 +9,7 @@ One run, in rounds, so a noisy neighbour hits every figure alike. Each round mea
 Figures are best-of-rounds for all three (interference only ever slows a run; the same statistic on every
 side keeps the ratios fair); medians are printed too. MFU = trainer tokens/s x FLOPs/token / peak.
 
-    /work/main/.venv/bin/python benchmarks/train_mfu.py [--d-model 1024 --n-layers 4 --seq-len 256 ...]
+    /work/main/.venv/bin/python benchmarks/train_mfu.py [--d-model 1024 --n-layers 4 --seq-len 128 --batch-size 16 --rounds 5]
 
 GPU targets (same code, not runnable here): MFU >= 0.45 on H100-class against the catalog's dense bf16 peak.
 """
@@ -63,9 +63,9 @@ def main() -> int:
     parser.add_argument("--d-model", type=int, default=1024)
     parser.add_argument("--n-layers", type=int, default=4)
     parser.add_argument("--n-heads", type=int, default=16)
-    parser.add_argument("--seq-len", type=int, default=256)
-    parser.add_argument("--batch-size", type=int, default=8)
-    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--seq-len", type=int, default=128)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=3, help="steps of each loop per round")
     parser.add_argument("--no-compile", action="store_true")
     parser.add_argument("--precision", default="auto", choices=("auto", "bf16", "fp32"))
