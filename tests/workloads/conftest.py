@@ -1,21 +1,12 @@
-"""Helpers for the workload tests that run `sahab` as a user would: in a subprocess, from this checkout."""
+"""Fixtures for the workload tests."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def sahab_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    return env
+from workload_helpers import ROOT, sahab_env
 
 
 @pytest.fixture

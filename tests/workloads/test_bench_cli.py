@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from workload_helpers import ROOT, sahab_env
 
 pytestmark = pytest.mark.slow
 
@@ -35,11 +38,6 @@ def contention():
 @pytest.fixture(scope="module")
 def calibrated(tmp_path_factory):
     """A baseline saved on this (known-good) machine, and the JSON of that run."""
-    import subprocess
-    import sys
-
-    from conftest import ROOT, sahab_env  # the fixture file, imported for module scope
-
     path = tmp_path_factory.mktemp("bench") / "baseline.json"
     result = subprocess.run(
         [sys.executable, "-m", "sahab", "bench", "--format", "json", "--save-baseline", str(path)],
@@ -123,11 +121,6 @@ def test_fleet_report_flags_the_slow_node(calibrated, run_sahab, tmp_path):
 
 def test_container_entrypoint_stops_a_failing_node_before_torchrun(calibrated, tmp_path):
     """The Job's contract: exit 1, the JSON verdict on stdout and in the result file, no training."""
-    import subprocess
-    import sys
-
-    from conftest import ROOT, sahab_env
-
     baseline, _ = calibrated
     raised = json.loads(baseline.read_text())
     raised["values"] = {k: v * 10 for k, v in raised["values"].items()}

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, sahab_env
+from workload_helpers import ROOT, sahab_env
 
 from workloads.train.checkpoint import available_steps
 
