@@ -9,7 +9,8 @@ One run, in rounds, so a noisy neighbour hits every figure alike. Each round mea
 Figures are best-of-rounds for all three (interference only ever slows a run; the same statistic on every
 side keeps the ratios fair); medians are printed too. MFU = trainer tokens/s x FLOPs/token / peak.
 
-    /work/main/.venv/bin/python benchmarks/train_mfu.py [--d-model 1024 --n-layers 4 --seq-len 128 --batch-size 16 --rounds 5]
+    /work/main/.venv/bin/python benchmarks/train_mfu.py [--d-model 1024 --n-layers 4 --seq-len 128 \
+        --batch-size 16 --rounds 5]
 
 GPU targets (same code, not runnable here): MFU >= 0.45 on H100-class against the catalog's dense bf16 peak.
 """

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from sahab.errors import ConfigError, UsageError
+from sahab.errors import ConfigError, SahabError, UsageError
 
 HELP = "Validate this node (GEMM, memory, all-reduce, training step, data loader) against its floors."
 
@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
+    from workloads.bench.catalog import UnknownHardware
     from workloads.bench.validate import BaselineError, result_to_text, run_validation, save_baseline
 
     console = Console(stderr=True)
@@ -41,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
             result = run_validation(args.baseline, on_probe=lambda name: status.update(f"probe: {name}"))
     except BaselineError as exc:
         raise ConfigError(str(args.baseline), str(exc).split(": ", 1)[-1]) from exc
+    except UnknownHardware as exc:
+        raise SahabError(str(exc).strip("'\"")) from exc
     if args.save_baseline:
         save_baseline(result, args.save_baseline)
         print(f"baseline saved to {args.save_baseline}", file=sys.stderr)

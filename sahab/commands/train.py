@@ -144,6 +144,7 @@ def _validate(args: argparse.Namespace, console) -> float | bool | None:
     """Run `sahab bench`'s validation; the measured peak for MFU, None if skipped, False if it failed."""
     if args.skip_validation:
         return _measured_peak()
+    from workloads.bench.catalog import UnknownHardware
     from workloads.bench.validate import BaselineError, peak_flops_from, result_to_text, run_validation
 
     try:
@@ -151,6 +152,8 @@ def _validate(args: argparse.Namespace, console) -> float | bool | None:
             result = run_validation(args.baseline, on_probe=lambda name: status.update(f"probe: {name}"))
     except BaselineError as exc:
         raise ConfigError(str(args.baseline), str(exc).split(": ", 1)[-1]) from exc
+    except UnknownHardware as exc:
+        raise SahabError(str(exc).strip("'\"")) from exc
     print(result_to_text(result), file=sys.stderr)
     if not result.passed:
         for failure in result.failures():
@@ -163,13 +166,13 @@ def _validate(args: argparse.Namespace, console) -> float | bool | None:
 
 def _measured_peak() -> float | None:
     """Measure the GEMM peak once here, before the workers start, so they do not each measure it."""
-    from workloads.bench.catalog import CATALOG, detect
+    from workloads.bench.catalog import CATALOG, UnknownHardware, detect
     from workloads.bench.gemm import gemm_flops
 
     try:
         name, _ = detect()
-    except LookupError as exc:
-        raise SahabError(str(exc)) from exc
+    except UnknownHardware as exc:
+        raise SahabError(str(exc).strip("'\"")) from exc
     hw = CATALOG[name]
     if hw.is_gpu:
         return hw.peak_flops("bf16") or hw.peak_flops("fp16")

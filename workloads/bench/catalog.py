@@ -89,6 +89,10 @@ CATALOG: dict[str, HardwareClass] = {
     )
 }
 
+class UnknownHardware(LookupError):
+    """A device the catalog has no figures for: it cannot be judged, so it is not guessed at."""
+
+
 # Substrings of torch.cuda.get_device_name() -> class, most specific first.
 _GPU_NAMES = (
     ("H200", "h200"),
@@ -119,7 +123,7 @@ def detect() -> tuple[str, str]:
         device_name = torch.cuda.get_device_name(0)
         name = classify_gpu(device_name)
         if name is None:
-            raise LookupError(f"GPU {device_name!r} is not in the hardware catalog")
+            raise UnknownHardware(f"GPU {device_name!r} is not in the hardware catalog")
         return name, f"{torch.cuda.device_count()} x {device_name}"
     return "cpu", f"{cpu_count()} x {cpu_model()}"
 

@@ -78,11 +78,11 @@ def peak_flops_per_device(precision: str, device_type: str) -> float | None:
     """Catalog peak on GPU; on CPU this node's measured bf16 GEMM rate (or the launcher's measurement)."""
     if os.environ.get(PEAK_ENV):
         return float(os.environ[PEAK_ENV])
-    from workloads.bench.catalog import CATALOG, detect
+    from workloads.bench.catalog import CATALOG, UnknownHardware, detect
 
     try:
         name, _ = detect()
-    except LookupError:
+    except UnknownHardware:
         return None  # a GPU the catalog does not know: train, but report no MFU rather than a wrong one
     if device_type == "cuda":
         hw = CATALOG[name]
