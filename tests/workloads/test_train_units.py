@@ -1,0 +1,140 @@
+"""The trainer's parts, in process: config, data, FLOPs, schedule, checkpoints, and that the model learns."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from collections import Counter
+
+import pytest
+import torch
+
+from workloads.train import checkpoint
+from workloads.train.config import ModelConfig, TrainConfig
+from workloads.train.data import ALPHABET, decode, default_batches, encode, generate_corpus
+from workloads.train.distributed import DistEnv
+from workloads.train.flops import flops_per_token, matmul_params
+from workloads.train.model import GPT
+from workloads.train.trainer import Trainer, learning_rate
+from workloads.train.worker import build_parser, config_from_args, config_to_args
+
+TINY = ModelConfig(vocab_size=16, seq_len=32, n_layers=2, n_heads=2, d_model=64)
+
+
+def test_config_rejects_heads_that_do_not_divide_the_width():
+    with pytest.raises(ValueError, match="divisible"):
+        ModelConfig(d_model=100, n_heads=3)
+
+
+def test_config_round_trips_through_worker_flags():
+    cfg = TrainConfig(model=TINY, steps=7, checkpoint_every=3, compile=True, checkpoint_dir="/x")
+    parsed = config_from_args(build_parser().parse_args(config_to_args(cfg)))
+    assert parsed == cfg
+    assert TrainConfig.from_json(cfg.to_json()) == cfg
+
+
+def test_corpus_is_arithmetic_that_is_right_and_reproducible():
+    text = generate_corpus(2_000, seed=3)
+    assert text == generate_corpus(2_000, seed=3) != generate_corpus(2_000, seed=4)
+    for line in text.splitlines():
+        left, total = line.split("=")
+        a, b = left.split("+")
+        assert int(a) + int(b) == int(total)
+    assert decode(encode(text[:100])) == text[:100]
+    assert set(text) <= set(ALPHABET)
+
+
+def test_batches_are_next_token_pairs_and_a_function_of_step_and_rank():
+    batches = default_batches(seq_len=16, batch_size=4, seed=1, n_chars=10_000)
+    x, y = batches.batch(step=5, micro=0, rank=1)
+    assert x.shape == y.shape == (4, 16)
+    assert torch.equal(x[:, 1:], y[:, :-1])  # targets are the inputs shifted by one token
+    assert torch.equal(batches.batch(5, 0, 1)[0], x)  # a resumed run sees the same batch
+    assert not torch.equal(batches.batch(5, 0, 0)[0], x)  # ranks see different data
+
+
+def test_flops_count_every_matmul_weight_of_the_model():
+    model = GPT(TINY)
+    linear = sum(m.weight.numel() for m in model.modules() if isinstance(m, torch.nn.Linear))
+    assert matmul_params(TINY) == linear  # includes the tied output head
+    attention = 12 * TINY.n_layers * TINY.d_model * TINY.seq_len
+    assert flops_per_token(TINY) == 6 * linear + attention
+
+
+def test_learning_rate_warms_up_then_decays_to_the_floor():
+    cfg = TrainConfig(model=TINY, steps=100, warmup_steps=10, lr=1e-3, min_lr=1e-4)
+    rates = [learning_rate(s, cfg) for s in range(100)]
+    assert rates[0] < rates[9] == pytest.approx(1e-3)
+    assert all(a >= b for a, b in itertools.pairwise(rates[10:]))
+    assert learning_rate(100, cfg) == pytest.approx(1e-4)
+
+
+def test_checkpoints_are_atomic_and_pruned(tmp_path):
+    (tmp_path / ".ckpt-00000030.pt.tmp-123").write_bytes(b"half a file")  # a save that was killed
+    for step in (10, 20, 30):
+        checkpoint.save_atomic({"step": step, "w": torch.ones(2) * step}, tmp_path, step, keep=2)
+    assert checkpoint.available_steps(tmp_path) == [20, 30]
+    assert checkpoint.load(tmp_path, 30, torch.device("cpu"))["w"].tolist() == [30.0, 30.0]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".") and str(os.getpid()) in p.name]
+
+
+def _trainer(tmp_path, steps, every=0):
+    cfg = TrainConfig(model=TINY, steps=steps, batch_size=8, checkpoint_every=every, warmup_steps=2,
+                      checkpoint_dir=str(tmp_path), precision="fp32", log_every=1000)
+    return Trainer(cfg, DistEnv(0, 0, 1, 1, 0, torch.device("cpu")), peak_flops=1e11)
+
+
+def unigram_entropy(text: str) -> float:
+    """Loss of the best model that knows symbol frequencies and nothing else."""
+    n = len(text)
+    return -sum(c / n * math.log(c / n) for c in Counter(text).values())
+
+
+def test_trainer_learns_and_resumes_exactly_where_it_stopped(tmp_path):
+    torch.set_num_threads(1)
+    summary = _trainer(tmp_path, steps=80, every=40).train()
+    assert summary["steps"] == 80 and summary["resumed_from_step"] == 0
+    # it has learned structure (where digits, "+", "=" and newlines go), not just symbol frequencies
+    assert summary["final_loss"] < unigram_entropy(generate_corpus(100_000, seed=1337)) - 0.15
+    assert summary["final_loss"] < summary["first_loss"] - 0.4
+    assert 0 < summary["mfu"] < 1
+
+    # a new start with more steps picks up the newest checkpoint, its weights and its first loss
+    resumed = _trainer(tmp_path, steps=85, every=40)
+    assert resumed.step == 80 and resumed.resumed_from_step == 80
+    saved = checkpoint.load(tmp_path, 80, torch.device("cpu"))["model"]
+    assert all(torch.equal(saved[k], v) for k, v in resumed.raw_model.state_dict().items())
+    again = resumed.train()
+    assert again["steps"] == 85 and again["first_loss"] == summary["first_loss"]
+    assert checkpoint.available_steps(tmp_path) == [80, 85]
+
+
+def test_resume_refuses_a_checkpoint_of_another_model(tmp_path):
+    _trainer(tmp_path, steps=2, every=1).train()
+    other = TrainConfig(model=ModelConfig(vocab_size=16, seq_len=32, n_layers=1, n_heads=2, d_model=64),
+                        checkpoint_dir=str(tmp_path), precision="fp32")
+    with pytest.raises(SystemExit, match="different model"):
+        Trainer(other, DistEnv(0, 0, 1, 1, 0, torch.device("cpu")), None)
+
+
+def test_cpu_bf16_matmul_attention_matches_sdpa(monkeypatch):
+    from workloads.train import model as model_module
+
+    torch.manual_seed(0)
+    gpt = GPT(TINY)
+    x = torch.randint(0, len(ALPHABET), (4, TINY.seq_len))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        matmul_path, _ = gpt(x)
+        monkeypatch.setattr(model_module, "CPU_BF16_MATMUL_ATTENTION_MAX_SEQ", 0)  # force SDPA
+        sdpa_path, _ = gpt(x)
+    fp32_path, _ = gpt(x)
+    assert torch.allclose(matmul_path.float(), sdpa_path.float(), atol=0.05)
+    assert torch.allclose(matmul_path.float(), fp32_path, atol=0.05)
+    # causal: changing a later token leaves the earlier positions' logits alone
+    changed = x.clone()
+    changed[:, -1] = (changed[:, -1] + 1) % len(ALPHABET)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        monkeypatch.undo()
+        again, _ = gpt(changed)
+    assert torch.equal(again[:, :-1], matmul_path[:, :-1])

@@ -1,0 +1,176 @@
+"""The probes: each measures one thing a training node must deliver and returns a value with its unit.
+
+Floors and verdicts are not decided here (see validate.py); a probe only measures, as fast as it can
+while still being a fair measurement (best of several repeats, see timing.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import socket
+import tempfile
+from dataclasses import dataclass, field
+
+import torch
+
+from workloads.bench.gemm import gemm_flops
+from workloads.bench.timing import best_time, no_sync
+
+
+@dataclass
+class Measurement:
+    value: float | None
+    unit: str
+    extra: dict = field(default_factory=dict)  # context shown next to the value (MFU, sizes, ranks)
+
+
+def _sync_for(device: str):
+    return torch.cuda.synchronize if device.startswith("cuda") else no_sync
+
+
+def gemm(precision: str, device: str) -> Measurement:
+    return Measurement(gemm_flops(precision, device) / 1e9, "GFLOP/s", {"precision": precision})
+
+
+def memory_bandwidth(device: str, nbytes: int | None = None) -> Measurement:
+    """Device copy: reads and writes `nbytes` each, so 2 x bytes / time. Sized far past the caches."""
+    nbytes = nbytes or (1 << 30 if device.startswith("cuda") else 256 << 20)
+    src = torch.empty(nbytes, dtype=torch.uint8, device=device).fill_(1)
+    dst = torch.empty_like(src)
+    seconds = best_time(lambda: dst.copy_(src), _sync_for(device), budget_s=0.6)
+    return Measurement(2 * nbytes / seconds / 1e9, "GB/s", {"bytes": nbytes})
+
+
+# -- all-reduce ------------------------------------------------------------------------------------------
+
+
+def bus_bandwidth(nbytes: int, seconds: float, ranks: int) -> float:
+    """nccl-tests' bus bandwidth for all-reduce: algbw x 2(n-1)/n, comparable across rank counts."""
+    return nbytes / seconds * 2 * (ranks - 1) / ranks
+
+
+def _allreduce_seconds(nbytes: int, device: str, budget_s: float) -> float:
+    import torch.distributed as dist
+
+    tensor = torch.ones(nbytes // 4, dtype=torch.float32, device=device)
+
+    def once():
+        dist.all_reduce(tensor)
+
+    seconds = best_time(once, _sync_for(device), budget_s)
+    # every rank must agree on the figure: the slowest rank's best is the collective's best
+    result = torch.tensor([seconds], dtype=torch.float64, device=device)
+    dist.all_reduce(result, op=dist.ReduceOp.MAX)
+    return result.item()
+
+
+def _allreduce_rank(rank: int, ranks: int, port: int, nbytes: int, threads: int, out_path: str) -> None:
+    import torch.distributed as dist
+
+    torch.set_num_threads(threads)
+    cuda = torch.cuda.is_available()
+    if cuda:
+        torch.cuda.set_device(rank)
+    dist.init_process_group(
+        "nccl" if cuda else "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=ranks
+    )
+    try:
+        seconds = _allreduce_seconds(nbytes, f"cuda:{rank}" if cuda else "cpu", budget_s=1.0)
+        if rank == 0:
+            with open(out_path, "w") as f:
+                f.write(repr(seconds))
+    finally:
+        dist.destroy_process_group()
+
+
+def _free_loopback_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def allreduce(device: str, cores: int) -> Measurement:
+    """Bus bandwidth of torch.distributed all-reduce: over the running group if there is one, else over
+    several local ranks on loopback (one per GPU; two on a CPU node), gloo on CPU and NCCL on GPU."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        ranks = dist.get_world_size()
+        nbytes = (256 << 20) if device.startswith("cuda") else (16 << 20)
+        seconds = _allreduce_seconds(nbytes, device, budget_s=1.0)
+        busbw = bus_bandwidth(nbytes, seconds, ranks) / 1e9
+        return Measurement(busbw, "GB/s", {"ranks": ranks, "bytes": nbytes})
+    ranks = torch.cuda.device_count() if device.startswith("cuda") else 2
+    if ranks < 2:
+        return Measurement(None, "GB/s", {"ranks": ranks, "note": "one device: nothing to all-reduce with"})
+    nbytes = (256 << 20) if device.startswith("cuda") else (16 << 20)
+    threads = max(1, cores // ranks)
+    import torch.multiprocessing as mp
+
+    with tempfile.TemporaryDirectory(prefix="sahab-allreduce-") as tmp:
+        out_path = os.path.join(tmp, "seconds")
+        mp.start_processes(
+            _allreduce_rank,
+            args=(ranks, _free_loopback_port(), nbytes, threads, out_path),
+            nprocs=ranks,
+            join=True,
+            start_method="spawn",
+        )
+        with open(out_path) as f:
+            seconds = float(f.read())
+    backend = "nccl" if device.startswith("cuda") else "gloo"
+    busbw = bus_bandwidth(nbytes, seconds, ranks) / 1e9
+    return Measurement(busbw, "GB/s", {"ranks": ranks, "bytes": nbytes, "backend": backend})
+
+
+# -- the training model ----------------------------------------------------------------------------------
+
+
+def probe_train_config(device: str):
+    """A model sized so a few steps take about a second: small on CPU, large enough to load a GPU."""
+    from workloads.train.config import ModelConfig, TrainConfig
+
+    if device.startswith("cuda"):
+        model = ModelConfig(vocab_size=64, seq_len=1024, n_layers=8, n_heads=16, d_model=1024)
+        return TrainConfig(model=model, batch_size=8, steps=1000, checkpoint_every=0)
+    model = ModelConfig(vocab_size=64, seq_len=128, n_layers=4, n_heads=8, d_model=512)
+    return TrainConfig(model=model, batch_size=8, steps=1000, checkpoint_every=0)
+
+
+def train_step(device: str, peak_flops: float | None) -> Measurement:
+    """Tokens/s of one optimizer step of the bundled trainer (forward, backward, AdamW), and its MFU."""
+    from workloads.train.distributed import DistEnv
+    from workloads.train.flops import mfu
+    from workloads.train.trainer import Trainer
+
+    cfg = probe_train_config(device)
+    env = DistEnv(0, 0, 1, 1, 0, torch.device(device))
+    with tempfile.TemporaryDirectory(prefix="sahab-bench-") as tmp:
+        cfg = dataclasses.replace(cfg, checkpoint_dir=tmp)
+        trainer = Trainer(cfg, env, peak_flops)
+        step = iter(range(10**6))
+        trainer._run_batch(next(step))  # first step builds the optimizer state
+        seconds = best_time(lambda: trainer._run_batch(next(step)), _sync_for(device), budget_s=2.5)
+    tokens_per_s = cfg.tokens_per_step_per_worker / seconds
+    extra = {"precision": trainer.precision, "samples_per_s": tokens_per_s / cfg.model.seq_len,
+             "seq_len": cfg.model.seq_len}
+    if peak_flops:
+        extra["mfu"] = round(mfu(tokens_per_s, cfg.model, peak_flops), 4)
+    return Measurement(tokens_per_s, "tokens/s", extra)
+
+
+def dataloader(device: str) -> Measurement:
+    """Samples/s the training data pipeline produces, delivered to the device."""
+    from workloads.train.data import default_batches
+
+    cfg = probe_train_config(device)
+    batches = default_batches(cfg.model.seq_len, cfg.batch_size, cfg.seed)
+    step = iter(range(10**6))
+
+    def once():
+        x, y = batches.batch(next(step))
+        x.to(device, non_blocking=True), y.to(device, non_blocking=True)
+
+    seconds = best_time(once, _sync_for(device), budget_s=0.5)
+    return Measurement(cfg.batch_size / seconds, "samples/s", {"batch_size": cfg.batch_size})

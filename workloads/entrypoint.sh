@@ -1,0 +1,72 @@
+#!/bin/sh
+# Sahab workload entrypoint: validate this node, then train on it under torchrun.
+#
+#   sahab-entrypoint [all|validate|train] [worker flags...]      (default: all)
+#
+# validate  runs `sahab bench`; exit 0 pass, 1 fail; the JSON result is the last stdout line and is also
+#           written to $SAHAB_RESULT_FILE. Exit 2: the node could not be validated (bad baseline file, ...).
+# train     runs torchrun with c10d rendezvous; worker flags (e.g. --steps 1000 --d-model 1024) are passed on.
+# all       validate, and only if the node passed, train. Environment: see workloads/README.md.
+set -eu
+
+mode="${1:-all}"
+case "$mode" in
+  all|validate|train) [ "$#" -gt 0 ] && shift ;;
+  -*) mode=all ;;
+  *) echo "error: unknown mode '$mode' (all, validate or train)" >&2; exit 2 ;;
+esac
+
+checkpoint_dir="${SAHAB_CHECKPOINT_DIR:-/checkpoints}"
+node_rank="${SAHAB_NODE_RANK:-${JOB_COMPLETION_INDEX:-0}}"
+result_file="${SAHAB_RESULT_FILE:-$checkpoint_dir/validation/node-$node_rank.json}"
+
+validate() {
+  mkdir -p "$(dirname "$result_file")"
+  set -- bench --format json --output "$result_file"
+  if [ -n "${SAHAB_BASELINE:-}" ]; then
+    set -- "$@" --baseline "$SAHAB_BASELINE"
+  fi
+  python -m sahab "$@"
+}
+
+train() {
+  nnodes="${SAHAB_NNODES:-1}"
+  if [ -z "${SAHAB_PEAK_FLOPS:-}" ] && [ -f "$result_file" ]; then
+    # MFU against what this node measured (CPU) or its catalog peak (GPU), not a constant
+    SAHAB_PEAK_FLOPS="$(python -m workloads.bench.peak "$result_file")"
+    export SAHAB_PEAK_FLOPS
+  fi
+  set -- --checkpoint-dir "$checkpoint_dir" "$@"
+  if [ "$nnodes" = "1" ] && [ -z "${SAHAB_RDZV_ENDPOINT:-}" ]; then
+    rdzv="--standalone"
+  else
+    : "${SAHAB_RDZV_ENDPOINT:?set SAHAB_RDZV_ENDPOINT=host:port (DNS name of pod 0) for $nnodes nodes}"
+    is_host=false
+    [ "$node_rank" = "0" ] && is_host=true  # index 0 hosts the rendezvous store its DNS name points at
+    rdzv="--rdzv-backend=c10d --rdzv-endpoint=$SAHAB_RDZV_ENDPOINT --rdzv-id=${SAHAB_RDZV_ID:-sahab}"
+    rdzv="$rdzv --rdzv-conf=is_host=$is_host"
+  fi
+  # one worker per GPU; one per CPU node, which then owns every core (torchrun's "auto" would start one
+  # single-threaded worker per core)
+  nproc="${SAHAB_NPROC_PER_NODE:-$(python -c 'import torch; print(torch.cuda.device_count() or 1)')}"
+  # shellcheck disable=SC2086 # $rdzv is a list of flags
+  exec torchrun $rdzv --nnodes="$nnodes" --nproc-per-node="$nproc" \
+    --node-rank="$node_rank" --max-restarts="${SAHAB_MAX_RESTARTS:-3}" \
+    -m workloads.train "$@"
+}
+
+case "$mode" in
+  validate) validate ;;
+  train) train "$@" ;;
+  all)
+    if [ "${SAHAB_SKIP_VALIDATION:-0}" != "1" ]; then
+      status=0
+      validate || status=$?
+      if [ "$status" -ne 0 ]; then
+        echo "error: node $node_rank failed validation (exit $status); not training on it" >&2
+        exit "$status"
+      fi
+    fi
+    train "$@"
+    ;;
+esac

@@ -1,0 +1,5 @@
+import sys
+
+from workloads.train.worker import main
+
+sys.exit(main())

@@ -1,0 +1,87 @@
+"""The torchrun environment, read once: who this worker is, where it runs, how many times it was restarted."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+
+
+@dataclass(frozen=True)
+class DistEnv:
+    rank: int
+    local_rank: int
+    world_size: int
+    local_world_size: int
+    restart_count: int  # torchrun's TORCHELASTIC_RESTART_COUNT: group restarts so far
+    device: torch.device
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+    @property
+    def is_node_main(self) -> bool:
+        return self.local_rank == 0
+
+    @property
+    def distributed(self) -> bool:
+        return self.world_size > 1
+
+    @property
+    def n_nodes(self) -> int:
+        return max(1, self.world_size // self.local_world_size)
+
+
+def init_distributed() -> DistEnv:
+    """Join torchrun's process group (NCCL on GPU, gloo on CPU); a plain `python -m` run is a world of one."""
+    world_size = int(os.environ.get("WORLD_SIZE", "1"))
+    local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    if torch.cuda.is_available():
+        torch.cuda.set_device(local_rank)
+        device = torch.device("cuda", local_rank)
+    else:
+        device = torch.device("cpu")
+    rank = int(os.environ.get("RANK", "0"))
+    restart_count = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
+    if world_size > 1 and not dist.is_initialized():
+        backend = "nccl" if device.type == "cuda" else "gloo"
+        timeout = timedelta(seconds=float(os.environ.get("SAHAB_DIST_TIMEOUT_S", "600")))
+        if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == str(True):
+            # torchrun's agent keeps one store across group restarts, and the process group's keys are
+            # the same every attempt: a restarted worker can read the address of a worker that was killed
+            # and wait on it (gloo: "connection refused", then a hang). A prefix per attempt keeps each
+            # attempt's keys apart.
+            store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), world_size,
+                                  is_master=False, timeout=timeout)
+            store = dist.PrefixStore(f"sahab/attempt-{restart_count}", store)
+            dist.init_process_group(backend, store=store, rank=rank, world_size=world_size, timeout=timeout)
+        else:
+            dist.init_process_group(backend, timeout=timeout)
+    return DistEnv(
+        rank=rank,
+        local_rank=local_rank,
+        world_size=world_size,
+        local_world_size=int(os.environ.get("LOCAL_WORLD_SIZE", str(world_size))),
+        restart_count=restart_count,
+        device=device,
+    )
+
+
+def mean_across_ranks(value: float, env: DistEnv) -> float:
+    if not env.distributed:
+        return value
+    tensor = torch.tensor([value], dtype=torch.float64, device=env.device)
+    dist.all_reduce(tensor)  # SUM: gloo has no AVG
+    return tensor.item() / env.world_size
+
+
+def gather_objects(value, env: DistEnv) -> list:
+    if not env.distributed:
+        return [value]
+    out = [None] * env.world_size
+    dist.all_gather_object(out, value)
+    return out

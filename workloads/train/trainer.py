@@ -1,0 +1,213 @@
+"""The Trainer: DDP, mixed precision, gradient accumulation, atomic checkpoints, resume on every start."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import time
+from pathlib import Path
+
+import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from workloads.train import checkpoint
+from workloads.train.config import TrainConfig
+from workloads.train.data import TokenBatches, default_batches
+from workloads.train.distributed import DistEnv, gather_objects, mean_across_ranks
+from workloads.train.flops import mfu
+from workloads.train.model import GPT
+
+WARMUP_STEPS_UNTIMED = 2  # first steps pay for allocation, oneDNN primitive creation and compilation
+
+
+def resolve_precision(requested: str, device: torch.device) -> str:
+    """bf16 where the hardware has a fast bf16 path, fp16 on CUDA parts without bf16, else fp32."""
+    if requested != "auto":
+        return requested
+    if device.type == "cuda":
+        return "bf16" if torch.cuda.is_bf16_supported(including_emulation=False) else "fp16"
+    from workloads.bench.catalog import cpu_has_fast_bf16
+
+    return "bf16" if cpu_has_fast_bf16() else "fp32"
+
+
+def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
+    # no weight decay on norms and embeddings-as-vectors: only on matrices
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    no_decay = [p for p in model.parameters() if p.dim() < 2]
+    groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    try:  # one fused kernel per step instead of a dozen foreach kernels
+        return torch.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.95), fused=True)
+    except (RuntimeError, TypeError):
+        return torch.optim.AdamW(groups, lr=cfg.lr, betas=(0.9, 0.95))
+
+
+def learning_rate(step: int, cfg: TrainConfig) -> float:
+    """Linear warm-up, then cosine decay to `min_lr` at the last step."""
+    if step < cfg.warmup_steps:
+        return cfg.lr * (step + 1) / cfg.warmup_steps
+    progress = (step - cfg.warmup_steps) / max(1, cfg.steps - cfg.warmup_steps)
+    return cfg.min_lr + 0.5 * (cfg.lr - cfg.min_lr) * (1 + math.cos(math.pi * min(1.0, progress)))
+
+
+def emit(event: str, **fields) -> None:
+    """One JSON line on stdout: the launcher's progress bar and the container log read these."""
+    print(json.dumps({"event": event, **fields}), flush=True)
+
+
+class Trainer:
+    def __init__(self, cfg: TrainConfig, env: DistEnv, peak_flops: float | None,
+                 batches: TokenBatches | None = None):
+        self.cfg = cfg
+        self.env = env
+        self.peak_flops = peak_flops  # per device; None: MFU not reported
+        self.precision = resolve_precision(cfg.precision, env.device)
+        self.checkpoint_dir = Path(cfg.checkpoint_dir)
+        torch.manual_seed(cfg.seed)  # identical initial weights on every rank
+        self.raw_model = GPT(cfg.model).to(env.device)
+        self.optimizer = make_optimizer(self.raw_model, cfg)
+        self.scaler = torch.amp.GradScaler(env.device.type, enabled=self.precision == "fp16")
+        self.batches = batches or default_batches(cfg.model.seq_len, cfg.batch_size, cfg.seed)
+        self.step = 0
+        self.first_loss: float | None = None
+        self.resumed_from_step = self._load_snapshot()
+        model: torch.nn.Module = self.raw_model
+        if cfg.compile:
+            model = torch.compile(model)
+        if env.distributed:
+            model = DDP(model, device_ids=[env.local_rank] if env.device.type == "cuda" else None)
+        self.model = model
+
+    # -- checkpoints -----------------------------------------------------------------------------------
+    def _load_snapshot(self) -> int:
+        """Resume from the newest checkpoint every rank can read; 0 when starting fresh.
+
+        Nodes may each hold their own copy of the checkpoint directory; picking the newest step that all
+        ranks have keeps every rank on the same weights even if a node died halfway through a save.
+        """
+        local = set(checkpoint.available_steps(self.checkpoint_dir))
+        common = set.intersection(*(set(s) for s in gather_objects(sorted(local), self.env)))
+        if not common:
+            return 0
+        step = max(common)
+        state = checkpoint.load(self.checkpoint_dir, step, self.env.device)
+        saved_model = json.loads(state["config"])["model"]
+        current_model = json.loads(self.cfg.to_json())["model"]
+        if saved_model != current_model:
+            raise SystemExit(
+                f"checkpoint {checkpoint.checkpoint_path(self.checkpoint_dir, step)} holds a different model "
+                f"({saved_model}) than requested ({current_model}); use another --checkpoint-dir"
+            )
+        self.raw_model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        if state.get("scaler"):
+            self.scaler.load_state_dict(state["scaler"])
+        self.step = int(state["step"])
+        self.first_loss = state["first_loss"]
+        return self.step
+
+    def _save_checkpoint(self, step: int) -> None:
+        if not self.env.is_node_main:  # every node keeps its own copy; one writer per node
+            return
+        state = {
+            "step": step,
+            "model": self.raw_model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "scaler": self.scaler.state_dict() if self.scaler.is_enabled() else None,
+            "first_loss": self.first_loss,
+            "config": self.cfg.to_json(),
+        }
+        checkpoint.save_atomic(state, self.checkpoint_dir, step)
+
+    # -- one optimizer step ----------------------------------------------------------------------------
+    def _run_batch(self, step: int) -> float:
+        """Forward and backward over `grad_accum` micro-batches, then one optimizer step. Returns the loss."""
+        for group in self.optimizer.param_groups:
+            group["lr"] = learning_rate(step, self.cfg)
+        device_type = self.env.device.type
+        amp_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(self.precision)
+        total = 0.0
+        for micro in range(self.cfg.grad_accum):
+            x, y = self.batches.batch(step, micro, self.env.rank)
+            x, y = x.to(self.env.device, non_blocking=True), y.to(self.env.device, non_blocking=True)
+            last = micro == self.cfg.grad_accum - 1
+            # gradients are all-reduced once per step, on the last micro-batch only
+            sync = contextlib.nullcontext() if last or not self.env.distributed else self.model.no_sync()
+            with sync:
+                autocast = torch.autocast(device_type, dtype=amp_dtype, enabled=amp_dtype is not None)
+                with autocast:
+                    _, loss = self.model(x, y)
+                loss = loss / self.cfg.grad_accum
+                self.scaler.scale(loss).backward()
+            total += loss.detach()
+        if self.cfg.grad_clip > 0:
+            self.scaler.unscale_(self.optimizer)
+            torch.nn.utils.clip_grad_norm_(self.raw_model.parameters(), self.cfg.grad_clip)
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        self.optimizer.zero_grad(set_to_none=True)
+        return float(total)
+
+    # -- the loop --------------------------------------------------------------------------------------
+    def train(self) -> dict:
+        cfg, env = self.cfg, self.env
+        if env.is_main:
+            emit("start", step=self.step, steps=cfg.steps, restart=env.restart_count,
+                 resumed_from_step=self.resumed_from_step, world_size=env.world_size,
+                 precision=self.precision)
+        timed_steps, timed_seconds = 0, 0.0
+        loss = float("nan")
+        steps_this_start = 0
+        while self.step < cfg.steps:
+            start = time.perf_counter()
+            loss = self._run_batch(self.step)
+            if env.device.type == "cuda":
+                torch.cuda.synchronize()
+            elapsed = time.perf_counter() - start
+            steps_this_start += 1
+            if steps_this_start > WARMUP_STEPS_UNTIMED:
+                timed_steps, timed_seconds = timed_steps + 1, timed_seconds + elapsed
+            loss = mean_across_ranks(loss, env)
+            if self.first_loss is None:
+                self.first_loss = loss
+            self.step += 1
+            if env.is_main and (self.step % cfg.log_every == 0 or self.step == cfg.steps):
+                emit("progress", step=self.step, steps=cfg.steps, loss=round(loss, 4),
+                     tokens_per_s=round(self._tokens_per_s(timed_steps, timed_seconds) or 0.0, 1))
+            if self.step == cfg.steps or (cfg.checkpoint_every and self.step % cfg.checkpoint_every == 0):
+                self._save_checkpoint(self.step)
+        return self._summary(loss, self._tokens_per_s(timed_steps, timed_seconds))
+
+    def _tokens_per_s(self, timed_steps: int, timed_seconds: float) -> float | None:
+        """Tokens per second of the whole job, over the timed steps of this start (checkpoints excluded)."""
+        if not timed_steps:
+            return None
+        return self.cfg.tokens_per_step_per_worker * self.env.world_size * timed_steps / timed_seconds
+
+    def _summary(self, final_loss: float, tokens_per_s: float | None) -> dict:
+        m = self.cfg.model
+        devices = self.env.world_size if self.env.device.type == "cuda" else self.env.n_nodes
+        utilisation = None
+        if tokens_per_s and self.peak_flops:
+            utilisation = round(mfu(tokens_per_s, m, self.peak_flops * devices), 4)
+        return {
+            "steps": self.step,
+            "restarts": self.env.restart_count,
+            "first_loss": None if self.first_loss is None else round(self.first_loss, 4),
+            "final_loss": None if math.isnan(final_loss) else round(final_loss, 4),
+            "tokens_per_s": None if tokens_per_s is None else round(tokens_per_s, 1),
+            "mfu": utilisation,
+            "model": {
+                "n_params": self.raw_model.n_params(),
+                "n_layers": m.n_layers,
+                "n_heads": m.n_heads,
+                "d_model": m.d_model,
+                "seq_len": m.seq_len,
+                "vocab_size": m.vocab_size,
+                "batch_size": self.cfg.batch_size * self.cfg.grad_accum * self.env.world_size,
+            },
+            "resumed_from_step": self.resumed_from_step,
+            "precision": self.precision,
+            "world_size": self.env.world_size,
+        }
