@@ -1,12 +1,12 @@
 """TrainingJob: benchmark-validated distributed training on one node pool, as an Indexed Job.
 
-One pod per node of the pool (pod anti-affinity on the hostname). Each pod first runs `sahab bench` in an
-init container: a node that falls below its hardware class's floors labels itself
-`sahab.io/validation=failed` and the pod fails; the retried pod's node affinity keeps it off every node so
-labelled. The training container then runs torchrun with c10d rendezvous on the first pod
-(`<job>-0.<service>`), node rank from JOB_COMPLETION_INDEX, and an elastic node count (`--nnodes=MIN:N`), so
-training goes on over the nodes that passed. Checkpoints go to a per-pod volume from the cluster's encrypted
-storage class; every node keeps its own copy (see workloads/train/trainer.py).
+One pod per node of the pool (pod anti-affinity on the hostname), running the image's entrypoint as its
+contract in workloads/README.md describes. An init container validates the node (`sahab bench`): a node
+below its hardware class's floors labels itself `sahab.io/validation=failed` and the pod fails; the retried
+pod's node affinity keeps it off every node so labelled. The training container then runs torchrun with c10d
+rendezvous hosted by the first pod (`<job>-0.<service>`), the node rank from JOB_COMPLETION_INDEX, and an
+elastic node count (`MIN:N`), so training goes on over the nodes that passed. Checkpoints go to a per-pod
+volume from the cluster's encrypted storage class; every node keeps its own copy (see workloads/train/trainer.py).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.catalog import CATALOG, LABEL_POOL
+from components.catalog import LABEL_POOL
 from components.config import NodePool, Team, Workload
 from components.kubernetes.common import MANAGED_BY, Args, StrInput
 from components.kubernetes.gpu_config import toleration_for
@@ -27,8 +27,8 @@ from components.kubernetes.team_namespace import RENDEZVOUS_PORT
 
 VALIDATION_LABEL = "sahab.io/validation"
 VALIDATOR_SERVICE_ACCOUNT = "node-validator"
-CHECKPOINT_DIR = "/checkpoints"
-RESULTS_DIR = "/results"
+CHECKPOINT_DIR = "/checkpoints"  # validation results land here too, where the training step reads its peak
+ENTRYPOINT = "sahab-entrypoint"  # workloads/entrypoint.sh in the image
 # UID/GID of the image's unprivileged user (workloads/Dockerfile*).
 IMAGE_UID = 10001
 
@@ -59,33 +59,33 @@ def rendezvous_min_nodes(nodes: int, fraction: float) -> int:
     return max(1, math.ceil(nodes * fraction))
 
 
-def training_command(args: TrainingJobArgs, job: str, service: str) -> list[str]:
-    """torchrun over the pool: c10d rendezvous hosted by the first pod, this pod's rank from its index."""
-    pool, workload = args.pool, args.workload
+def training_env(args: TrainingJobArgs, job: str, service: str) -> list[dict]:
+    """The image's entrypoint contract (workloads/README.md): c10d rendezvous hosted by the first pod, an
+    elastic node count, one worker per GPU (one per CPU node, which owns every core)."""
+    pool = args.pool
     nodes = pool.size
-    nproc = pool.gpus_per_node if pool.is_gpu else 1
-    torchrun = [
-        "torchrun",
-        f"--nnodes={rendezvous_min_nodes(nodes, args.min_nodes_fraction)}:{nodes}",
-        f"--nproc-per-node={nproc}",
-        "--node-rank=$(NODE_RANK)",
-        "--rdzv-backend=c10d",
-        f"--rdzv-endpoint={job}-0.{service}:{RENDEZVOUS_PORT}",
-        f"--rdzv-id={job}",
-        "--max-restarts=3",
-        "-m", "workloads.train",
-        f"--steps={workload.steps}",
-        f"--checkpoint-every={workload.checkpoint_every}",
-        f"--checkpoint-dir={CHECKPOINT_DIR}",
-    ]
-    return torchrun
+    values = {
+        "SAHAB_NNODES": f"{rendezvous_min_nodes(nodes, args.min_nodes_fraction)}:{nodes}",
+        "SAHAB_NPROC_PER_NODE": str(pool.gpus_per_node if pool.is_gpu else 1),
+        "SAHAB_RDZV_ENDPOINT": f"{job}-0.{service}:{RENDEZVOUS_PORT}",
+        "SAHAB_RDZV_ID": job,
+        "SAHAB_MAX_RESTARTS": "3",
+        "SAHAB_CHECKPOINT_DIR": CHECKPOINT_DIR,
+    }
+    return [{"name": k, "value": v} for k, v in values.items()]
+
+
+def training_command(args: TrainingJobArgs) -> list[str]:
+    workload = args.workload
+    return [ENTRYPOINT, "train", "--steps", str(workload.steps), "--checkpoint-every", str(workload.checkpoint_every)]
 
 
 def validation_script() -> str:
-    """Measure this node; on failure label it so no retried pod lands here, and fail the pod."""
-    bench = shlex.join(["sahab", "bench", "--format", "json", "--output", f"{RESULTS_DIR}/bench.json"])
+    """Measure this node (exit 1: below its floors). Only then label it, so no retried pod lands here; an
+    exit 2 (could not validate, e.g. a bad baseline) fails the pod without blaming the node."""
     label = shlex.join(["python", "-m", "workloads.label_node", f"{VALIDATION_LABEL}=failed"])
-    return f"{bench} && exit 0\nstatus=$?\n{label}\nexit $status\n"
+    return (f"{ENTRYPOINT} validate && exit 0\nstatus=$?\n"
+            f"if [ \"$status\" -eq 1 ]; then {label}; fi\nexit $status\n")
 
 
 class TrainingJob(pulumi.ComponentResource):
@@ -142,22 +142,17 @@ class TrainingJob(pulumi.ComponentResource):
                     "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}
         env = [
             {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
-            # The Job controller's completion index (also JOB_COMPLETION_INDEX), named here so the command can
-            # expand it.
-            {"name": "NODE_RANK", "valueFrom": {"fieldRef": {
-                "fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}},
-            {"name": "SAHAB_HARDWARE_CLASS", "value": CATALOG[pool.accelerator].bench_class},
             {"name": "OMP_NUM_THREADS", "value": args.cpu_request if not pool.is_gpu else "1"},
             {"name": "HOME", "value": "/tmp"},  # the root filesystem is read-only
         ]
-        mounts = [{"name": "checkpoints", "mountPath": CHECKPOINT_DIR}, {"name": "results", "mountPath": RESULTS_DIR},
-                  {"name": "tmp", "mountPath": "/tmp"}]
+        env += training_env(args, job, service)
+        mounts = [{"name": "checkpoints", "mountPath": CHECKPOINT_DIR}, {"name": "tmp", "mountPath": "/tmp"}]
         init = []
         if workload.validate_nodes:
             init.append({"name": "validate", "image": workload.image, "command": ["/bin/sh", "-c", validation_script()],
                          "env": env, "resources": resources, "securityContext": hardened, "volumeMounts": mounts})
         train = {"name": "train", "image": workload.image,
-                 "command": training_command(args, job, service), "env": env, "resources": resources,
+                 "command": training_command(args), "env": env, "resources": resources,
                  "securityContext": hardened, "volumeMounts": mounts,
                  "ports": [{"name": "c10d", "containerPort": RENDEZVOUS_PORT}]}
         affinity = {
@@ -186,7 +181,6 @@ class TrainingJob(pulumi.ComponentResource):
                     "metadata": {"labels": labels},
                     "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": args.storage_class,
                              "resources": {"requests": {"storage": f"{args.checkpoint_size_gi}Gi"}}}}}},
-                {"name": "results", "emptyDir": {}},
                 {"name": "tmp", "emptyDir": {}},
             ],
         }

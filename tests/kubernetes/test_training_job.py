@@ -8,6 +8,7 @@ import pytest
 
 from components.kubernetes.training_job import VALIDATION_LABEL, rendezvous_min_nodes, validation_script
 from sahab.engine import plan
+from tests.foundation.fleets import ROOT
 from tests.kubernetes.manifests import manifest, validate
 from workloads.label_node import label_request
 
@@ -31,40 +32,52 @@ def test_every_pool_with_nodes_gets_one_job_sized_to_its_nodes(prod):
     assert not validate(manifest(jobs["train-auh-h100"]))
 
 
+def _env(container):
+    return {e["name"]: e.get("value") for e in container["env"]}
+
+
 def test_gpu_jobs_request_every_gpu_of_the_node_and_tolerate_the_gpu_taint(prod):
     pod = _jobs(prod)["train-auh-h100"].inputs["spec"]["template"]["spec"]
     train = pod["containers"][0]
     assert train["resources"]["limits"]["nvidia.com/gpu"] == "8"
-    assert "--nproc-per-node=8" in train["command"]
+    assert _env(train)["SAHAB_NPROC_PER_NODE"] == "8"
     assert {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"} \
         in pod["tolerations"]
     cpu_pod = _jobs(prod)["train-auh-cpu"].inputs["spec"]["template"]["spec"]
     assert "nvidia.com/gpu" not in cpu_pod["containers"][0]["resources"]["limits"]
+    assert _env(cpu_pod["containers"][0])["SAHAB_NPROC_PER_NODE"] == "1"
     assert cpu_pod["tolerations"] == []
 
 
-def test_torchrun_rendezvous_on_the_first_pod_with_the_index_as_node_rank(prod):
+def test_the_image_entrypoint_trains_with_rendezvous_on_the_first_pod(prod):
     job = _jobs(prod)["train-eks-l40s"]
-    command = job.inputs["spec"]["template"]["spec"]["containers"][0]["command"]
-    assert command[0] == "torchrun"
-    assert "--rdzv-backend=c10d" in command
-    assert "--rdzv-endpoint=train-eks-l40s-0.train-eks-l40s-rdzv:29500" in command
-    assert "--node-rank=$(NODE_RANK)" in command
-    assert "--nnodes=1:2" in command  # elastic: trains on the nodes that passed
     pod = job.inputs["spec"]["template"]["spec"]
+    train = pod["containers"][0]
+    assert train["command"] == ["sahab-entrypoint", "train", "--steps", "1000", "--checkpoint-every", "100"]
+    env = _env(train)
+    assert env["SAHAB_RDZV_ENDPOINT"] == "train-eks-l40s-0.train-eks-l40s-rdzv:29500"
+    assert env["SAHAB_NNODES"] == "1:2"  # elastic: trains on the nodes that passed
+    assert env["SAHAB_CHECKPOINT_DIR"] == "/checkpoints"
     assert pod["subdomain"] == "train-eks-l40s-rdzv"
-    env = {e["name"]: e for e in pod["containers"][0]["env"]}
-    assert "job-completion-index" in env["NODE_RANK"]["valueFrom"]["fieldRef"]["fieldPath"]
     service = next(r for r in prod.resources if r.type == "kubernetes:core/v1:Service"
                    and r.inputs["metadata"]["name"] == "train-eks-l40s-rdzv")
     assert service.inputs["spec"]["clusterIP"] == "None"
     assert service.inputs["spec"]["publishNotReadyAddresses"] is True
 
 
+def test_the_entrypoint_reads_every_variable_the_job_sets(prod):
+    """The Job and workloads/entrypoint.sh agree on the contract: no variable set that the image ignores."""
+    entrypoint = (ROOT / "workloads" / "entrypoint.sh").read_text()
+    train = _jobs(prod)["train-eks-l40s"].inputs["spec"]["template"]["spec"]["containers"][0]
+    for name in _env(train):
+        if name.startswith("SAHAB_"):
+            assert name in entrypoint, name
+
+
 def test_validation_runs_first_and_failed_nodes_are_excluded(prod):
     pod = _jobs(prod)["train-aks-h100"].inputs["spec"]["template"]["spec"]
     (init,) = pod["initContainers"]
-    assert init["name"] == "validate" and "sahab bench" in init["command"][-1]
+    assert init["name"] == "validate" and "sahab-entrypoint validate" in init["command"][-1]
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert {"key": VALIDATION_LABEL, "operator": "NotIn", "values": ["failed"]} in terms[0]["matchExpressions"]
     assert {"key": "sahab.io/pool", "operator": "In", "values": ["aks-h100"]} in terms[0]["matchExpressions"]
@@ -72,20 +85,19 @@ def test_validation_runs_first_and_failed_nodes_are_excluded(prod):
     assert anti["topologyKey"] == "kubernetes.io/hostname"
 
 
-def test_validation_script_labels_the_node_only_when_the_bench_fails(tmp_path):
-    """Run the init container's script with stand-ins for `sahab` and `python` that record their calls."""
+@pytest.mark.parametrize(("bench_status", "labelled"), [(0, False), (1, True), (2, False)])
+def test_validation_labels_the_node_only_when_it_is_below_its_floors(tmp_path, bench_status, labelled):
+    """Run the init container's script with stand-ins for the entrypoint and `python` that record calls."""
     calls = tmp_path / "calls"
-    for tool, status in (("sahab", "$BENCH_STATUS"), ("python", "0")):
+    for tool, status in (("sahab-entrypoint", bench_status), ("python", 0)):
         (tmp_path / tool).write_text(f"#!/bin/sh\necho {tool} \"$@\" >> {calls}\nexit {status}\n")
         (tmp_path / tool).chmod(0o755)
-    env = {"PATH": f"{tmp_path}:/usr/bin:/bin"}
-    ok = subprocess.run(["/bin/sh", "-c", validation_script()], env={**env, "BENCH_STATUS": "0"}, check=False)
-    assert ok.returncode == 0
-    assert "workloads.label_node" not in calls.read_text()
-    calls.unlink()
-    bad = subprocess.run(["/bin/sh", "-c", validation_script()], env={**env, "BENCH_STATUS": "1"}, check=False)
-    assert bad.returncode == 1
-    assert f"python -m workloads.label_node {VALIDATION_LABEL}=failed" in calls.read_text()
+    done = subprocess.run(["/bin/sh", "-c", validation_script()], env={"PATH": f"{tmp_path}:/usr/bin:/bin"},
+                          check=False)
+    assert done.returncode == bench_status
+    recorded = calls.read_text()
+    assert "sahab-entrypoint validate" in recorded
+    assert (f"python -m workloads.label_node {VALIDATION_LABEL}=failed" in recorded) is labelled
 
 
 def test_pods_are_restricted_and_checkpoint_to_the_encrypted_class(prod):
