@@ -1,11 +1,13 @@
 # Two commands matter: `make demo` and `make test`. Both install into .venv what they need, idempotently.
 SHELL := /bin/bash
+# pipefail: a failed pip install fails the target even though its output is filtered.
+.SHELLFLAGS := -o pipefail -ec
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 # The stamp changes whenever pyproject.toml does, so a dependency edit reinstalls and nothing else does.
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-16)
-PIP_QUIET := 2>&1 | grep -v "is ignored: it is neither a file nor a directory" || true
+PIP_QUIET := 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
 .PHONY: install test demo lint bench clean host-deps
 

@@ -31,6 +31,7 @@ class Fleet(pulumi.ComponentResource):
         self.tags = {"sahab.io/fleet": config.name, "sahab.io/environment": config.environment,
                      "sahab.io/managed-by": "pulumi"}
         self.node_pools: dict[str, Any] = {}
+        self._stack_refs: dict[str, pulumi.StackReference] = {}
         self.buckets: dict[str, Any] = {}
         self.clusters: dict[str, Any] = self._clusters()
         self.k8s_providers: dict[str, k8s.Provider] = {}
@@ -119,8 +120,6 @@ class Fleet(pulumi.ComponentResource):
         from components.cluster_reference import ReferencedCluster
 
         # One StackReference per referenced stack, however many clusters come from it.
-        if not hasattr(self, "_stack_refs"):
-            self._stack_refs: dict[str, pulumi.StackReference] = {}
         ref = cluster.stack_reference
         if ref not in self._stack_refs:
             self._stack_refs[ref] = pulumi.StackReference(f"{self.fleet_name}-{ref.rsplit('/', 1)[-1]}-stack",

@@ -248,11 +248,11 @@ def _as_sahab_error(exc: BaseException, entry: Path) -> Exception:
         return exc.__cause__
     if isinstance(exc, SystemExit):
         return ProgramError(f"{entry}: the program exited with status {exc.code}")
-    where = _innermost_program_frame(cause, entry.parent)
+    where = _innermost_program_frame(cause)
     return ProgramError(f"{where}{type(cause).__name__}: {cause}")
 
 
-def _innermost_program_frame(exc: BaseException, program_dir: Path) -> str:
+def _innermost_program_frame(exc: BaseException) -> str:
     import traceback
 
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if "site-packages" not in f.filename]

@@ -75,8 +75,10 @@ def test_a_fleet_that_is_not_a_mapping_is_refused(value):
 
 
 def _program(tmp_path: Path, stack_doc: str | dict) -> Path:
-    """A project folder that runs Sahab's own program with the given stack file."""
+    """A project folder that runs Sahab's own program with the given stack file, beside the prod stack that
+    burst fleets reference."""
     (tmp_path / "Pulumi.yaml").write_text(f"name: sahab\nruntime: python\nmain: {ROOT / 'stacks'}\n")
+    (tmp_path / "Pulumi.prod.yaml").write_text((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
     text = stack_doc if isinstance(stack_doc, str) else yaml.safe_dump(stack_doc)
     (tmp_path / "Pulumi.t.yaml").write_text(text)
     return tmp_path
