@@ -13,7 +13,7 @@ import pulumi_azure_native as azure_native
 
 from components.aws.eks_cluster import eks_kubeconfig
 from components.azure.aks_cluster import decode_kubeconfig
-from sahab.errors import ConfigError
+from components.errors import ConfigError
 
 # What a burst stack reads from the owning stack, per cluster kind; the owner's Fleet exports these keys.
 REQUIRED_KEYS = {

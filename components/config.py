@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from components import catalog
-from sahab.errors import ConfigError
+from components.errors import ConfigError
 
 ROOT = "sahab:fleet"
 

@@ -9,9 +9,9 @@ import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from components.config import ROOT, Cluster, FleetConfig, secret_config
+from components.errors import ConfigError
 from components.kubernetes.platform import Platform, PlatformArgs
 from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
-from sahab.errors import ConfigError
 
 
 class Fleet(pulumi.ComponentResource):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from components import catalog
 from components.config import NodePool
-from sahab.errors import ConfigError
+from components.errors import ConfigError
 
 # EKS spells taint effects in upper snake case.
 EKS_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE",

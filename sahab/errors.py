@@ -1,4 +1,6 @@
-"""Errors the CLI turns into exit code 2 with one `error:` line on stderr, never a traceback."""
+"""Errors the CLI turns into exit code 2 with one `error:` line on stderr, never a traceback.
+
+The schema's and components' own errors live beside them (components.errors); the CLI adds its own here."""
 
 from __future__ import annotations
 
@@ -6,24 +8,13 @@ import os
 import sys
 import traceback
 
+from components.errors import ConfigError, SahabError
 
-class SahabError(Exception):
-    """A problem the user can fix: bad input, config or program. Exit code 2."""
-
-    exit_code = 2
+__all__ = ["ConfigError", "ProgramError", "SahabError", "UsageError", "one_line", "report_error"]
 
 
 class UsageError(SahabError):
     """Wrong command-line usage."""
-
-
-class ConfigError(SahabError):
-    """Invalid configuration. `path` names the config location, e.g. `sahab:fleet.node_pools[2].max_size`."""
-
-    def __init__(self, path: str, message: str):
-        self.path = path
-        self.message = message
-        super().__init__(f"{path}: {message}" if path else message)
 
 
 class ProgramError(SahabError):

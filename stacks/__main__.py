@@ -9,8 +9,8 @@ import pulumi
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from components.config import load_fleet_config
+from components.errors import ConfigError
 from components.fleet import Fleet
-from sahab.errors import ConfigError
 
 try:
     config = load_fleet_config()

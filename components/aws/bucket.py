@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from components.aws.kms import customer_key
 from components.config import Bucket, KeyPolicy
-from sahab.errors import ConfigError
+from components.errors import ConfigError
 
 AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from components.azure.keys import grant_key_use, vault_key
 from components.azure.plan import storage_sku
 from components.config import Bucket, KeyPolicy
-from sahab.errors import ConfigError
+from components.errors import ConfigError
 
 st = azure_native.storage
 
