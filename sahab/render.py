@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from sahab.engine import Plan
+from sahab.readiness.model import Readiness
 
 
 def render_plan_text(plan: Plan, console: Console | None = None) -> None:
@@ -44,3 +45,21 @@ def render_plan_text(plan: Plan, console: Console | None = None) -> None:
         console.print("[bold]Stack outputs[/]: " + ", ".join(sorted(plan.outputs)))
     for warning in plan.warnings:
         console.print(f"[yellow]warning:[/] {warning}")
+
+
+def render_readiness_text(readiness: Readiness, console: Console | None = None) -> None:
+    """Would the fleet come up: ready, or each problem (cluster, object, why); then where workloads run."""
+    console = console or Console(highlight=False)
+    if readiness.ok:
+        console.print("[bold green]Readiness: ready[/]")
+    else:
+        console.print(f"[bold red]Readiness: not ready[/] ({len(readiness.problems)} problem(s))")
+        for p in readiness.problems:
+            console.print(f"  [red]x[/] {p.cluster}: {p.object}: {p.problem}", markup=True)
+    if readiness.placements:
+        table = Table(title="Placements")
+        for column in ("workload", "cluster", "pool", "nodes"):
+            table.add_column(column, justify="right" if column == "nodes" else "left")
+        for p in readiness.placements:
+            table.add_row(p.workload, p.cluster, p.pool, str(p.nodes))
+        console.print(table)
