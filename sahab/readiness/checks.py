@@ -106,15 +106,15 @@ def scale_from_zero(cluster: Cluster, mine: set[str]) -> list[Problem]:
 
 def place(cluster: Cluster, group: PodGroup) -> tuple[list[Placement], list[Problem]]:
     """Where the group's pods go: pools that fit, in plan order, up to the nodes each can have."""
-    fitting, refused = [], {}
+    fitting, refused = [], []
     for pool in cluster.pools:
         reasons = misfits(group, pool)
         if reasons:
-            refused.setdefault(pool.name, "; ".join(reasons))
+            refused.append(f"pool {pool.label}: {'; '.join(reasons)}")
         else:
             fitting.append(pool)
     if not fitting:
-        detail = " | ".join(f"pool {name}: {why}" for name, why in refused.items()) or "the cluster has no pools"
+        detail = " | ".join(refused) or "the cluster has no pools"
         return [], [_problem(cluster, group.workload, f"no node pool fits its pods: {detail}")]
     left, used = group.pods, {}
     for pool in fitting:
@@ -128,9 +128,10 @@ def place(cluster: Cluster, group: PodGroup) -> tuple[list[Placement], list[Prob
     placements = [Placement(group.workload, cluster.name, name, nodes) for name, nodes in used.items()]
     if left:
         spread = "one per node" if group.one_per_node else "as many per node as fit"
-        room = ", ".join(f"{p.name} up to {available_nodes(cluster, p)} node(s)" for p in fitting)
+        room = ", ".join(f"pool {p.label} up to {available_nodes(cluster, p)} node(s)" for p in fitting)
+        elsewhere = f"; elsewhere: {' | '.join(refused)}" if refused else ""
         return placements, [_problem(cluster, group.workload, f"needs {group.pods} pods ({spread}) but only "
-                                     f"{group.pods - left} fit: {room}")]
+                                     f"{group.pods - left} fit: {room}{elsewhere}")]
     return placements, []
 
 

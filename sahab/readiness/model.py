@@ -34,6 +34,11 @@ class Pool:
     gpu_rule: str | None = None  # what the device plugin refuses, e.g. time-slicing's one-GPU limit
     max_gpu_request: int | None = None
     source: str = ""  # URN of the resource that declares it
+    hosts: tuple[str, ...] = ()  # on-prem: the servers, named in problems
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({', '.join(self.hosts)})" if self.hosts else self.name
 
 
 @dataclass

@@ -63,14 +63,15 @@ def pools(res: PlannedResource) -> list[Pool]:
         return [Pool(name=name, object=f"node pool {name}", labels=labels, taints=taints, allocatable={},
                      min_nodes=0, max_nodes=0, desired_nodes=0,
                      shape_unknown="the plan does not describe its nodes (no `nodes` input)", source=res.urn)]
-    shapes: dict[tuple[int, int, int], int] = {}
+    shapes: dict[tuple[int, int, int], list[str]] = {}
     for node in nodes:
         shape = (integer(node.get("cpu")), integer(node.get("memoryGi")), integer(node.get("gpus")))
-        shapes[shape] = shapes.get(shape, 0) + 1
+        shapes.setdefault(shape, []).append(str(node.get("host") or "?"))
     result = []
-    for (cpus, memory_gib, gpus), count in shapes.items():
+    for (cpus, memory_gib, gpus), hosts in shapes.items():
+        count = len(hosts)
         pool = Pool(name=name, object=f"node pool {name}", labels=labels, taints=taints, allocatable={},
-                    min_nodes=count, max_nodes=count, desired_nodes=count, gpus=gpus,
+                    min_nodes=count, max_nodes=count, desired_nodes=count, gpus=gpus, hosts=tuple(hosts),
                     gpu_memory_gib=catalog.MIG_GPU_MEMORY_GIB.get(accelerator, 0) if gpus else 0, source=res.urn)
         if cpus <= 0 or memory_gib <= 0:
             pool.shape_unknown = "its nodes' CPUs and memory are not in the plan"
