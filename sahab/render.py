@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
@@ -55,11 +56,11 @@ def render_readiness_text(readiness: Readiness, console: Console | None = None) 
     else:
         console.print(f"[bold red]Readiness: not ready[/] ({len(readiness.problems)} problem(s))")
         for p in readiness.problems:
-            console.print(f"  [red]x[/] {p.cluster}: {p.object}: {p.problem}", markup=True)
+            console.print(f"  [red]x[/] {escape(p.cluster)}: {escape(p.object)}: {escape(p.problem)}")
     if readiness.placements:
         table = Table(title="Placements")
         for column in ("workload", "cluster", "pool", "nodes"):
             table.add_column(column, justify="right" if column == "nodes" else "left")
         for p in readiness.placements:
-            table.add_row(p.workload, p.cluster, p.pool, str(p.nodes))
+            table.add_row(escape(p.workload), escape(p.cluster), escape(p.pool), str(p.nodes))
         console.print(table)

@@ -55,6 +55,8 @@ def _control_plane_of(pool: PlannedResource, by_urn: dict[str, PlannedResource],
 def pools(res: PlannedResource) -> list[Pool]:
     inputs = res.inputs
     labels = {"kubernetes.io/os": "linux", **string_labels(inputs.get("labels"))}
+    if inputs.get("controlPlane") is True:  # kubeadm labels its control-plane nodes
+        labels["node-role.kubernetes.io/control-plane"] = ""
     name = labels.get(catalog.LABEL_POOL) or res.name
     taints = [t for t in (taint_from_mapping(raw) for raw in inputs.get("taints") or []) if t]
     accelerator = str(inputs.get("accelerator") or labels.get(catalog.LABEL_ACCELERATOR) or "cpu")
