@@ -9,7 +9,7 @@ from typing import Any
 from sahab.readiness.common import get
 from sahab.readiness.model import Cluster, Placement, PodGroup, Pool, Problem
 from sahab.readiness.quantities import amount, show
-from sahab.readiness.scheduling import misfits, pods_per_node
+from sahab.readiness.scheduling import UNKNOWN_SHAPE, misfits, pods_per_node
 from sahab.readiness.workloads import claims, describe
 
 CNI_CHARTS = ("cilium", "calico", "tigera-operator", "flannel")
@@ -106,13 +106,17 @@ def scale_from_zero(cluster: Cluster, mine: set[str]) -> list[Problem]:
 
 def place(cluster: Cluster, group: PodGroup) -> tuple[list[Placement], list[Problem]]:
     """Where the group's pods go: pools that fit, in plan order, up to the nodes each can have."""
-    fitting, refused = [], []
+    fitting, refused, undecided = [], [], False
     for pool in cluster.pools:
         reasons = misfits(group, pool)
-        if reasons:
+        if reasons and reasons[0].startswith(UNKNOWN_SHAPE):
+            undecided = True  # it may hold the pods; the plan does not say: no verdict either way
+        elif reasons:
             refused.append(f"pool {pool.label}: {'; '.join(reasons)}")
         else:
             fitting.append(pool)
+    if not fitting and undecided:
+        return [], []
     if not fitting:
         detail = " | ".join(refused) or "the cluster has no pools"
         return [], [_problem(cluster, group.workload, f"no node pool fits its pods: {detail}")]
@@ -126,7 +130,7 @@ def place(cluster: Cluster, group: PodGroup) -> tuple[list[Placement], list[Prob
         if left == 0:
             break
     placements = [Placement(group.workload, cluster.name, name, nodes) for name, nodes in used.items()]
-    if left:
+    if left and not undecided:
         spread = "one per node" if group.one_per_node else "as many per node as fit"
         room = ", ".join(f"pool {p.label} up to {available_nodes(cluster, p)} node(s)" for p in fitting)
         elsewhere = f"; elsewhere: {' | '.join(refused)}" if refused else ""

@@ -35,6 +35,7 @@ class Pool:
     max_gpu_request: int | None = None
     source: str = ""  # URN of the resource that declares it
     hosts: tuple[str, ...] = ()  # on-prem: the servers, named in problems
+    described: bool = True  # false: the plan gives neither its nodes nor its labels (nothing to match against)
 
     @property
     def label(self) -> str:

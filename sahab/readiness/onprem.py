@@ -64,7 +64,8 @@ def pools(res: PlannedResource) -> list[Pool]:
     if not nodes:
         return [Pool(name=name, object=f"node pool {name}", labels=labels, taints=taints, allocatable={},
                      min_nodes=0, max_nodes=0, desired_nodes=0,
-                     shape_unknown="the plan does not describe its nodes (no `nodes` input)", source=res.urn)]
+                     shape_unknown="the plan does not describe its nodes (no `nodes` input)", source=res.urn,
+                     described=bool(inputs.get("labels")))]
     shapes: dict[tuple[int, int, int], list[str]] = {}
     for node in nodes:
         shape = (integer(node.get("cpu")), integer(node.get("memoryGi")), integer(node.get("gpus")))

@@ -8,6 +8,8 @@ from typing import Any
 from sahab.readiness.model import PodGroup, Pool, Taint
 from sahab.readiness.quantities import show
 
+UNKNOWN_SHAPE = "node shape unknown"
+
 
 def tolerates(tolerations: list[dict[str, Any]], taint: Taint) -> bool:
     for t in tolerations:
@@ -51,8 +53,8 @@ def affinity_matches(labels: dict[str, str], terms: list[Any] | None) -> bool:
 
 def misfits(group: PodGroup, pool: Pool) -> list[str]:
     """Why one of the group's pods cannot run on a node of the pool (empty: it can)."""
-    if pool.shape_unknown:
-        return [f"node shape unknown: {pool.shape_unknown}"]
+    if not pool.described:
+        return [f"{UNKNOWN_SHAPE}: {pool.shape_unknown}"]
     reasons = []
     for taint in pool.taints:
         if taint.effect in ("NoSchedule", "NoExecute") and not tolerates(group.tolerations, taint):
@@ -64,6 +66,8 @@ def misfits(group: PodGroup, pool: Pool) -> list[str]:
                        " does not match its node labels")
     if not affinity_matches(pool.labels, group.node_affinity):
         reasons.append("required node affinity does not match its node labels")
+    if pool.shape_unknown:
+        return reasons or [f"{UNKNOWN_SHAPE}: {pool.shape_unknown}"]
     for resource, wanted in sorted(group.requests.items()):
         offered = pool.allocatable.get(resource, 0)
         if wanted > offered:

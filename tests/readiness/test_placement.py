@@ -148,14 +148,54 @@ def test_an_untolerated_extra_taint_keeps_services_off_the_pool():
         (p.workload, p.pool, p.nodes) for p in result.placements}
 
 
-def test_pools_without_a_node_shape_cannot_take_pods():
+def test_pools_whose_node_shape_the_plan_does_not_give_are_not_judged():
+    """No false "not ready": a pool that may hold the pods, of unknown size, leaves the pods unjudged."""
+    pool = NodePool(name="lab-cpu", cluster="lab", hosts=("h",), min_size=1, max_size=1)
+    gpu = NodePool(name="lab-gpu", cluster="lab", accelerator="t4", hosts=("g",), min_size=1, max_size=1)
+
+    def program():
+        provider = onprem_cluster("lab", [onprem_pool(pool, [{"host": "h"}]), onprem_pool(gpu, [onprem_node("g")])])
+        platform(provider, "onprem", (pool, gpu))
+        training(provider, pool)
+    result = verdict(program)
+    assert result.ok, result.problems
+    assert "Job team/train-lab-cpu" not in {p.workload for p in result.placements}
+
+
+def test_a_pool_of_unknown_shape_that_refuses_the_pods_anyway_is_named():
+    pool = NodePool(name="lab-gpu", cluster="lab", accelerator="t4", hosts=("g",), min_size=1, max_size=1)
+    cpu = NodePool(name="lab-cpu", cluster="lab", hosts=("h",), min_size=1, max_size=1)
+
+    def program():
+        provider = onprem_cluster("lab", [onprem_pool(pool, [{"host": "g"}])])
+        platform(provider, "onprem", (pool,))
+        training(provider, cpu)  # a Job for a pool that is not there; the GPU pool's taint refuses it
+    problems = {p.object: p.problem for p in verdict(program).problems}
+    assert "pool lab-gpu (g): taint nvidia.com/gpu=present:NoSchedule not tolerated" in \
+        problems["Job team/train-lab-cpu"]
+
+
+def test_a_pool_the_plan_says_nothing_about_is_not_judged():
+    """An on-prem pool registered without the contract's inputs (no labels, no nodes): its pods are unjudged."""
+    import pulumi
+    import pulumi_random as random
+
+    from tests.readiness.builders import release
+
     pool = NodePool(name="lab-cpu", cluster="lab", hosts=("h",), min_size=1, max_size=1)
 
     def program():
-        provider = onprem_cluster("lab", [onprem_pool(pool, [{"host": "h"}])])
+        import pulumi_kubernetes as k8s
+
+        from sahab.mocks import kubeconfig_yaml
+        control_plane = pulumi.ComponentResource("sahab:onprem:Cluster", "lab")
+        converge = random.RandomString("lab-cp", length=8, opts=pulumi.ResourceOptions(parent=control_plane))
+        pulumi.ComponentResource("sahab:onprem:NodePool", "lab-cpu", None,
+                                 opts=pulumi.ResourceOptions(depends_on=[converge]))
+        provider = k8s.Provider("lab-k8s", kubeconfig=converge.result.apply(lambda _: kubeconfig_yaml("lab", "https://x")))
+        release(provider, "cilium", "kube-system")
         platform(provider, "onprem", (pool,))
         training(provider, pool)
-    problems = verdict(program).problems
-    assert {p.object for p in problems} == {"Job team/train-lab-cpu", "Deployment sahab-storage/local-path-provisioner"}
-    problem = problems[0]
-    assert "node shape unknown: its nodes' CPUs and memory are not in the plan" in problem.problem
+    result = verdict(program)
+    assert result.ok, result.problems
+    assert result.placements == []
