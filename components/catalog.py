@@ -11,6 +11,7 @@ UAE North/Central). They change: when a provider adds a type to a region, add it
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 ACCELERATORS = ("h100", "h200", "a100", "l40s", "a10g", "t4", "cpu")
@@ -128,3 +129,117 @@ def device_plugin_config_name(mig_strategy: str, time_slicing_replicas: int | No
     LABEL_DEVICE_PLUGIN_CONFIG: it encodes the pool's MIG strategy and GPU sharing."""
     name = f"mig-{mig_strategy}"
     return f"{name}-shared-{time_slicing_replicas}" if time_slicing_replicas else name
+
+
+# ---- node shapes --------------------------------------------------------------------------------------
+# What one instance carries, for judging whether pods fit (sahab.readiness): vCPUs, memory (GiB), GPUs and
+# the memory of each GPU (GiB, what MIG profiles are cut from). Figures are the providers' published specs.
+
+
+@dataclass(frozen=True)
+class InstanceShape:
+    vcpus: int
+    memory_gib: float
+    gpus: int = 0
+    gpu_memory_gib: int = 0
+
+
+# GPU instance types, one by one (their sizes do not follow a per-vCPU rule).
+_GPU_SHAPES: dict[str, InstanceShape] = {
+    **{f"g4dn.{size}": InstanceShape(v, m, g, 16) for size, v, m, g in (
+        ("xlarge", 4, 16, 1), ("2xlarge", 8, 32, 1), ("4xlarge", 16, 64, 1), ("8xlarge", 32, 128, 1),
+        ("12xlarge", 48, 192, 4), ("16xlarge", 64, 256, 1), ("metal", 96, 384, 8))},
+    **{f"g5.{size}": InstanceShape(v, m, g, 24) for size, v, m, g in (
+        ("xlarge", 4, 16, 1), ("2xlarge", 8, 32, 1), ("4xlarge", 16, 64, 1), ("8xlarge", 32, 128, 1),
+        ("12xlarge", 48, 192, 4), ("16xlarge", 64, 256, 1), ("24xlarge", 96, 384, 4), ("48xlarge", 192, 768, 8))},
+    **{f"g6e.{size}": InstanceShape(v, m, g, 48) for size, v, m, g in (
+        ("xlarge", 4, 32, 1), ("2xlarge", 8, 64, 1), ("4xlarge", 16, 128, 1), ("8xlarge", 32, 256, 1),
+        ("12xlarge", 48, 384, 4), ("16xlarge", 64, 512, 1), ("24xlarge", 96, 768, 4), ("48xlarge", 192, 1536, 8))},
+    "p4d.24xlarge": InstanceShape(96, 1152, 8, 40),
+    "p4de.24xlarge": InstanceShape(96, 1152, 8, 80),
+    "p5.48xlarge": InstanceShape(192, 2048, 8, 80),
+    "p5e.48xlarge": InstanceShape(192, 2048, 8, 141),
+    "p5en.48xlarge": InstanceShape(192, 2048, 8, 141),
+    "Standard_NC4as_T4_v3": InstanceShape(4, 28, 1, 16),
+    "Standard_NC8as_T4_v3": InstanceShape(8, 56, 1, 16),
+    "Standard_NC16as_T4_v3": InstanceShape(16, 110, 1, 16),
+    "Standard_NC64as_T4_v3": InstanceShape(64, 440, 4, 16),
+    "Standard_NC24ads_A100_v4": InstanceShape(24, 220, 1, 80),
+    "Standard_NC48ads_A100_v4": InstanceShape(48, 440, 2, 80),
+    "Standard_NC96ads_A100_v4": InstanceShape(96, 880, 4, 80),
+    "Standard_ND96asr_v4": InstanceShape(96, 900, 8, 40),
+    "Standard_ND96amsr_A100_v4": InstanceShape(96, 1900, 8, 80),
+    "Standard_NC40ads_H100_v5": InstanceShape(40, 320, 1, 94),
+    "Standard_NC80adis_H100_v5": InstanceShape(80, 640, 2, 94),
+    "Standard_ND96isr_H100_v5": InstanceShape(96, 1900, 8, 80),
+    "Standard_ND96isr_H200_v5": InstanceShape(96, 1850, 8, 141),
+}
+
+# AWS CPU families: GiB of memory per vCPU; sizes: vCPUs per size name.
+_AWS_MEMORY_PER_VCPU = {"m": 4, "c": 2, "r": 8}
+_AWS_SIZES = {"large": 2, "xlarge": 4, "2xlarge": 8, "4xlarge": 16, "8xlarge": 32, "12xlarge": 48, "16xlarge": 64,
+              "24xlarge": 96, "32xlarge": 128, "48xlarge": 192}
+# Azure general purpose (D), memory optimised (E) and compute optimised (F) sizes: GiB per vCPU.
+_AZURE_CPU_SERIES = re.compile(r"^Standard_(?P<series>[DEF])(?P<vcpus>\d+)[a-z]*_v\d$")
+_AZURE_MEMORY_PER_VCPU = {"D": 4, "E": 8, "F": 2}
+
+
+def instance_shape(cloud: str, instance_type: str) -> InstanceShape | None:
+    """vCPUs, memory and GPUs of one instance of a type; None when the catalog does not know the type."""
+    if instance_type in _GPU_SHAPES:
+        return _GPU_SHAPES[instance_type]
+    if cloud == "aws":
+        family, _, size = instance_type.partition(".")
+        if accelerator_of_instance(cloud, instance_type) == "cpu" and size in _AWS_SIZES:
+            vcpus = _AWS_SIZES[size]
+            return InstanceShape(vcpus, vcpus * _AWS_MEMORY_PER_VCPU[family[0]])
+    if cloud == "azure":
+        match = _AZURE_CPU_SERIES.match(instance_type)
+        if match:
+            vcpus = int(match["vcpus"])
+            return InstanceShape(vcpus, vcpus * _AZURE_MEMORY_PER_VCPU[match["series"]])
+    return None
+
+
+# Pods an EKS node runs with the VPC CNI (no prefix delegation): ENIs x (IPv4 addresses per ENI - 1) + 2, as
+# listed in amazon-vpc-cni-k8s `misc/eni-max-pods.txt`. Managed node groups cap it at 110 below 30 vCPUs,
+# else 250.
+_EKS_ENI_MAX_PODS = {
+    "large": 29, "xlarge": 58, "2xlarge": 58, "4xlarge": 234, "8xlarge": 234, "12xlarge": 234, "16xlarge": 737,
+    "24xlarge": 737, "32xlarge": 737, "48xlarge": 737,
+}
+_EKS_ENI_MAX_PODS_BY_TYPE = {
+    "g4dn.xlarge": 29, "g4dn.2xlarge": 29, "g4dn.4xlarge": 29, "g4dn.8xlarge": 58, "g4dn.16xlarge": 58,
+    "g4dn.metal": 737, "g5.12xlarge": 737, "g5.24xlarge": 737, "g5.48xlarge": 345, "p4d.24xlarge": 737,
+    "p4de.24xlarge": 737, "p5.48xlarge": 100, "p5e.48xlarge": 100, "p5en.48xlarge": 100,
+}
+
+
+def eks_max_pods(instance_type: str, vcpus: int) -> int:
+    """Pods the kubelet of an EKS managed node group node admits (what its memory reservation is sized by)."""
+    eni = _EKS_ENI_MAX_PODS_BY_TYPE.get(instance_type) or _EKS_ENI_MAX_PODS.get(instance_type.partition(".")[2], 110)
+    return min(eni, 110 if vcpus < 30 else 250)
+
+
+# ---- MIG ------------------------------------------------------------------------------------------------
+# MIG-capable accelerators and the GPU memory of an on-prem card (cloud types carry their own in the shape).
+MIG_GPU_MEMORY_GIB: dict[str, int] = {"a100": 80, "h100": 80, "h200": 141}
+
+# The NVIDIA MIG manager's `nvidia.com/mig.config` layouts, per GPU memory size: the devices one GPU is cut
+# into (profile -> count), as the default mig-parted configuration defines them.
+MIG_LAYOUTS: dict[int, dict[str, dict[str, int]]] = {
+    40: {"all-1g.5gb": {"1g.5gb": 7}, "all-2g.10gb": {"2g.10gb": 3}, "all-3g.20gb": {"3g.20gb": 2},
+         "all-4g.20gb": {"4g.20gb": 1}, "all-7g.40gb": {"7g.40gb": 1},
+         "all-balanced": {"1g.5gb": 2, "2g.10gb": 1, "3g.20gb": 1}},
+    80: {"all-1g.10gb": {"1g.10gb": 7}, "all-1g.20gb": {"1g.20gb": 4}, "all-2g.20gb": {"2g.20gb": 3},
+         "all-3g.40gb": {"3g.40gb": 2}, "all-4g.40gb": {"4g.40gb": 1}, "all-7g.80gb": {"7g.80gb": 1},
+         "all-balanced": {"1g.10gb": 2, "2g.20gb": 1, "3g.40gb": 1}},
+    94: {"all-1g.12gb": {"1g.12gb": 7}, "all-1g.24gb": {"1g.24gb": 4}, "all-2g.24gb": {"2g.24gb": 3},
+         "all-3g.47gb": {"3g.47gb": 2}, "all-4g.47gb": {"4g.47gb": 1}, "all-7g.94gb": {"7g.94gb": 1},
+         "all-balanced": {"1g.12gb": 2, "2g.24gb": 1, "3g.47gb": 1}},
+    141: {"all-1g.18gb": {"1g.18gb": 7}, "all-1g.35gb": {"1g.35gb": 4}, "all-2g.35gb": {"2g.35gb": 3},
+          "all-3g.71gb": {"3g.71gb": 2}, "all-4g.71gb": {"4g.71gb": 1}, "all-7g.141gb": {"7g.141gb": 1},
+          "all-balanced": {"1g.18gb": 2, "2g.35gb": 1, "3g.71gb": 1}},
+}
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+MIG_DISABLED = "all-disabled"

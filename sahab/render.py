@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections import Counter
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
 from sahab.engine import Plan
+from sahab.readiness.model import Readiness
 
 
 def render_plan_text(plan: Plan, console: Console | None = None) -> None:
@@ -44,3 +46,21 @@ def render_plan_text(plan: Plan, console: Console | None = None) -> None:
         console.print("[bold]Stack outputs[/]: " + ", ".join(sorted(plan.outputs)))
     for warning in plan.warnings:
         console.print(f"[yellow]warning:[/] {warning}")
+
+
+def render_readiness_text(readiness: Readiness, console: Console | None = None) -> None:
+    """Would the fleet come up: ready, or each problem (cluster, object, why); then where workloads run."""
+    console = console or Console(highlight=False)
+    if readiness.ok:
+        console.print("[bold green]Readiness: ready[/]")
+    else:
+        console.print(f"[bold red]Readiness: not ready[/] ({len(readiness.problems)} problem(s))")
+        for p in readiness.problems:
+            console.print(f"  [red]x[/] {escape(p.cluster)}: {escape(p.object)}: {escape(p.problem)}")
+    if readiness.placements:
+        table = Table(title="Placements")
+        for column in ("workload", "cluster", "pool", "nodes"):
+            table.add_column(column, justify="right" if column == "nodes" else "left")
+        for p in readiness.placements:
+            table.add_row(escape(p.workload), escape(p.cluster), escape(p.pool), str(p.nodes))
+        console.print(table)

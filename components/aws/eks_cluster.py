@@ -24,6 +24,9 @@ CNI_POLICY = "AmazonEKS_CNI_Policy"
 # Add-ons nodes need before they can become Ready; the rest run pods and wait for nodes.
 NETWORK_ADDONS = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
 EBS_CSI_POLICY = "service-role/AmazonEBSCSIDriverPolicy"
+# Add-on settings (each add-on's configuration schema): the VPC CNI enforces NetworkPolicies through its
+# network policy agent, so the teams' default-deny policies hold on EKS.
+ADDON_CONFIGURATION = {"vpc-cni": {"enableNetworkPolicy": "true"}}
 
 
 class EksClusterArgs(BaseModel):
@@ -190,8 +193,10 @@ class EksCluster(pulumi.ComponentResource):
 
         def addon(addon_name: str, depends_on: list[pulumi.Resource]) -> aws.eks.Addon:
             role = roles.get(addon_name)
+            settings = ADDON_CONFIGURATION.get(addon_name)
             return aws.eks.Addon(f"{name}-{addon_name}", cluster_name=cluster.name, addon_name=addon_name,
                                  service_account_role_arn=role.arn if role else None,
+                                 configuration_values=json.dumps(settings) if settings else None,
                                  resolve_conflicts_on_create="OVERWRITE", resolve_conflicts_on_update="PRESERVE",
                                  tags=tags, opts=pulumi.ResourceOptions(parent=self, depends_on=depends_on))
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "Run a Pulumi Python program offline under mocks and list every resource it would create."
+HELP = ("Run a Pulumi Python program offline under mocks, list every resource it would create and judge whether "
+        "the fleet would come up (exit 1 when it would not).")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,11 +19,19 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from sahab.engine import plan
-    from sahab.render import render_plan_text
+    from sahab.readiness import judge
+    from sahab.readiness.referenced import referenced_resources
+    from sahab.render import render_plan_text, render_readiness_text
+    from sahab.schema import SCHEMA_VERSION
 
     result = plan(args.program, args.stack)
+    referenced, warnings = referenced_resources(result)
+    result.warnings += warnings
+    readiness = judge(result.resources, referenced)
     if args.format == "json":
-        print(json.dumps(result.contract(), indent=2, sort_keys=False))
+        doc = {"schemaVersion": SCHEMA_VERSION, **result.contract(), "readiness": readiness.contract()}
+        print(json.dumps(doc, indent=2, sort_keys=False))
     else:
         render_plan_text(result)
-    return 0
+        render_readiness_text(readiness)
+    return 0 if readiness.ok else 1

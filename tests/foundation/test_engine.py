@@ -8,6 +8,7 @@ import pytest
 
 from sahab.cli import main
 from sahab.engine import plan
+from sahab.schema import SCHEMA_VERSION
 from tests.foundation.fleets import ROOT
 
 RAW = ROOT / "tests" / "fixtures" / "programs" / "raw_aws"
@@ -25,7 +26,9 @@ def _by_name(result, name):
 def test_json_is_exactly_the_contract(capsys):
     assert main(["plan", "--program", str(RAW), "--stack", "dev", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"project", "stack", "config", "resources"}
+    assert set(doc) == {"schemaVersion", "project", "stack", "config", "resources", "readiness"}
+    assert doc["schemaVersion"] == SCHEMA_VERSION
+    assert doc["readiness"] == {"ok": True, "problems": [], "placements": []}  # no clusters: nothing to judge
     assert (doc["project"], doc["stack"]) == ("raw-aws", "dev")
     for res in doc["resources"]:
         assert set(res) == {"urn", "type", "name", "parent", "provider", "inputs"}

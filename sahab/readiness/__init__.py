@@ -1,0 +1,48 @@
+"""Readiness: would the planned fleet come up? Judged from the plan the way the cluster would decide.
+
+`judge(resources)` finds the clusters of the plan (per-kind adapters: EKS node groups, AKS agent pools, Sahab's
+on-prem pools), the Kubernetes objects on each (through their provider), and runs the checks: a CNI; every pod
+fits some pool (taints, selectors, affinity, allocatable CPU/memory/GPUs, MIG and time-slicing); every volume
+claim's class exists and is provisioned; scale-from-zero pools have an autoscaler; NetworkPolicies have an
+enforcer; Kueue-queued jobs have a queue whose quota admits them. Only clusters with nodes in the plan and
+something of this plan on them are judged; a plan with none is ready (nothing to judge).
+
+Resources of stacks this plan references (a burst stack's pools join the prod stack's clusters) may be passed
+as `referenced`: their clusters' add-ons and objects count, their own pools and workloads are not judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from sahab.engine import PlannedResource
+from sahab.readiness import checks, gpus
+from sahab.readiness.clusters import discover
+from sahab.readiness.model import Placement, Problem, Readiness
+from sahab.readiness.workloads import pod_groups
+
+
+def judge(resources: list[PlannedResource], referenced: Iterable[PlannedResource] = ()) -> Readiness:
+    mine = {r.urn for r in resources}
+    everything = [*resources, *(r for r in referenced if r.urn not in mine)]
+    problems: list[Problem] = []
+    placements: list[Placement] = []
+    for cluster in discover(everything):
+        ours = any(p.source in mine for p in cluster.pools) or any(o.urn in mine for o in cluster.objects)
+        if not cluster.pools or not ours:
+            continue
+        gpus.advertise(cluster)
+        # Cluster-wide checks belong to the stack that builds the cluster or installs things on it.
+        if (cluster.anchor is not None and cluster.anchor.urn in mine) or any(o.urn in mine for o in cluster.objects):
+            problems += checks.cni(cluster)
+        problems += checks.scale_from_zero(cluster, mine)
+        groups = [g for g in pod_groups(cluster) if g.resource is not None and g.resource.urn in mine]
+        for group in groups:
+            placed, misfit = checks.place(cluster, group)
+            placements += placed
+            problems += misfit
+            names = {p.pool for p in placed}
+            problems += checks.kueue(cluster, group, [p for p in cluster.pools if p.name in names])
+        problems += checks.storage(cluster, groups, mine)
+        problems += checks.network_policies(cluster, mine)
+    return Readiness(problems, placements)

@@ -1,0 +1,259 @@
+"""The checks, one per way a fleet fails to come up; each returns the problems it finds on one cluster."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from sahab.readiness.common import get
+from sahab.readiness.model import Cluster, Placement, PodGroup, Pool, Problem
+from sahab.readiness.quantities import amount, show
+from sahab.readiness.scheduling import UNKNOWN_SHAPE, misfits, pods_per_node
+from sahab.readiness.workloads import claims, describe
+
+CNI_CHARTS = ("cilium", "calico", "tigera-operator", "flannel")
+POLICY_CHARTS = ("cilium", "calico", "tigera-operator")
+AUTOSCALER_CHARTS = ("cluster-autoscaler", "karpenter")
+EBS_PROVISIONERS = ("ebs.csi.aws.com", "kubernetes.io/aws-ebs")
+AZURE_DISK_PROVISIONERS = ("disk.csi.azure.com", "kubernetes.io/azure-disk")
+AZURE_FILE_PROVISIONERS = ("file.csi.azure.com", "kubernetes.io/azure-file")
+# Storage classes AKS creates in every cluster (`default` is the default class).
+AKS_BUILTIN_CLASSES = {"default": "disk.csi.azure.com", "managed": "disk.csi.azure.com",
+                       "managed-csi": "disk.csi.azure.com", "managed-premium": "disk.csi.azure.com",
+                       "managed-csi-premium": "disk.csi.azure.com", "azurefile": "file.csi.azure.com",
+                       "azurefile-csi": "file.csi.azure.com", "azurefile-premium": "file.csi.azure.com",
+                       "azurefile-csi-premium": "file.csi.azure.com"}
+DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+
+
+def _problem(cluster: Cluster, obj: str, text: str) -> Problem:
+    return Problem(cluster.name, obj, text)
+
+
+def _network_profile(cluster: Cluster) -> dict[str, Any]:
+    return (cluster.anchor.inputs.get("networkProfile") or {}) if cluster.anchor is not None else {}
+
+
+# ---- networking -----------------------------------------------------------------------------------------
+def cni(cluster: Cluster) -> list[Problem]:
+    charts = cluster.charts()
+    if any(c in charts for c in CNI_CHARTS):
+        return []
+    if cluster.kind == "eks":
+        self_managed = cluster.anchor is not None and cluster.anchor.inputs.get("bootstrapSelfManagedAddons") \
+            is not False
+        if "vpc-cni" in cluster.addons or self_managed:
+            return []
+        why = "no CNI: neither the vpc-cni add-on nor a cilium/calico Helm release; nodes stay NotReady"
+    elif cluster.kind == "aks":
+        if _network_profile(cluster).get("networkPlugin", "kubenet") != "none":
+            return []
+        why = "no CNI: networkProfile.networkPlugin is none and no cilium/calico Helm release; nodes stay NotReady"
+    else:
+        why = "no CNI: no cilium or calico Helm release on this kubeadm cluster; nodes stay NotReady"
+    return [_problem(cluster, f"cluster {cluster.name}", why)]
+
+
+def network_policies(cluster: Cluster, mine: set[str]) -> list[Problem]:
+    policies = [p for p in cluster.of_kind("NetworkPolicy") if p.urn in mine]
+    if not policies or any(c in cluster.charts() for c in POLICY_CHARTS):
+        return []
+    if cluster.kind == "eks":
+        addon = cluster.addons.get("vpc-cni")
+        raw = addon.inputs.get("configurationValues") if addon is not None else None
+        try:
+            settings = json.loads(raw) if isinstance(raw, str) else (raw or {})
+        except json.JSONDecodeError:
+            settings = {}
+        if str(settings.get("enableNetworkPolicy", "")).lower() == "true":
+            return []
+        why = "the vpc-cni add-on does not enforce NetworkPolicy (configurationValues enableNetworkPolicy is not " \
+              "\"true\") and no cilium/calico runs"
+    elif cluster.kind == "aks":
+        if _network_profile(cluster).get("networkPolicy") not in (None, "", "none"):
+            return []
+        why = "networkProfile.networkPolicy is not set and no cilium/calico runs"
+    else:
+        why = "no cilium or calico Helm release enforces them"
+    return [_problem(cluster, describe(policies[0]), f"{len(policies)} NetworkPolicies enforce nothing: {why}")]
+
+
+# ---- capacity ---------------------------------------------------------------------------------------------
+def has_autoscaler(cluster: Cluster) -> bool:
+    return any(c in cluster.charts() for c in AUTOSCALER_CHARTS)
+
+
+def available_nodes(cluster: Cluster, pool: Pool) -> int:
+    """Nodes the pool can have: its ceiling where something scales it, else what it starts with."""
+    if cluster.kind == "onprem" or pool.autoscaled or (cluster.kind == "eks" and has_autoscaler(cluster)):
+        return pool.max_nodes
+    return pool.desired_nodes
+
+
+def scale_from_zero(cluster: Cluster, mine: set[str]) -> list[Problem]:
+    problems = []
+    for pool in (p for p in cluster.pools if p.source in mine):
+        if cluster.kind == "eks" and pool.min_nodes == 0 and pool.max_nodes > 0 and not has_autoscaler(cluster):
+            problems.append(_problem(cluster, pool.object, "scales from zero but no autoscaler runs on the cluster "
+                                     "(no cluster-autoscaler or karpenter Helm release): it never gets a node"))
+        elif cluster.kind == "aks" and pool.desired_nodes == 0 and not pool.autoscaled:
+            problems.append(_problem(cluster, pool.object, "has no nodes and enableAutoScaling is off: "
+                                     "it never gets a node"))
+    return problems
+
+
+def place(cluster: Cluster, group: PodGroup) -> tuple[list[Placement], list[Problem]]:
+    """Where the group's pods go: pools that fit, in plan order, up to the nodes each can have."""
+    fitting, refused, undecided = [], [], False
+    for pool in cluster.pools:
+        reasons = misfits(group, pool)
+        if reasons and reasons[0].startswith(UNKNOWN_SHAPE):
+            undecided = True  # it may hold the pods; the plan does not say: no verdict either way
+        elif reasons:
+            refused.append(f"pool {pool.label}: {'; '.join(reasons)}")
+        else:
+            fitting.append(pool)
+    if not fitting and undecided:
+        return [], []
+    if not fitting:
+        detail = " | ".join(refused) or "the cluster has no pools"
+        return [], [_problem(cluster, group.workload, f"no node pool fits its pods: {detail}")]
+    left, used = group.pods, {}
+    for pool in fitting:
+        per_node = pods_per_node(group, pool)
+        nodes = min(available_nodes(cluster, pool), math.ceil(left / per_node))
+        if nodes > 0:
+            used[pool.name] = used.get(pool.name, 0) + nodes
+            left -= min(left, nodes * per_node)
+        if left == 0:
+            break
+    placements = [Placement(group.workload, cluster.name, name, nodes) for name, nodes in used.items()]
+    if left and not undecided:
+        spread = "one per node" if group.one_per_node else "as many per node as fit"
+        room = ", ".join(f"pool {p.label} up to {available_nodes(cluster, p)} node(s)" for p in fitting)
+        elsewhere = f"; elsewhere: {' | '.join(refused)}" if refused else ""
+        return placements, [_problem(cluster, group.workload, f"needs {group.pods} pods ({spread}) but only "
+                                     f"{group.pods - left} fit: {room}{elsewhere}")]
+    return placements, []
+
+
+# ---- storage ------------------------------------------------------------------------------------------------
+def storage(cluster: Cluster, groups: list[PodGroup], mine: set[str]) -> list[Problem]:
+    classes: dict[str, str] = dict(AKS_BUILTIN_CLASSES) if cluster.kind == "aks" else {}
+    defaults = ["default"] if cluster.kind == "aks" else []
+    for res in cluster.of_kind("StorageClass"):
+        name = str(get(res.inputs, "metadata", "name") or res.name)
+        classes[name] = str(res.inputs.get("provisioner") or "")
+        if str(get(res.inputs, "metadata", "annotations", DEFAULT_CLASS_ANNOTATION)).lower() == "true":
+            defaults.append(name)
+    problems, judged = [], {}
+    for what, class_name in claims(cluster, groups, mine):
+        if not class_name:
+            if not defaults:
+                problems.append(_problem(cluster, what, "asks for the default StorageClass but the cluster has "
+                                         "none: the claim stays Pending"))
+                continue
+            class_name = defaults[-1]
+        if class_name not in classes:
+            problems.append(_problem(cluster, what, f"StorageClass {class_name} does not exist on the cluster: "
+                                     "the claim stays Pending"))
+            continue
+        provisioner = classes[class_name]
+        if provisioner not in judged:
+            judged[provisioner] = _unbacked(cluster, provisioner)
+        if judged[provisioner]:
+            problems.append(_problem(cluster, what, f"StorageClass {class_name} ({provisioner}): "
+                                     f"{judged[provisioner]}; the claim stays Pending"))
+    return problems
+
+
+def _unbacked(cluster: Cluster, provisioner: str) -> str | None:
+    """Why nothing on the cluster provisions volumes for `provisioner` (None: something does)."""
+    if provisioner in EBS_PROVISIONERS:
+        if cluster.kind == "eks" and ("aws-ebs-csi-driver" in cluster.addons or
+                                      "aws-ebs-csi-driver" in cluster.charts()):
+            return None
+        return "no EBS CSI driver (the aws-ebs-csi-driver add-on or chart)"
+    for names, driver in ((AZURE_DISK_PROVISIONERS, "diskCSIDriver"), (AZURE_FILE_PROVISIONERS, "fileCSIDriver")):
+        if provisioner in names:
+            if cluster.kind != "aks":
+                return "an Azure CSI driver runs only on AKS"
+            profile = cluster.anchor.inputs.get("storageProfile") if cluster.anchor is not None else None
+            if get(profile, driver, "enabled") is False:
+                return f"storageProfile.{driver}.enabled is false"
+            return None
+    for res in cluster.objects:
+        kind = res.type.rsplit(":", 1)[-1]
+        if kind in ("Deployment", "StatefulSet", "DaemonSet") and _mentions(res.inputs.get("spec"), provisioner):
+            return None
+        if res.type.startswith("kubernetes:helm.sh/") and _mentions(res.inputs.get("values"), provisioner):
+            return None
+    return "no provisioner of that name runs on the cluster"
+
+
+def _mentions(data: Any, text: str) -> bool:
+    if isinstance(data, dict):
+        return any(_mentions(v, text) for v in data.values())
+    if isinstance(data, list):
+        return any(_mentions(v, text) for v in data)
+    return data == text
+
+
+# ---- Kueue --------------------------------------------------------------------------------------------------
+def kueue(cluster: Cluster, group: PodGroup, placed_on: list[Pool]) -> list[Problem]:
+    queue = group.labels.get(QUEUE_LABEL)
+    if not queue:
+        return []
+    if "kueue" not in cluster.charts():
+        return [_problem(cluster, group.workload, f"names Kueue queue {queue} but Kueue is not installed "
+                         "(no Helm release of chart kueue): the Job stays suspended")]
+    local = next((r for r in cluster.of_kind("LocalQueue") if get(r.inputs, "metadata", "name") == queue and
+                  (get(r.inputs, "metadata", "namespace") or "default") == group.namespace), None)
+    if local is None:
+        return [_problem(cluster, group.workload, f"names Kueue queue {queue} but namespace {group.namespace} has "
+                         "no LocalQueue of that name: the Job stays suspended")]
+    cq_name = get(local.inputs, "spec", "clusterQueue")
+    cq = next((r for r in cluster.of_kind("ClusterQueue") if get(r.inputs, "metadata", "name") == cq_name), None)
+    if cq is None:
+        return [_problem(cluster, describe(local), f"points to ClusterQueue {cq_name}, which does not exist: "
+                         f"{group.workload} stays suspended")]
+    needs = {r: v * group.pods for r, v in group.requests.items() if v}
+    why = _admits(cluster, cq, needs, placed_on)
+    return [_problem(cluster, group.workload, f"ClusterQueue {cq_name} cannot admit the whole job "
+                     f"({group.pods} pods): {why}")] if why else []
+
+
+def _admits(cluster: Cluster, cq: Any, needs: dict[str, int], placed_on: list[Pool]) -> str | None:
+    flavor_labels = {get(r.inputs, "metadata", "name"): get(r.inputs, "spec", "nodeLabels") or {}
+                     for r in cluster.of_kind("ResourceFlavor")}
+    groups = get(cq.inputs, "spec", "resourceGroups") or []
+    for resource in needs:
+        if not any(resource in (g.get("coveredResources") or []) for g in groups):
+            return f"it covers no {resource}"
+    for group in groups:
+        covered = [r for r in group.get("coveredResources") or [] if r in needs]
+        if not covered:
+            continue
+        refusals = []
+        for flavor in group.get("flavors") or []:
+            name = flavor.get("name")
+            labels = flavor_labels.get(name)
+            if labels is None:
+                refusals.append(f"flavor {name} has no ResourceFlavor")
+                continue
+            if placed_on and not any(labels.items() <= p.labels.items() for p in placed_on):
+                refusals.append(f"flavor {name}'s node labels match none of the job's pools")
+                continue
+            quota = {q.get("name"): amount(q.get("name"), q.get("nominalQuota")) or 0
+                     for q in flavor.get("resources") or []}
+            short = [f"{show(r, needs[r])} > quota {show(r, quota.get(r, 0))}" for r in covered
+                     if needs[r] > quota.get(r, 0)]
+            if not short:
+                refusals = []
+                break
+            refusals.append(f"flavor {name}: " + ", ".join(short))
+        if refusals or not group.get("flavors"):
+            return "; ".join(refusals) or "its resource group has no flavors"
+    return None

@@ -1,0 +1,103 @@
+"""Fleets written as stack config, planned by the offline engine through Sahab's own program, judged as
+`sahab plan` judges them: ready ones place every training Job, broken ones name the pool, object and why."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from sahab.cli import main
+from sahab.engine import plan
+from sahab.readiness import judge
+from tests.foundation.fleets import ROOT
+
+CLOUDS = {"aws": {"region": "me-central-1", "az_count": 2}, "azure": {"location": "uaenorth"}}
+
+
+def _fleet(pools: list[dict], clusters=({"name": "eks", "kind": "eks"},), **extra) -> dict:
+    return {"name": "rd", "environment": "dev", "clouds": CLOUDS, "clusters": list(clusters), "node_pools": pools,
+            "monitoring": {"storage_size_gb": 10}, "workload": {"enabled": True}, **extra}
+
+
+def _program(tmp_path, fleet: dict):
+    (tmp_path / "Pulumi.yaml").write_text(f"name: sahab\nruntime: python\nmain: {ROOT / 'stacks'}\n")
+    stack = {"config": {"aws:region": "me-central-1", "azure-native:location": "uaenorth", "sahab:fleet": fleet}}
+    (tmp_path / "Pulumi.t.yaml").write_text(yaml.safe_dump(stack))
+    return tmp_path
+
+
+def _verdict(tmp_path, fleet: dict):
+    return judge(plan(_program(tmp_path, fleet), "t").resources)
+
+
+def test_a_cloud_fleet_that_fits_is_ready_and_places_each_training_job(tmp_path):
+    fleet = _fleet([
+        {"name": "cpu", "cluster": "eks", "instance_type": "m6i.2xlarge", "min_size": 2, "max_size": 4},
+        {"name": "l40s", "cluster": "eks", "accelerator": "l40s", "instance_type": "g6e.12xlarge"},
+        {"name": "aks-cpu", "cluster": "aks", "min_size": 1, "max_size": 3},
+    ], clusters=({"name": "eks", "kind": "eks"}, {"name": "aks", "kind": "aks"}))
+    result = _verdict(tmp_path, fleet)
+    assert result.ok, result.problems
+    placed = {(p.workload, p.cluster, p.pool, p.nodes) for p in result.placements}
+    assert placed == {("Job ml-training/train-cpu", "rd-eks", "cpu", 2),
+                      ("Job ml-training/train-l40s", "rd-eks", "l40s", 1),
+                      ("Job ml-training/train-aks-cpu", "rd-aks", "aks-cpu", 1)}
+
+
+def test_a_pool_too_small_for_its_training_pods_is_named_with_the_figures(tmp_path):
+    fleet = _fleet([{"name": "tiny", "cluster": "eks", "instance_type": "m6i.large"}])
+    [problem] = _verdict(tmp_path, fleet).problems
+    assert (problem.cluster, problem.object) == ("rd-eks", "Job ml-training/train-tiny")
+    # m6i.large: 2 vCPUs less 70m, 8 GiB less 574 MiB (11 x 29 pods + 255) and 100 MiB for eviction.
+    assert "pool tiny: asks 4 CPU, a node has 1.93 CPU allocatable; asks 16.0 GiB, a node has 7.3 GiB" \
+        in problem.problem
+
+
+def test_time_slicing_with_whole_gpu_requests_is_refused_on_a_cloud_pool_too(tmp_path):
+    fleet = _fleet([{"name": "cpu", "cluster": "eks", "instance_type": "m6i.2xlarge"},
+                    {"name": "l40s", "cluster": "eks", "accelerator": "l40s", "instance_type": "g6e.12xlarge",
+                     "time_slicing_replicas": 4}])
+    [problem] = _verdict(tmp_path, fleet).problems
+    assert problem.object == "Job ml-training/train-l40s"
+    assert "asks 4 nvidia.com/gpu, but each GPU is time-sliced 4 ways with failRequestsGreaterThanOne" \
+        in problem.problem
+
+
+def test_mig_mixed_leaves_no_whole_gpus_for_the_training_job(tmp_path):
+    fleet = _fleet([{"name": "aks-cpu", "cluster": "aks"},
+                    {"name": "h100", "cluster": "aks", "accelerator": "h100", "mig_strategy": "mixed",
+                     "labels": {"nvidia.com/mig.config": "all-1g.12gb"}}],
+                   clusters=({"name": "aks", "kind": "aks"},))
+    [problem] = _verdict(tmp_path, fleet).problems
+    assert "pool h100: asks 1 nvidia.com/gpu, a node has 0 nvidia.com/gpu allocatable" in problem.problem
+
+
+def test_an_eks_pool_scaling_from_zero_needs_an_autoscaler(tmp_path):
+    fleet = _fleet([{"name": "cpu", "cluster": "eks", "instance_type": "m6i.2xlarge"},
+                    {"name": "burst", "cluster": "eks", "accelerator": "a10g", "min_size": 0, "max_size": 4}])
+    problems = _verdict(tmp_path, fleet).problems
+    assert [(p.object, p.problem.split(":")[0]) for p in problems] == [
+        ("node group burst", "scales from zero but no autoscaler runs on the cluster (no cluster-autoscaler or "
+                             "karpenter Helm release)")]
+
+
+def test_sahab_plan_exits_1_and_names_the_problems(tmp_path, capsys):
+    program = _program(tmp_path, _fleet([{"name": "tiny", "cluster": "eks", "instance_type": "m6i.large"}]))
+    assert main(["plan", "--program", str(program), "--stack", "t", "--format", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["schemaVersion"] >= 2
+    assert doc["readiness"]["ok"] is False
+    assert doc["readiness"]["problems"][0]["object"] == "Job ml-training/train-tiny"
+    assert main(["plan", "--program", str(program), "--stack", "t"]) == 1
+    text = capsys.readouterr().out
+    assert "Readiness: not ready" in text and "Job ml-training/train-tiny" in text
+
+
+@pytest.mark.parametrize("program", ["raw_azure_k8s"])
+def test_a_program_whose_plan_shows_no_nodes_is_not_judged(program, capsys):
+    """Kubernetes objects on a cluster the plan does not build: nothing to judge, never a false "not ready"."""
+    folder = ROOT / "tests" / "policies" / "programs" / program
+    assert main(["plan", "--program", str(folder), "--stack", "dev", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["readiness"] == {"ok": True, "problems": [], "placements": []}
