@@ -26,7 +26,9 @@ from components.onprem.models import OnPremHostArgs
 from components.onprem.runner import run_playbook
 from tests.hosts import testhost
 
-TEST_VARIABLES = {"sahab_os_apt_cache_valid_time": 10**9, "sahab_kubernetes_packages_required": False}
+# The test hosts' mirror is Debian 12's archive: its containerd is 1.6 (sites mirror containerd.io 2.x).
+TEST_VARIABLES = {"sahab_os_apt_cache_valid_time": 10**9, "sahab_kubernetes_packages_required": False,
+                  "sahab_containerd_packages": ["containerd"], "sahab_containerd_min_major": 1}
 
 
 def _cpu_seconds() -> float:

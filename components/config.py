@@ -24,6 +24,8 @@ ROOT = "sahab:fleet"
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$")]  # a lower-case DNS label
 Accelerator = Literal["h100", "h200", "a100", "l40s", "a10g", "t4", "cpu"]
 Emirate = Literal["abu-dhabi", "dubai", "sharjah", "ajman", "umm-al-quwain", "ras-al-khaimah", "fujairah"]
+# A whole disk by kernel name (/dev/sdb, /dev/nvme1n1) or, better, by a stable /dev/disk/by-id/ name.
+DATA_DISK = re.compile(r"^/dev/([a-z][a-z0-9]{1,31}|disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@-]{0,199})$")
 LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 
 
@@ -86,6 +88,23 @@ class Host(_Model):
     """IP address Ansible connects to."""
     port: Annotated[int, Field(ge=1, le=65535)] = 22
     """SSH port. Default: 22."""
+    cpus: Annotated[int, Field(ge=1, le=4096)]
+    """Logical CPUs (hardware threads) the server has, as `nproc` counts them. Required: it sizes the kubelet's
+    reserved CPUs and tells where pods fit."""
+    memory_gib: Annotated[int, Field(ge=1, le=65536)]
+    """Memory in whole GiB (`free -g`). Required, for the same reasons."""
+    data_disk: str | None = None
+    """Block device for the encrypted data volume: a whole disk, by kernel name (`/dev/nvme1n1`) or, better,
+    a stable `/dev/disk/by-id/...` path. Ansible formats it with LUKS2 (key: a Pulumi secret) and mounts it
+    where the `sahab-encrypted` storage class puts volumes. Its contents are erased on first use. Default:
+    none (the host provisions no volumes)."""
+
+    @field_validator("data_disk")
+    @classmethod
+    def _data_disk(cls, v: str | None) -> str | None:
+        if v is not None and not DATA_DISK.match(v):
+            raise ValueError(f"{v!r} is not a disk; allowed: /dev/<name> (e.g. /dev/nvme1n1) or /dev/disk/by-id/<id>")
+        return v
 
     @field_validator("address")
     @classmethod
@@ -137,14 +156,24 @@ class Cluster(_Model):
     """Unique cluster name."""
     kind: Literal["eks", "aks", "onprem"]
     """Where it runs: EKS, AKS, or kubeadm on an on-prem site."""
-    kubernetes_version: Annotated[str, Field(pattern=r"^1\.\d{2}$")] = "1.31"
-    """Kubernetes minor version. Default: 1.31."""
+    kubernetes_version: Annotated[str, Field(pattern=r"^1\.\d{2}$")] = "1.34"
+    """Kubernetes minor version. Default: 1.34."""
     location: str | None = None
     """Region/location override for this cluster (e.g. uaecentral). Default: the cloud's."""
     site: str | None = None
     """On-prem only: the site whose hosts form the cluster. Default: unset."""
     control_plane_hosts: tuple[str, ...] = ()
-    """On-prem only: hosts that run the control plane. Default: none."""
+    """On-prem only: hosts that run the control plane: one, or three or more for a highly available control
+    plane (etcd needs a majority; two would be less available than one). The first runs `kubeadm init`, the
+    others join it as control planes. Default: none."""
+    control_plane_vip: str | None = None
+    """On-prem only: the virtual IP the API server answers on (kube-vip moves it between the control-plane
+    hosts). Required with three or more control-plane hosts; an unused address in the hosts' network.
+    Default: none (the first control-plane host's address)."""
+    schedule_on_control_plane: bool | None = None
+    """On-prem only: let workloads run on the control-plane hosts (no control-plane taint), so a small site
+    (up to 3 hosts) loses none of them to Kubernetes itself. Then a control-plane host may also be listed in a
+    node pool. Default: on for the smb environment when its site has up to 3 hosts, off otherwise."""
     public_endpoint: bool = False
     """Expose the API server publicly. Default: false (private endpoint only)."""
     stack_reference: str | None = None
@@ -459,6 +488,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
         _unique(site.hosts, "host", f"{ROOT}.sites[{i}].hosts")
 
     _unique(fleet.clusters, "cluster", f"{ROOT}.clusters")
+    clusters_resolved = []
     for i, cluster in enumerate(fleet.clusters):
         path = f"{ROOT}.clusters[{i}]"
         if cluster.kind == "eks" and aws is None:
@@ -480,8 +510,14 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
                 if host not in hosts:
                     raise ConfigError(f"{path}.control_plane_hosts[{j}]",
                                       f"{host!r} is not a host of site {cluster.site}; allowed: {', '.join(hosts)}")
-        elif cluster.site or cluster.control_plane_hosts:
-            raise ConfigError(f"{path}.site", "only onprem clusters take a site and control_plane_hosts")
+            clusters_resolved.append(_resolve_control_plane(fleet, cluster, path))
+        elif (cluster.site or cluster.control_plane_hosts or cluster.control_plane_vip
+              or cluster.schedule_on_control_plane is not None):
+            raise ConfigError(f"{path}.site", "only onprem clusters take a site, control_plane_hosts, "
+                              "control_plane_vip and schedule_on_control_plane")
+        else:
+            clusters_resolved.append(cluster)
+    fleet = fleet.model_copy(update={"clusters": tuple(clusters_resolved)})
 
     _unique(fleet.node_pools, "node pool", f"{ROOT}.node_pools")
     clusters = [c.name for c in fleet.clusters]
@@ -531,9 +567,48 @@ def _resolve_onprem_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, p
         if host not in hosts:
             raise ConfigError(f"{path}.hosts[{j}]",
                               f"{host!r} is not a host of site {cluster.site}; allowed: {', '.join(hosts)}")
+    if not cluster.schedule_on_control_plane:
+        for j, host in enumerate(pool.hosts):
+            if host in cluster.control_plane_hosts:
+                raise ConfigError(f"{path}.hosts[{j}]", f"{host!r} runs the control plane of {cluster.name}; list it "
+                                  "in a pool only with the cluster's schedule_on_control_plane: true")
     n = len(pool.hosts)
     gpus = pool.gpus_per_node or (1 if pool.is_gpu else None)
     return pool.model_copy(update={"min_size": n, "max_size": n, "desired_size": n, "gpus_per_node": gpus})
+
+
+def _resolve_control_plane(fleet: FleetConfig, cluster: Cluster, path: str) -> Cluster:
+    """HA rules (1 or 3+ hosts, a VIP with 3+) and the schedule_on_control_plane default."""
+    site = fleet.site(cluster.site)
+    n = len(cluster.control_plane_hosts)
+    if n == 2:
+        raise ConfigError(f"{path}.control_plane_hosts", "2 control-plane hosts cannot keep an etcd majority when "
+                          "one fails; allowed: 1, or 3 or more")
+    if len(set(cluster.control_plane_hosts)) != n:
+        raise ConfigError(f"{path}.control_plane_hosts", "a host is listed twice")
+    vip = cluster.control_plane_vip
+    if n >= 3 and vip is None:
+        raise ConfigError(f"{path}.control_plane_vip", f"required with {n} control-plane hosts: an unused IP "
+                          "address in their network that kube-vip moves to the live API server")
+    if vip is not None:
+        try:
+            address = ipaddress.ip_address(vip)
+        except ValueError:
+            raise ConfigError(f"{path}.control_plane_vip", f"{vip!r} is not an IP address") from None
+        if address.is_loopback or address.is_multicast or address.is_unspecified:
+            raise ConfigError(f"{path}.control_plane_vip", f"{vip!r} cannot be a virtual IP; allowed: a unicast "
+                              "address in the control-plane hosts' network")
+        taken = {h.address: h.name for h in site.hosts}
+        if vip in taken:
+            raise ConfigError(f"{path}.control_plane_vip", f"{vip!r} is the address of host {taken[vip]}; the "
+                              "virtual IP must be an unused address")
+    schedule = cluster.schedule_on_control_plane
+    if schedule is None:
+        schedule = fleet.environment == "smb" and len(site.hosts) <= 3
+    elif schedule and len(site.hosts) > 3:
+        raise ConfigError(f"{path}.schedule_on_control_plane", f"site {site.name} has {len(site.hosts)} hosts; "
+                          "workloads may share control-plane hosts only on sites of up to 3 hosts")
+    return cluster.model_copy(update={"schedule_on_control_plane": schedule})
 
 
 def _resolve_cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, path: str) -> NodePool:

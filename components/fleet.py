@@ -56,9 +56,10 @@ class Fleet(pulumi.ComponentResource):
                 continue  # the stack that owns the cluster installs its platform
             component = self.clusters.get(cluster.name)
             provider = self.k8s_providers[cluster.name] = self._kubernetes_provider(cluster, component)
+            cni = self._cni(cluster, component, provider) if cluster.kind == "onprem" else None
             try:
                 platforms[cluster.name] = self._platform(cluster.name, cluster.kind, provider,
-                                                         getattr(component, "storage_encryption_id", None))
+                                                         getattr(component, "storage_encryption_id", None), cni)
             except ValidationError as err:
                 # A setting the schema allows alone but not together with the cluster's others.
                 message = err.errors(include_url=False)[0]["msg"].removeprefix("Value error, ")
@@ -80,13 +81,24 @@ class Fleet(pulumi.ComponentResource):
             return k8s.Provider(f"{self.fleet_name}-{cluster.name}-k8s", kubeconfig=kubeconfig, opts=opts)
         return k8s.Provider(f"{self.fleet_name}-{cluster.name}-k8s", context=cluster.name, opts=opts)
 
+    def _cni(self, cluster: Cluster, component: Any, k8s_provider: k8s.Provider) -> Any:
+        """On-prem clusters: Cilium, the pod network kubeadm does not bring (components.kubernetes.cilium)."""
+        from components.kubernetes.cilium import Cilium, CiliumArgs
+
+        return Cilium(f"{self.fleet_name}-{cluster.name}-cni", CiliumArgs(
+            api_server=component.endpoint, operator_replicas=2 if len(cluster.control_plane_hosts) >= 3 else 1),
+            opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider}))
+
     def _platform(self, cluster_name: str, kind: str, k8s_provider: k8s.Provider,
-                  encryption_id: pulumi.Input[str] | None) -> Platform:
+                  encryption_id: pulumi.Input[str] | None, cni: Any = None) -> Platform:
+        from components.kubernetes.cilium import after_cni
+
         return Platform(
             f"{self.fleet_name}-{cluster_name}-platform",
             PlatformArgs(cluster_kind=kind, pools=self.config.pools_of(cluster_name), encryption_key=encryption_id,
                          monitoring=self.config.monitoring, teams=self.config.workload.teams),
-            opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider}))
+            opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider},
+                                        transformations=[after_cni(cni)] if cni else None))
 
     # ---- training ----------------------------------------------------------------------------------------
     def _training_jobs(self) -> dict[str, TrainingJob]:
@@ -142,7 +154,7 @@ class Fleet(pulumi.ComponentResource):
             built[cluster.name] = control_plane
             for pool in self.config.pools_of(cluster.name):
                 self.node_pools[pool.name] = OnPremNodePool(
-                    f"{self.fleet_name}-{pool.name}", pool_args(self.config, pool, key),
+                    f"{self.fleet_name}-{pool.name}", pool_args(self.config, pool, key, control_plane.data_volume_keys),
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[control_plane]))
                 self._export_pool(pool.name, cluster.name, "onprem", pool.name)
             self.exports.setdefault("onpremClusters", {})[cluster.name] = {

@@ -40,8 +40,8 @@ class EksClusterArgs(BaseModel):
     """AWS account id (str or Output), for key policies. Required."""
     subnet_ids: Any
     """Private subnets for the control-plane network interfaces (Input[list[str]]). Required."""
-    kubernetes_version: str = "1.31"
-    """Kubernetes minor version. Default: 1.31."""
+    kubernetes_version: str = "1.34"
+    """Kubernetes minor version. Default: 1.34."""
     public_endpoint: bool = False
     """Also expose the API server on the internet. Default: false (private endpoint only)."""
     public_access_cidrs: tuple[str, ...] = ()

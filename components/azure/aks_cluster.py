@@ -33,8 +33,8 @@ class AksClusterArgs(BaseModel):
     """Key Vault (Input[str]) holding the disk key. Required."""
     vault_name: Any
     """Key Vault name (Input[str]). Required."""
-    kubernetes_version: str = "1.31"
-    """Kubernetes minor version. Default: 1.31."""
+    kubernetes_version: str = "1.34"
+    """Kubernetes minor version. Default: 1.34."""
     public_endpoint: bool = False
     """Expose the API server publicly. Default: false (private cluster)."""
     authorized_ip_ranges: tuple[str, ...] = ()

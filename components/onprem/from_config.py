@@ -9,46 +9,72 @@ from __future__ import annotations
 from typing import Any
 
 from components.config import Cluster, FleetConfig, NodePool, Site
-from components.onprem.cluster import OnPremClusterArgs
+from components.onprem.cluster import API_SERVER_PORT, OnPremClusterArgs
+from components.onprem.inventory import group_for
 from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
-from components.onprem.node_pool import OnPremNodePoolArgs
+from components.onprem.node_pool import OnPremNodePoolArgs, TaintArgs, pool_vars
 
 
 def site_hosts(site: Site, names: tuple[str, ...]) -> tuple[OnPremHostArgs, ...]:
-    """The named hosts of a site, in the given order, as SSH targets with the site's SSH user."""
+    """The named hosts of a site, in the given order, as SSH targets with the site's SSH user and their shape."""
     by_name = {h.name: h for h in site.hosts}
     return tuple(
-        OnPremHostArgs(name=n, address=by_name[n].address, port=by_name[n].port, user=site.ssh_user) for n in names
+        OnPremHostArgs(name=n, address=by_name[n].address, port=by_name[n].port, user=site.ssh_user,
+                       cpus=by_name[n].cpus, memory_gib=by_name[n].memory_gib, data_disk=by_name[n].data_disk)
+        for n in names
     )
 
 
 def access_for(site: Site, cluster: Cluster, ssh_private_key: Any = None) -> OnPremAccessArgs:
+    """How Ansible reaches the site; nodes join through the API server's VIP (or its only host)."""
+    first = next(h for h in site.hosts if h.name == cluster.control_plane_hosts[0])
+    endpoint = f"{cluster.control_plane_vip or first.address}:{API_SERVER_PORT}"
     return OnPremAccessArgs(
         ssh_private_key=ssh_private_key,
         airgapped=site.airgapped,
-        variables={"sahab_kubernetes_version": cluster.kubernetes_version},
+        variables={"sahab_kubernetes_version": cluster.kubernetes_version, "sahab_control_plane_endpoint": endpoint},
     )
 
 
 def cluster_args(fleet: FleetConfig, cluster: Cluster, ssh_private_key: Any = None) -> OnPremClusterArgs:
+    """The control plane, with the pool settings of control-plane hosts that also run workloads, and the list of
+    the cluster's hosts with data disks (each gets its LUKS2 key from the cluster)."""
     site = fleet.site(cluster.site)
+    node_vars, pool_groups = {}, {}
+    members = set(cluster.control_plane_hosts)
+    for pool in fleet.pools_of(cluster.name):
+        members |= set(pool.hosts)
+        shared = [h for h in pool.hosts if h in cluster.control_plane_hosts]
+        if shared:
+            variables = pool_vars(pool_args(fleet, pool, ssh_private_key))
+            for host in shared:
+                node_vars[host], pool_groups[host] = variables, group_for(pool.accelerator)
     return OnPremClusterArgs(
         control_plane_hosts=site_hosts(site, cluster.control_plane_hosts),
+        vip=cluster.control_plane_vip,
+        schedulable=bool(cluster.schedule_on_control_plane),
+        node_vars=node_vars,
+        pool_groups=pool_groups,
+        data_disk_hosts=tuple(h.name for h in site.hosts if h.name in members and h.data_disk),
         access=access_for(site, cluster, ssh_private_key),
     )
 
 
-def pool_args(fleet: FleetConfig, pool: NodePool, ssh_private_key: Any = None) -> OnPremNodePoolArgs:
-    """A pool's args. The config's labels already hold pool, accelerator and NVIDIA labels; the roles add the
-    same ones, and the GPU taint, themselves, so only the extra taints are passed on."""
+def pool_args(fleet: FleetConfig, pool: NodePool, ssh_private_key: Any = None,
+              data_volume_keys: dict[str, Any] | None = None) -> OnPremNodePoolArgs:
+    """A pool's args: labels and taints exactly as its nodes carry them (pool, accelerator and NVIDIA labels,
+    the GPU taint on GPU pools)."""
     cluster = fleet.cluster(pool.cluster)
     site = fleet.site(cluster.site)
     return OnPremNodePoolArgs(
         pool=pool.name,
+        cluster=cluster.name,
         accelerator=pool.accelerator,
+        gpus_per_node=pool.gpus_per_node or 0,
         hosts=site_hosts(site, pool.hosts),
         control_plane_hosts=site_hosts(site, cluster.control_plane_hosts),
         labels=pool.node_labels,
-        taints=tuple(f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in pool.extra_taints),
+        taints=tuple(TaintArgs(key=t.key, value=t.value, effect=t.effect) for t in pool.taints),
+        data_volume_keys=dict(data_volume_keys or {}),
         access=access_for(site, cluster, ssh_private_key),
     )

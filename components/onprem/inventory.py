@@ -13,6 +13,11 @@ from components.onprem.models import OnPremAccessArgs
 from components.onprem.runner import ANSIBLE_DIR, Host, build_inventory, content_hash
 
 CPU = "cpu"
+# The encrypted data volume: its device-mapper name and where the `sahab-encrypted` storage class puts volumes
+# (components.kubernetes.storage.ONPREM_VOLUME_PATH).
+DATA_VOLUME_NAME = "sahab-data"
+DATA_VOLUME_MOUNT = "/var/lib/sahab/volumes"
+CONTROL_PLANE_TAINT = {"key": "node-role.kubernetes.io/control-plane", "value": "", "effect": "NoSchedule"}
 
 
 def group_for(accelerator: str) -> str:
@@ -20,20 +25,46 @@ def group_for(accelerator: str) -> str:
     return "cpu_nodes" if accelerator == CPU else "gpu_nodes"
 
 
-def pool_host_vars(pool: str, accelerator: str, labels: Mapping[str, str], taints: Iterable[str]) -> dict[str, Any]:
-    """Ansible variables giving a pool's nodes their labels and taints (the sahab_kubernetes role)."""
+def pool_host_vars(
+    pool: str, accelerator: str, labels: Mapping[str, str], taints: Iterable[Mapping[str, str]]
+) -> dict[str, Any]:
+    """Ansible variables giving a pool's nodes their labels and taints (the sahab_kubernetes role renders them
+    into kubeadm's nodeRegistration) and, on CPU pools, the kubelet's static CPU manager."""
     return {
         "sahab_kubernetes_node_pool": pool,
         "sahab_kubernetes_accelerator": accelerator,
         "sahab_kubernetes_node_labels": dict(labels),
-        "sahab_kubernetes_node_taints": list(taints),
+        "sahab_kubernetes_node_taints": [
+            {"key": t["key"], "value": t.get("value", ""), "effect": t["effect"]} for t in taints
+        ],
+        "sahab_kubernetes_cpu_manager": accelerator == CPU,
     }
 
 
-def hosts_for(specs: Iterable[Any], group: str, host_vars: Mapping[str, Any] | None = None) -> list[Host]:
-    """Runner hosts from host specs (anything with name, address, port and user)."""
+def reserved_cpus(cpus: int | None) -> str:
+    """The CPUs the kubelet keeps for the OS and itself (KubeletConfiguration reservedSystemCPUs): one on a
+    small server, two up to 64 logical CPUs, four above. Training pods get the rest, whole and exclusive."""
+    count = 1 if cpus is None or cpus <= 16 else 2 if cpus <= 64 else 4
+    return "0" if count == 1 else f"0-{count - 1}"
+
+
+def host_vars(spec: Any) -> dict[str, Any]:
+    """Per-host variables from a host spec's shape: reserved CPUs, and the LUKS data volume on its disk
+    (its key, a Pulumi secret, arrives separately in sahab_data_volumes_keys under the host's name)."""
+    out: dict[str, Any] = {"sahab_kubernetes_reserved_cpus": reserved_cpus(getattr(spec, "cpus", None))}
+    disk = getattr(spec, "data_disk", None)
+    if disk:
+        out["sahab_data_volumes_list"] = [
+            {"name": DATA_VOLUME_NAME, "device": disk, "mountpoint": DATA_VOLUME_MOUNT, "key": spec.name}
+        ]
+    return out
+
+
+def hosts_for(specs: Iterable[Any], group: str, extra: Mapping[str, Any] | None = None) -> list[Host]:
+    """Runner hosts from host specs (OnPremHostArgs): their own variables (host_vars) plus ``extra``."""
     return [
-        Host(name=s.name, address=s.address, port=s.port, user=s.user, group=group, vars=dict(host_vars or {}))
+        Host(name=s.name, address=s.address, port=s.port, user=s.user, group=group,
+             vars={**host_vars(s), **dict(extra or {})})
         for s in specs
     ]
 

@@ -18,6 +18,11 @@ class OnPremHostArgs(BaseModel):
     address: str = Field(min_length=1, description="IP address or DNS name SSH connects to.")
     port: int = Field(default=22, ge=1, le=65535, description="SSH port (default 22).")
     user: str = Field(default="root", min_length=1, description="SSH user; root or a user with sudo (default root).")
+    cpus: int | None = Field(default=None, ge=1, description="Logical CPUs; sizes the kubelet's reserved CPUs "
+                             "(default unknown: one reserved CPU).")
+    memory_gib: int | None = Field(default=None, ge=1, description="Memory in GiB (default unknown).")
+    data_disk: str | None = Field(default=None, min_length=1, description="Block device of the LUKS2 data volume "
+                                  "(default none).")
 
 
 class OnPremAccessArgs(BaseModel):

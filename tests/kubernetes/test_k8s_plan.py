@@ -90,7 +90,8 @@ def test_privileged_pod_security_only_in_system_namespaces(plans):
 
 def test_smb_cpu_only_cluster_gets_no_gpu_enablement(plans):
     smb = plans["smb"]
-    assert [r.inputs["chart"] for r in of_type(smb.resources, RELEASE)] == ["kube-prometheus-stack"]
+    # Cilium is the on-prem pod network (components.kubernetes.cilium), not GPU enablement.
+    assert [r.inputs["chart"] for r in of_type(smb.resources, RELEASE)] == ["cilium", "kube-prometheus-stack"]
     assert not of_type(smb.resources, "kubernetes:monitoring.coreos.com/v1:ServiceMonitor")
     quota = next(r for r in of_type(smb.resources, "kubernetes:core/v1:ResourceQuota")
                  if r.inputs["metadata"]["name"] == "compute")

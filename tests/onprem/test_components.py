@@ -8,7 +8,7 @@ import pytest
 from components.onprem import playbook_run
 from components.onprem.cluster import OnPremCluster, OnPremClusterArgs
 from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
-from components.onprem.node_pool import OnPremNodePool, OnPremNodePoolArgs
+from components.onprem.node_pool import OnPremNodePool, OnPremNodePoolArgs, TaintArgs
 from components.onprem.playbook_run import PlaybookProvider
 from components.onprem.runner import HostOutcome, RunResult
 
@@ -48,13 +48,16 @@ def _access(**overrides) -> OnPremAccessArgs:
 def _pool_args(**overrides) -> OnPremNodePoolArgs:
     return OnPremNodePoolArgs(
         pool="gpu-a100",
-        accelerator="nvidia-a100",
+        cluster="uae-dc1",
+        accelerator="a100",
+        gpus_per_node=8,
         hosts=(
-            OnPremHostArgs(name="gpu-1", address="10.20.0.11"),
-            OnPremHostArgs(name="gpu-2", address="10.20.0.12"),
+            OnPremHostArgs(name="gpu-1", address="10.20.0.11", cpus=128, memory_gib=1024),
+            OnPremHostArgs(name="gpu-2", address="10.20.0.12", cpus=128, memory_gib=1024),
         ),
         control_plane_hosts=(OnPremHostArgs(name="cp-1", address="10.20.0.2"),),
         labels={"team": "vision"},
+        taints=(TaintArgs(key="nvidia.com/gpu", value="present", effect="NoSchedule"),),
         access=_access(**overrides),
     )
 
@@ -80,7 +83,8 @@ def test_node_pool_registers_one_converge_run_with_secret_key_and_token(mocks):
         assert groups == {"cp-1": "control_plane", "gpu-1": "gpu_nodes", "gpu-2": "gpu_nodes"}
         gpu_vars = next(h for h in inputs["hosts"] if h["name"] == "gpu-1")["vars"]
         assert gpu_vars["sahab_kubernetes_node_pool"] == "gpu-a100"
-        assert gpu_vars["sahab_kubernetes_accelerator"] == "nvidia-a100"
+        assert gpu_vars["sahab_kubernetes_accelerator"] == "a100"
+        assert gpu_vars["sahab_kubernetes_reserved_cpus"] == "0-3"
         assert gpu_vars["sahab_kubernetes_node_labels"] == {"team": "vision"}
         assert inputs["variables"]["sahab_airgapped"] is True
         assert inputs["failure_budget"] == 1
@@ -88,6 +92,39 @@ def test_node_pool_registers_one_converge_run_with_secret_key_and_token(mocks):
         assert pool.host_names == ["gpu-1", "gpu-2"]
 
     return pool.outcomes.apply(check)
+
+
+@pulumi.runtime.test
+def test_node_pool_registers_its_nodes_shape_as_its_inputs(mocks):
+    pool = OnPremNodePool("uae-dc1-gpu", _pool_args())
+
+    def check(_):
+        component = next(r for r in mocks.resources if r.typ == "sahab:onprem:NodePool")
+        assert component.inputs == {
+            "cluster": "uae-dc1",
+            "accelerator": "a100",
+            "labels": {"team": "vision"},
+            "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}],
+            "nodes": [{"host": "gpu-1", "cpu": 128, "memoryGi": 1024, "gpus": 8},
+                      {"host": "gpu-2", "cpu": 128, "memoryGi": 1024, "gpus": 8}],
+            "controlPlane": False,
+        }
+
+    return pool.outcomes.apply(check)
+
+
+@pulumi.runtime.test
+def test_a_pool_of_control_plane_hosts_only_is_converged_by_the_cluster(mocks):
+    cp = OnPremHostArgs(name="cp-1", address="10.20.0.2", cpus=16, memory_gib=64)
+    args = _pool_args().model_copy(update={"hosts": (cp,), "control_plane_hosts": (cp,)})
+    pool = OnPremNodePool("office-cpu", args)
+    assert pool.converge is None
+    assert args.props()["controlPlane"] is True
+
+    def check(_):
+        assert not any(r.name == "office-cpu-converge" for r in mocks.resources)
+
+    return pulumi.Output.from_input(pool.host_names).apply(check)
 
 
 @pulumi.runtime.test
@@ -124,6 +161,46 @@ def test_cluster_converges_the_control_plane_with_its_endpoint(mocks):
         assert cluster.endpoint == "10.20.0.2:6443"
 
     return pulumi.Output.all(pulumi.Output.from_input(cluster.kubeconfig.is_secret()), cluster.outcomes).apply(check)
+
+
+def _ha_args(**overrides) -> OnPremClusterArgs:
+    hosts = tuple(OnPremHostArgs(name=f"cp-{i}", address=f"10.20.0.{i}", cpus=16, memory_gib=64) for i in (1, 2, 3))
+    return OnPremClusterArgs(control_plane_hosts=hosts, vip="10.20.0.100", data_disk_hosts=("cp-1", "gpu-1"),
+                             access=_access(), **overrides)
+
+
+@pulumi.runtime.test
+def test_ha_cluster_generates_its_secrets_and_keys_and_converges_behind_the_vip(mocks):
+    cluster = OnPremCluster("uae-dc1", _ha_args())
+    assert cluster.endpoint == "10.20.0.100:6443"
+    assert set(cluster.data_volume_keys) == {"cp-1", "gpu-1"}  # one LUKS key per host with a disk
+
+    def check(secret_flags):
+        assert all(secret_flags)
+        passwords = sorted(r.name for r in mocks.resources if r.typ == "random:index/randomPassword:RandomPassword")
+        assert passwords == ["uae-dc1-certificate-key", "uae-dc1-luks-cp-1", "uae-dc1-luks-gpu-1",
+                             "uae-dc1-secrets-encryption-key"]
+        assert all(r.inputs["length"] == 64 and r.inputs["special"] is False for r in mocks.resources
+                   if r.typ == "random:index/randomPassword:RandomPassword")
+        run = next(r for r in mocks.resources if r.name == "uae-dc1-control-plane")
+        assert [h["name"] for h in run.inputs["hosts"]] == ["cp-1", "cp-2", "cp-3"]  # cp-1 runs kubeadm init
+        assert run.inputs["variables"]["sahab_control_plane_vip"] == "10.20.0.100"
+        assert run.inputs["variables"]["sahab_control_plane_schedulable"] is False
+        for secret in ("sahab_control_plane_encryption_secret", "sahab_control_plane_certificate_secret"):
+            assert secret not in run.inputs["variables"]
+
+    flags = pulumi.Output.all(*(k.is_secret() for k in cluster.data_volume_keys.values()),
+                              pulumi.Output.from_input(cluster.converge.secret_variables).is_secret())
+    return flags.apply(check)
+
+
+def test_control_plane_sizes_are_one_or_three_and_more_with_a_vip():
+    with pytest.raises(ValueError, match="etcd majority"):
+        _ha_args().model_copy(update={}).model_validate({**_ha_args().model_dump(),
+                                                         "control_plane_hosts": _ha_args().model_dump()[
+                                                             "control_plane_hosts"][:2]})
+    with pytest.raises(ValueError, match="need a vip"):
+        OnPremClusterArgs.model_validate({**_ha_args().model_dump(), "vip": None})
 
 
 def test_diff_reruns_on_content_secrets_or_budget_but_not_on_a_rotated_key():

@@ -27,7 +27,32 @@ def test_every_onprem_cluster_and_pool_is_converged_by_ansible(prod):
 
 def test_onprem_kubeconfigs_are_secret_outputs(prod):
     assert prod.outputs["kubeconfigs"]["auh-onprem"] == "[secret]"
-    assert prod.outputs["onpremClusters"]["dxb-onprem"]["endpoint"] == "10.20.0.10:6443"
+    assert prod.outputs["onpremClusters"]["dxb-onprem"]["endpoint"] == "10.20.0.5:6443"  # the VIP
+
+
+def test_every_onprem_cluster_gets_cilium_through_its_own_provider(prod):
+    releases = [r for r in prod.resources
+                if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs["chart"] == "cilium"]
+    assert sorted(r.name for r in releases) == ["sahab-auh-onprem-cni-release", "sahab-dxb-onprem-cni-release"]
+    for release in releases:
+        cluster = release.name.removeprefix("sahab-").removesuffix("-cni-release")
+        assert release.provider.endswith(f"::sahab-{cluster}-k8s")
+        assert release.inputs["version"] == "1.19.4"
+        values = release.inputs["values"]
+        assert values["encryption"] == {"enabled": True, "type": "wireguard"}
+        assert values["policyEnforcementMode"] == "default"
+        assert values["operator"]["replicas"] == 2  # HA control planes
+    # Cloud clusters bring their own CNI.
+    assert not any(r.inputs.get("chart") == "cilium" and "eks" in r.name for r in releases)
+
+
+def test_prod_pools_describe_their_nodes_for_the_readiness_verdict(prod):
+    pool = next(r for r in prod.resources if r.type == "sahab:onprem:NodePool" and r.name == "sahab-dxb-a100")
+    assert pool.inputs["cluster"] == "dxb-onprem"
+    assert pool.inputs["accelerator"] == "a100"
+    assert pool.inputs["nodes"] == [{"host": "dxb-gpu1", "cpu": 224, "memoryGi": 2048, "gpus": 8}]
+    assert pool.inputs["taints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    assert pool.inputs["controlPlane"] is False
 
 
 def test_the_onprem_provider_gets_a_credential_less_kubeconfig_before_kubeadm_ran(prod):

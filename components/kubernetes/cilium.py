@@ -1,0 +1,97 @@
+"""Cilium: the CNI of an on-prem (kubeadm) cluster, installed from Pulumi once the API server is up.
+
+kubeadm brings no pod network: until a CNI runs, nodes stay NotReady and nothing else can start. Cilium
+gives pods their addresses (kubeadm's controller-manager hands each node a slice of the pod subnet), enforces
+Kubernetes NetworkPolicies (so the platform's default-deny policies mean something), and encrypts pod-to-pod
+traffic between nodes with WireGuard. kube-proxy (installed by kubeadm) keeps serving Services.
+
+Every other release on the cluster must wait for it: `after_cni` is the transformation that makes a
+component and all its children depend on the release. The host firewall (ansible role sahab_os) opens the
+ports named here: VXLAN, WireGuard and the health checks.
+"""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pydantic import Field, field_validator
+
+from components.kubernetes.common import Args
+
+CHART = "cilium"
+CHART_VERSION = "1.19.4"
+CHART_REPOSITORY = "https://helm.cilium.io/"
+# What the nodes' firewall must let through between nodes (ansible/roles/sahab_os, defaults/main.yml).
+VXLAN_UDP_PORT = 8472
+WIREGUARD_UDP_PORT = 51871
+HEALTH_TCP_PORT = 4240
+HUBBLE_TCP_PORT = 4244
+
+
+class CiliumArgs(Args):
+    api_server: str
+    """host:port of the cluster's API server (its VIP on an HA control plane): Cilium's agents reach it
+    directly, without depending on Service routing that is not up before them."""
+    operator_replicas: int = Field(default=1, ge=1, le=3)
+    """Cilium operator replicas: 2 on HA control planes. Default: 1."""
+    namespace: str = "kube-system"
+    """Where Cilium runs (the chart's standard place). Default: kube-system."""
+    chart_version: str = CHART_VERSION
+    """Cilium chart version, pinned. Default: 1.19.4."""
+    repository: str = CHART_REPOSITORY
+    """Cilium's Helm repository (mirror it for air-gapped sites). Default: Cilium's repository."""
+
+    @field_validator("api_server")
+    @classmethod
+    def _host_port(cls, v: str) -> str:
+        host, sep, port = v.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"{v!r} is not host:port")
+        return v
+
+
+def helm_values(args: CiliumArgs) -> dict:
+    """The chart values that matter; everything else keeps the chart's defaults."""
+    host, _, port = args.api_server.rpartition(":")
+    return {
+        "k8sServiceHost": host,
+        "k8sServicePort": int(port),
+        "kubeProxyReplacement": False,
+        "ipam": {"mode": "kubernetes"},
+        "routingMode": "tunnel",
+        "tunnelProtocol": "vxlan",
+        # Pod-to-pod traffic between nodes leaves a node only inside WireGuard.
+        "encryption": {"enabled": True, "type": "wireguard"},
+        # "default": a pod selected by any NetworkPolicy allows only what the policies allow.
+        "policyEnforcementMode": "default",
+        "operator": {"replicas": args.operator_replicas},
+        "hubble": {"enabled": True, "relay": {"enabled": False}, "ui": {"enabled": False}},
+    }
+
+
+class Cilium(pulumi.ComponentResource):
+    """Cilium as one Helm release through the cluster's Kubernetes provider (passed in `opts`)."""
+
+    def __init__(self, name: str, args: CiliumArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("sahab:kubernetes:Cilium", name, None, opts)
+        self.release = k8s.helm.v3.Release(
+            f"{name}-release",
+            name="cilium",
+            chart=CHART,
+            version=args.chart_version,
+            repository_opts={"repo": args.repository},
+            namespace=args.namespace,
+            values=helm_values(args),
+            atomic=True,
+            opts=pulumi.ResourceOptions(parent=self))
+        self.register_outputs({"release": self.release.name})
+
+
+def after_cni(cni: Cilium) -> pulumi.ResourceTransformation:
+    """A transformation that makes a resource and every resource below it depend on the CNI's release."""
+
+    def transform(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult:
+        opts = pulumi.ResourceOptions.merge(args.opts, pulumi.ResourceOptions(depends_on=[cni.release]))
+        return pulumi.ResourceTransformationResult(args.props, opts)
+
+    return transform
