@@ -102,7 +102,7 @@ class Fleet(pulumi.ComponentResource):
                 if pool.size == 0:
                     continue  # scale-from-zero pools train when they have nodes: launch a Job then
                 jobs[pool.name] = TrainingJob(f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
-                    pool=pool, team=team, workload=workload, storage_class=platform.storage_class),
+                    pool=pool, team=team, workload=workload, queue=team.name, storage_class=platform.storage_class),
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[platform],
                                                 providers={"kubernetes": self.k8s_providers[cluster_name]}))
         return jobs
@@ -135,7 +135,7 @@ class Fleet(pulumi.ComponentResource):
         from components.onprem.node_pool import OnPremNodePool
 
         built: dict[str, Any] = {}
-        for cluster in (c for c in self.config.clusters if c.kind == "onprem"):
+        for cluster in (c for c in self.config.clusters if c.kind == "onprem" and not c.stack_reference):
             key = secret_config(self.config.site(cluster.site).ssh_private_key_secret)
             control_plane = OnPremCluster(f"{self.fleet_name}-{cluster.name}", cluster_args(self.config, cluster, key),
                                           opts=pulumi.ResourceOptions(parent=self))
