@@ -37,6 +37,7 @@ class Fleet(pulumi.ComponentResource):
         self.k8s_providers: dict[str, k8s.Provider] = {}
         self.platforms: dict[str, Platform] = self._platforms()
         self.training_jobs: dict[str, TrainingJob] = self._training_jobs()
+        self.burst = self._burst()
         self.register_outputs(self.exports)
 
     # ---- clusters ---------------------------------------------------------------------------------------
@@ -107,6 +108,60 @@ class Fleet(pulumi.ComponentResource):
                                                 providers={"kubernetes": self.k8s_providers[cluster_name]}))
         return jobs
 
+    # ---- burst --------------------------------------------------------------------------------------------
+    def _burst(self) -> Any:
+        """Burst stacks: MultiKueue from the on-prem manager to the cloud workers this stack adds pools to,
+        and (workload enabled) one queued training Job per burst pool, dispatched through the burst queue."""
+        burst = self.config.burst
+        if burst is None:
+            return None
+        from components.cluster_reference import referenced_kubeconfig
+        from components.kubernetes.multikueue import MULTIKUEUE_JOBS, Burst, BurstArgs, BurstWorker, queue_name
+        from components.kubernetes.storage import DEFAULT_CLASS
+
+        manager = self.config.cluster(burst.manager)
+        kubeconfig = referenced_kubeconfig(self._stack_ref(manager.stack_reference), manager.stack_reference,
+                                           manager.name) if manager.stack_reference else \
+            self.clusters[manager.name].kubeconfig
+        manager_provider = self.k8s_providers.get(manager.name) or k8s.Provider(
+            f"{self.fleet_name}-{manager.name}-k8s", kubeconfig=kubeconfig, opts=pulumi.ResourceOptions(parent=self))
+        workers = []
+        for name in burst.workers:
+            cluster, component = self.config.cluster(name), self.clusters[name]
+            provider = self.k8s_providers.get(name) or k8s.Provider(
+                f"{self.fleet_name}-{name}-k8s", kubeconfig=component.kubeconfig,
+                opts=pulumi.ResourceOptions(parent=self))
+            self.k8s_providers[name] = provider
+            workers.append(BurstWorker(name=name, kind=cluster.kind, region=self.config.region_of(cluster),
+                                       provider=provider, kubeconfig=component.kubeconfig,
+                                       pools=self.config.pools_of(name)))
+        teams = self.config.workload.teams
+        dispatch = Burst(f"{self.fleet_name}-burst", BurstArgs(manager=manager_provider, workers=tuple(workers),
+                                                               teams=teams),
+                         opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.node_pools.values())))
+        self.exports["burst"] = {"manager": manager.name, "workers": list(burst.workers),
+                                 "queues": dispatch.queues}
+        workload = self.config.workload
+        if not workload.enabled:
+            return dispatch
+        team = next(t for t in teams if t.name == (workload.team or teams[0].name))
+        for worker in workers:
+            for pool in worker.pools:
+                self.training_jobs[pool.name] = TrainingJob(
+                    f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
+                        pool=pool, team=team, workload=workload, queue=queue_name(team),
+                        nodes=min(burst.nodes_per_job, pool.max_size), managed_by=MULTIKUEUE_JOBS,
+                        run_on=(worker.provider,), storage_class=DEFAULT_CLASS),
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[dispatch],
+                                                providers={"kubernetes": manager_provider}))
+        return dispatch
+
+    def _stack_ref(self, ref: str) -> pulumi.StackReference:
+        if ref not in self._stack_refs:
+            self._stack_refs[ref] = pulumi.StackReference(f"{self.fleet_name}-{ref.rsplit('/', 1)[-1]}-stack",
+                                                          stack_name=ref, opts=pulumi.ResourceOptions(parent=self))
+        return self._stack_refs[ref]
+
     # ---- shared -------------------------------------------------------------------------------------------
     def _export_cluster(self, name: str, record: dict[str, Any], kubeconfig: pulumi.Output[str]) -> None:
         """Burst stacks read `clusters.<name>` (see components.cluster_reference); kubeconfigs stay secret."""
@@ -121,10 +176,7 @@ class Fleet(pulumi.ComponentResource):
 
         # One StackReference per referenced stack, however many clusters come from it.
         ref = cluster.stack_reference
-        if ref not in self._stack_refs:
-            self._stack_refs[ref] = pulumi.StackReference(f"{self.fleet_name}-{ref.rsplit('/', 1)[-1]}-stack",
-                                                          stack_name=ref, opts=pulumi.ResourceOptions(parent=self))
-        return ReferencedCluster(self._stack_refs[ref], ref, cluster.name, cluster.kind, provider=provider)
+        return ReferencedCluster(self._stack_ref(ref), ref, cluster.name, cluster.kind, provider=provider)
 
     # ---- on-prem -----------------------------------------------------------------------------------------
     def _onprem(self) -> dict[str, Any]:
