@@ -32,10 +32,13 @@ class Fleet(pulumi.ComponentResource):
                      "sahab.io/managed-by": "pulumi"}
         self.node_pools: dict[str, Any] = {}
         self._stack_refs: dict[str, pulumi.StackReference] = {}
+        self._aws_providers: dict[str, Any] = {}
+        self._aws_account_id: Any = None
         self.buckets: dict[str, Any] = {}
         self.clusters: dict[str, Any] = self._clusters()
         self.k8s_providers: dict[str, k8s.Provider] = {}
         self.platforms: dict[str, Platform] = self._platforms()
+        self.autoscalers = self._autoscalers()
         self.training_jobs: dict[str, TrainingJob] = self._training_jobs()
         self.burst = self._burst()
         self.register_outputs(self.exports)
@@ -88,6 +91,29 @@ class Fleet(pulumi.ComponentResource):
             PlatformArgs(cluster_kind=kind, pools=self.config.pools_of(cluster_name), encryption_key=encryption_id,
                          monitoring=self.config.monitoring, teams=self.config.workload.teams),
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider}))
+
+    # ---- autoscaling ---------------------------------------------------------------------------------------
+    def _autoscalers(self) -> dict[str, Any]:
+        """cluster-autoscaler on every EKS cluster this stack creates: its pools autoscale, and burst stacks add
+        scale-from-zero groups to it that the autoscaler discovers by tag. (AKS runs its own.)"""
+        from components.aws.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+        from components.aws.eks_cluster import EksCluster
+        from components.kubernetes.placement import system_placement
+
+        found = {}
+        for cluster in self.config.clusters:
+            eks, region = self.clusters.get(cluster.name), self.config.region_of(cluster)
+            if not isinstance(eks, EksCluster):
+                continue  # not an EKS cluster this stack creates
+            found[cluster.name] = ClusterAutoscaler(f"{self.fleet_name}-{cluster.name}-autoscaler",
+                ClusterAutoscalerArgs(
+                    cluster_name=eks.cluster_name, region=region, account_id=self._aws_account_id,
+                    oidc_provider_arn=eks.oidc_provider_arn, oidc_issuer=eks.oidc_issuer,
+                    kubernetes_version=cluster.kubernetes_version,
+                    placement=system_placement(self.config.pools_of(cluster.name)), tags=self.tags),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.platforms[cluster.name]], providers={
+                    "aws": self._aws_providers[region], "kubernetes": self.k8s_providers[cluster.name]}))
+        return found
 
     # ---- training ----------------------------------------------------------------------------------------
     def _training_jobs(self) -> dict[str, TrainingJob]:
@@ -225,6 +251,8 @@ class Fleet(pulumi.ComponentResource):
             default_tags=aws.ProviderDefaultTagsArgs(tags=self.tags),
             opts=pulumi.ResourceOptions(parent=self)) for region in regions}
 
+        self._aws_providers = providers
+
         def under(region: str) -> pulumi.ResourceOptions:
             return pulumi.ResourceOptions(parent=self, providers=[providers[region]])
 
@@ -233,6 +261,7 @@ class Fleet(pulumi.ComponentResource):
         if created and account_id is None:  # key policies name the account
             account_id = aws.get_caller_identity_output(
                 opts=pulumi.InvokeOutputOptions(provider=providers[cfg.region_of(created[0])])).account_id
+        self._aws_account_id = account_id
         networks: dict[str, Network] = {}
         for region in sorted({cfg.region_of(c) for c in created}):
             networks[region] = Network(f"{self.fleet_name}-{region}", NetworkArgs(
