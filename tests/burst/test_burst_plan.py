@@ -3,12 +3,15 @@ follows to dispatch it to a scale-from-zero cloud pool, read the way the control
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 
 from components.kubernetes.multikueue import worker_kubeconfig
 from sahab.engine import plan
 from sahab.project import REDACTED
+from tests.foundation.fleets import ROOT
 from tests.kubernetes.manifests import is_manifest, manifest, validate
 
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
@@ -170,3 +173,24 @@ def test_the_managers_kubeconfig_for_a_worker_carries_only_its_server_ca_and_tok
                                                                 "certificate-authority-data": "Q0E="}}]
     assert doc["users"] == [{"name": "multikueue", "user": {"token": "t0ken"}}]  # never the operator's exec
     assert doc["current-context"] == "eks-main"
+
+
+@pytest.mark.parametrize(("body", "needle"), [
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "q"},
+      "spec": {"cohort": "team"}}, "cohort"),  # v1beta1's name; v1beta2 says cohortName
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q"}, "spec": {}},
+     "clusterQueue"),
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "MultiKueueCluster", "metadata": {"name": "w"},
+      "spec": {"kubeConfig": {"location": "s"}}}, "clusterSource"),  # v1beta1's shape
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "q"},
+      "spec": {"queueingStrategy": "FIFO"}}, "FIFO"),
+])
+def test_the_kueue_schemas_catch_what_the_api_server_would_refuse(body, needle):
+    assert any(needle in problem for problem in validate(body))
+
+
+def test_the_kueue_schemas_say_where_they_come_from():
+    for path in sorted((ROOT / "tests" / "kubernetes" / "schemas").glob("kueue-*.json")):
+        doc = json.loads(path.read_text())
+        assert doc["group"] == "kueue.x-k8s.io" and doc["version"] == "v1beta2"
+        assert "API reference" in doc["source"]
