@@ -13,6 +13,8 @@ from components.errors import ConfigError
 from components.kubernetes.platform import Platform, PlatformArgs
 from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 
+CHECKPOINT_ACCOUNT = "checkpoint-writer"  # the training pods' account where checkpoints go to a bucket
+
 
 class Fleet(pulumi.ComponentResource):
     """Composes region-pinned providers, clusters, node pools, storage and the Kubernetes platform.
@@ -125,14 +127,41 @@ class Fleet(pulumi.ComponentResource):
         team = next(t for t in workload.teams if t.name == (workload.team or workload.teams[0].name))
         jobs = {}
         for cluster_name, platform in self.platforms.items():
+            access = self._checkpoint_access(cluster_name, team.name)
             for pool in self.config.pools_of(cluster_name):
                 if pool.size == 0:
                     continue  # scale-from-zero pools train when they have nodes: launch a Job then
+                remote = {} if access is None else {
+                    "service_account": CHECKPOINT_ACCOUNT,
+                    "checkpoint_uri": pulumi.Output.concat(access.uri, "/", f"train-{pool.name}")}
                 jobs[pool.name] = TrainingJob(f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
-                    pool=pool, team=team, workload=workload, queue=team.name, storage_class=platform.storage_class),
-                    opts=pulumi.ResourceOptions(parent=self, depends_on=[platform],
+                    pool=pool, team=team, workload=workload, queue=team.name, storage_class=platform.storage_class,
+                    **remote),
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[platform] + ([access] if access else []),
                                                 providers={"kubernetes": self.k8s_providers[cluster_name]}))
         return jobs
+
+    def _checkpoint_access(self, cluster_name: str, team: str) -> Any:
+        """On an EKS cluster this stack creates, with an AWS checkpoints bucket: the team's pods write their
+        checkpoints there through IRSA (components.aws.checkpoint_access). Elsewhere: None (a volume)."""
+        from components.aws.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
+        from components.aws.eks_cluster import EksCluster
+
+        eks = self.clusters.get(cluster_name)
+        bucket = next((name for name, b in self.buckets.items() if self._bucket_purpose(name) == "checkpoints"
+                       and hasattr(b, "kms_key_arn")), None)
+        if not isinstance(eks, EksCluster) or bucket is None:
+            return None
+        s3, region = self.buckets[bucket], self.config.region_of(self.config.cluster(cluster_name))
+        return CheckpointAccess(f"{self.fleet_name}-{cluster_name}-{team}-checkpoints", CheckpointAccessArgs(
+            namespace=team, service_account=CHECKPOINT_ACCOUNT, region=region, bucket_name=s3.bucket_name,
+            kms_key_arn=s3.kms_key_arn, oidc_provider_arn=eks.oidc_provider_arn, oidc_issuer=eks.oidc_issuer,
+            tags=self.tags), opts=pulumi.ResourceOptions(parent=self, depends_on=[self.platforms[cluster_name]],
+                                                         providers={"aws": self._aws_providers[region],
+                                                                    "kubernetes": self.k8s_providers[cluster_name]}))
+
+    def _bucket_purpose(self, name: str) -> str:
+        return next(b.purpose for b in self.config.storage.buckets if b.name == name)
 
     # ---- burst --------------------------------------------------------------------------------------------
     def _burst(self) -> Any:

@@ -169,8 +169,10 @@ class TrainingJob(pulumi.ComponentResource):
                 "clusterIP": "None", "publishNotReadyAddresses": True, "selector": {"sahab.io/job": job_name},
                 "ports": [{"name": "c10d", "port": RENDEZVOUS_PORT, "targetPort": RENDEZVOUS_PORT}]}, opts=site))
             if workload.validate_nodes:
-                dependencies += self._validator_rbac(f"{name}{suffix}", validator_account(job_name), team, labels,
-                                                     site)
+                # The pods' own account (e.g. one with workload identity) gets the right to label nodes.
+                dependencies += self._validator_rbac(f"{name}{suffix}",
+                                                     args.service_account or validator_account(job_name), team,
+                                                     labels, site, create_account=args.service_account is None)
 
         self.job = k8s.batch.v1.Job(f"{name}-job", metadata={
             "name": job_name, "namespace": team.name,
@@ -185,17 +187,19 @@ class TrainingJob(pulumi.ComponentResource):
 
     @staticmethod
     def _validator_rbac(name: str, account_name: str, team: Team, labels: dict,
-                        site: pulumi.ResourceOptions) -> list:
+                        site: pulumi.ResourceOptions, create_account: bool = True) -> list:
         """The one extra right validation needs: read and label nodes. Bound to the Job's own account."""
-        account = k8s.core.v1.ServiceAccount(f"{name}-validator-sa", metadata={
-            "name": account_name, "namespace": team.name, "labels": labels}, opts=site)
+        created = []
+        if create_account:
+            created.append(k8s.core.v1.ServiceAccount(f"{name}-validator-sa", metadata={
+                "name": account_name, "namespace": team.name, "labels": labels}, opts=site))
         role = k8s.rbac.v1.ClusterRole(f"{name}-validator-role", metadata={"labels": labels}, rules=[
             {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}], opts=site)
         binding = k8s.rbac.v1.ClusterRoleBinding(f"{name}-validator-binding", metadata={"labels": labels},
             role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role.metadata.name},
             subjects=[{"kind": "ServiceAccount", "name": account_name, "namespace": team.name}],
             opts=site)
-        return [account, binding]
+        return [*created, binding]
 
     @staticmethod
     def _job_spec(args: TrainingJobArgs, job: str, service: str, labels: dict) -> dict:

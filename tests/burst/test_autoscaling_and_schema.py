@@ -137,3 +137,24 @@ def test_on_prem_pools_cannot_join_a_borrowed_on_prem_cluster():
     fleet["node_pools"].append({"name": "auh-extra", "cluster": "auh-onprem", "hosts": ["auh-gpu3"]})
     with pytest.raises(ConfigError, match=r"node_pools\[3\]\.cluster: 'auh-onprem' comes from another stack"):
         parse_fleet(fleet)
+
+
+def test_eks_training_reaches_only_its_teams_prefix_of_the_checkpoint_bucket_and_its_key(prod):
+    policy = next(r for r in prod.resources if r.type == "aws:iam/rolePolicy:RolePolicy"
+                  and r.name == "sahab-eks-main-research-checkpoints-policy")
+    statements = {s["Sid"]: s for s in json.loads(policy.inputs["policy"])["Statement"]}
+    bucket = next(r for r in prod.resources if r.type == "aws:s3/bucket:Bucket" and "checkpoints" in r.name)
+    assert statements["ReadWriteOwnPrefix"]["Resource"] == f"arn:aws:s3:::{bucket.id}/research/*"
+    assert statements["ListOwnPrefix"]["Condition"]["StringLike"]["s3:prefix"] == ["research/*", "research"]
+    key = statements["UseBucketKey"]
+    assert key["Resource"].startswith("arn:aws:kms:me-central-1:") and key["Action"] == ["kms:Decrypt",
+                                                                                         "kms:GenerateDataKey"]
+    assert key["Condition"]["StringEquals"]["kms:ViaService"] == "s3.me-central-1.amazonaws.com"
+    account = next(r for r in prod.resources if r.type == "kubernetes:core/v1:ServiceAccount"
+                   and r.name == "sahab-eks-main-research-checkpoints-sa")
+    assert account.inputs["metadata"]["annotations"]["eks.amazonaws.com/role-arn"].startswith("arn:aws:iam::")
+    # On-prem pools keep a per-pod volume of the encrypted class.
+    job = next(r for r in prod.resources if r.type == "kubernetes:batch/v1:Job"
+               and r.inputs["metadata"]["name"] == "train-auh-h100")
+    env = {e["name"]: e.get("value") for e in job.inputs["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["SAHAB_CHECKPOINT_DIR"] == "/checkpoints"
