@@ -180,7 +180,7 @@ class TrainingJob(pulumi.ComponentResource):
             # The Job runs for hours after Kueue admits it: `pulumi up` records it and moves on.
             "annotations": dict(SKIP_AWAIT)},
             spec=self._job_spec(args, job_name, service_name, labels),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=dependencies if not args.run_on else None))
+            opts=pulumi.ResourceOptions(parent=self, depends_on=dependencies))
         self.job_name = job_name
         self.register_outputs({"jobName": job_name, "namespace": team.name, "service": service_name,
                                "queue": args.queue})
