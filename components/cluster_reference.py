@@ -69,3 +69,14 @@ class ReferencedCluster:
 
     def get(self, key: str) -> pulumi.Output[Any]:
         return self._record.apply(lambda r: r[key])
+
+
+def referenced_kubeconfig(reference: pulumi.StackReference, reference_name: str, name: str) -> pulumi.Output[str]:
+    """The kubeconfig the owning stack exports for cluster `name` (`kubeconfigs.<name>`), kept secret. An
+    on-prem cluster's is empty until kubeadm has run there; a burst stack then reaches it with no credentials."""
+    def pick(exports: Any) -> str:
+        if not isinstance(exports, dict) or name not in exports:
+            raise ConfigError(f"cluster {name}.stack_reference",
+                              f"stack {reference_name} exports no kubeconfig for {name!r}")
+        return exports[name] or ""
+    return pulumi.Output.secret(reference.get_output("kubeconfigs").apply(pick))

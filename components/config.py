@@ -177,7 +177,8 @@ class Cluster(_Model):
     public_endpoint: bool = False
     """Expose the API server publicly. Default: false (private endpoint only)."""
     stack_reference: str | None = None
-    """Burst stacks: take this cluster from another stack (e.g. `org/sahab/prod`) instead of creating it.
+    """Burst stacks: take this cluster from another stack (e.g. `org/sahab/prod`) instead of creating it. An
+    on-prem cluster taken this way needs no site: the burst stack only reaches its API (the MultiKueue manager).
     Default: unset (create it)."""
 
 
@@ -216,6 +217,9 @@ class NodePool(_Model):
     """GPUs on each node. Default: the instance type's count from the catalog; 1 on on-prem GPU hosts."""
     gpu_driver: Literal["operator", "preinstalled"] = "operator"
     """Who installs NVIDIA drivers on cloud nodes: the GPU operator, or the node image. Default: operator."""
+    gpus_per_worker: Annotated[int, Field(ge=1, le=16)] | None = None
+    """GPUs each training pod (one torchrun worker per GPU) asks for. Default: every GPU of the node; one
+    GPU slice on a time-sliced pool, where the device plugin refuses requests for more than one."""
 
     @field_validator("labels")
     @classmethod
@@ -243,6 +247,15 @@ class NodePool(_Model):
             labels[catalog.LABEL_DEVICE_PLUGIN_CONFIG] = catalog.device_plugin_config_name(
                 self.mig_strategy, self.time_slicing_replicas)
         return {**labels, **self.labels}
+
+    @property
+    def worker_gpus(self) -> int:
+        """GPUs (or GPU slices) one training pod of this pool requests; 0 on CPU pools."""
+        if not self.is_gpu:
+            return 0
+        if self.gpus_per_worker is not None:
+            return self.gpus_per_worker
+        return 1 if self.time_slicing_replicas else (self.gpus_per_node or 1)
 
     @property
     def taints(self) -> tuple[Taint, ...]:
@@ -315,7 +328,7 @@ class Team(_Model):
     pod_security: Literal["restricted", "baseline"] = "restricted"
     """Pod Security Admission level enforced. Default: restricted."""
     priority: Literal["critical", "standard", "preemptible"] = "standard"
-    """Training tier: its PriorityClass. Default: standard."""
+    """Training tier: its PriorityClass, which Kueue also orders the team's queue by. Default: standard."""
 
 
 class Workload(_Model):
@@ -335,6 +348,20 @@ class Workload(_Model):
     """Launch training Jobs on the pools. Default: false (platform only)."""
     team: str | None = None
     """Team whose namespace runs the training Jobs. Default: the first team."""
+
+
+class Burst(_Model):
+    """Burst: training queued on an on-prem manager cluster runs on cloud worker clusters (Kueue MultiKueue).
+
+    The manager gets a `<team>-burst` queue per team whose admission check hands each admitted Job to the
+    first worker whose own `<team>-burst` queue admits it onto this stack's scale-from-zero pools."""
+
+    manager: str
+    """The on-prem cluster that queues (the owning stack's, taken with `stack_reference`). Required."""
+    workers: tuple[str, ...]
+    """EKS/AKS clusters that run dispatched Jobs; UAE regions only. Required (at least one)."""
+    nodes_per_job: Annotated[int, Field(ge=1, le=64)] = 2
+    """Nodes each burst training Job spans (one pod per node). Default: 2."""
 
 
 class FleetConfig(_Model):
@@ -360,6 +387,8 @@ class FleetConfig(_Model):
     """Monitoring on every cluster. Default: on, 15d retention."""
     workload: Workload = Workload()
     """Tenants and the training workload. Default: one team, training off."""
+    burst: Burst | None = None
+    """Burst stacks: dispatch queued training from an on-prem manager to cloud workers. Default: unset."""
 
     # Lookups the components use; validation guarantees the names resolve.
     def cluster(self, name: str) -> Cluster:
@@ -381,7 +410,7 @@ class FleetConfig(_Model):
             return self.clouds.aws.region
         if cluster.kind == "aks":
             return self.clouds.azure.location
-        return self.site(cluster.site).emirate
+        return self.site(cluster.site).emirate if cluster.site else "onprem"
 
 
 def _check_cidr(value: str) -> str:
@@ -499,7 +528,10 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
             if cluster.kind == "onprem":
                 raise ConfigError(f"{path}.location", "only eks/aks clusters take a location")
             in_residency(cluster.location, f"{path}.location")
-        if cluster.kind == "onprem":
+        if cluster.kind == "onprem" and cluster.stack_reference:
+            if cluster.site or cluster.control_plane_hosts:
+                raise ConfigError(f"{path}.site", "a cluster taken from another stack takes no site or hosts here")
+        elif cluster.kind == "onprem":
             sites = [s.name for s in fleet.sites]
             if cluster.site not in sites:
                 raise ConfigError(f"{path}.site", f"{cluster.site!r} is not a site; allowed: {', '.join(sites)}")
@@ -533,6 +565,10 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
         if not pool.is_gpu and (pool.mig_strategy != "none" or pool.time_slicing_replicas or pool.gpus_per_node):
             raise ConfigError(f"{path}.accelerator", "MIG, time-slicing and gpus_per_node apply to GPU pools only")
         cluster = fleet.cluster(pool.cluster)
+        _check_gpu_sharing(pool, path)
+        if cluster.kind == "onprem" and cluster.stack_reference:
+            raise ConfigError(f"{path}.cluster", f"{pool.cluster!r} comes from another stack; on-prem pools "
+                              "are added by the stack that owns their site")
         if cluster.kind == "onprem":
             pools.append(_resolve_onprem_pool(fleet, cluster, pool, path))
         else:
@@ -554,7 +590,55 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
     if fleet.workload.team is not None and fleet.workload.team not in teams:
         raise ConfigError(f"{ROOT}.workload.team",
                           f"{fleet.workload.team!r} is not a team; allowed: {', '.join(teams)}")
-    return fleet.model_copy(update={"node_pools": tuple(pools)})
+    resolved = fleet.model_copy(update={"node_pools": tuple(pools)})
+    for i, pool in enumerate(resolved.node_pools):
+        _check_worker_gpus(pool, f"{ROOT}.node_pools[{i}]")
+    if fleet.burst is not None:
+        _check_burst(resolved)
+    return resolved
+
+
+def _check_gpu_sharing(pool: NodePool, path: str) -> None:
+    """Settings the NVIDIA device plugin cannot schedule: a time-sliced GPU is handed out one slice per pod
+    (failRequestsGreaterThanOne), and MIG `mixed` exposes no plain `nvidia.com/gpu` to share."""
+    if pool.time_slicing_replicas and pool.gpus_per_worker and pool.gpus_per_worker > 1:
+        raise ConfigError(f"{path}.gpus_per_worker", f"{pool.gpus_per_worker} GPUs per worker on a time-sliced "
+                          "pool: the device plugin refuses requests over one slice; allowed: 1 (or unset)")
+    if pool.time_slicing_replicas and pool.mig_strategy == "mixed":
+        raise ConfigError(f"{path}.time_slicing_replicas", "time-slicing shares nvidia.com/gpu, which MIG "
+                          "strategy `mixed` does not offer; allowed: mig_strategy none or single")
+
+
+def _check_worker_gpus(pool: NodePool, path: str) -> None:
+    if pool.gpus_per_worker is not None and not pool.is_gpu:
+        raise ConfigError(f"{path}.gpus_per_worker", "applies to GPU pools only")
+    if pool.is_gpu and pool.worker_gpus > (pool.gpus_per_node or 1):
+        raise ConfigError(f"{path}.gpus_per_worker", f"{pool.worker_gpus} GPUs per worker on nodes with "
+                          f"{pool.gpus_per_node}; allowed: 1 to {pool.gpus_per_node}")
+
+
+def _check_burst(fleet: FleetConfig) -> None:
+    """The manager is an on-prem cluster; workers are cloud clusters in the residency regions with pools of
+    this stack to scale (a worker whose region is outside the list is refused with the cluster itself)."""
+    burst, path = fleet.burst, f"{ROOT}.burst"
+    names = {c.name: c for c in fleet.clusters}
+    if burst.manager not in names or names[burst.manager].kind != "onprem":
+        onprem = [c.name for c in fleet.clusters if c.kind == "onprem"]
+        raise ConfigError(f"{path}.manager", f"{burst.manager!r} is not an onprem cluster of this stack; "
+                          f"allowed: {', '.join(onprem) or 'none (add the manager with stack_reference)'}")
+    if not burst.workers:
+        raise ConfigError(f"{path}.workers", "at least one eks/aks worker cluster")
+    cloud = [c.name for c in fleet.clusters if c.kind in ("eks", "aks")]
+    for j, worker in enumerate(burst.workers):
+        if worker not in cloud:
+            raise ConfigError(f"{path}.workers[{j}]", f"{worker!r} is not an eks/aks cluster of this stack; "
+                              f"allowed: {', '.join(cloud)}")
+        if fleet.region_of(names[worker]) not in fleet.residency.allowed_regions:
+            raise ConfigError(f"{path}.workers[{j}]", f"{worker!r} is outside the residency list")
+        if not fleet.pools_of(worker):
+            raise ConfigError(f"{path}.workers[{j}]", f"{worker!r} has no node pools in this stack to burst onto")
+    if len(set(burst.workers)) != len(burst.workers):
+        raise ConfigError(f"{path}.workers", "each worker once")
 
 
 def _resolve_onprem_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, path: str) -> NodePool:

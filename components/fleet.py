@@ -13,6 +13,8 @@ from components.errors import ConfigError
 from components.kubernetes.platform import Platform, PlatformArgs
 from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 
+CHECKPOINT_ACCOUNT = "checkpoint-writer"  # the training pods' account where checkpoints go to a bucket
+
 
 class Fleet(pulumi.ComponentResource):
     """Composes region-pinned providers, clusters, node pools, storage and the Kubernetes platform.
@@ -32,11 +34,15 @@ class Fleet(pulumi.ComponentResource):
                      "sahab.io/managed-by": "pulumi"}
         self.node_pools: dict[str, Any] = {}
         self._stack_refs: dict[str, pulumi.StackReference] = {}
+        self._aws_providers: dict[str, Any] = {}
+        self._aws_account_id: Any = None
         self.buckets: dict[str, Any] = {}
         self.clusters: dict[str, Any] = self._clusters()
         self.k8s_providers: dict[str, k8s.Provider] = {}
         self.platforms: dict[str, Platform] = self._platforms()
+        self.autoscalers = self._autoscalers()
         self.training_jobs: dict[str, TrainingJob] = self._training_jobs()
+        self.burst = self._burst()
         self.register_outputs(self.exports)
 
     # ---- clusters ---------------------------------------------------------------------------------------
@@ -100,6 +106,29 @@ class Fleet(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider},
                                         transformations=[after_cni(cni)] if cni else None))
 
+    # ---- autoscaling ---------------------------------------------------------------------------------------
+    def _autoscalers(self) -> dict[str, Any]:
+        """cluster-autoscaler on every EKS cluster this stack creates: its pools autoscale, and burst stacks add
+        scale-from-zero groups to it that the autoscaler discovers by tag. (AKS runs its own.)"""
+        from components.aws.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+        from components.aws.eks_cluster import EksCluster
+        from components.kubernetes.placement import system_placement
+
+        found = {}
+        for cluster in self.config.clusters:
+            eks, region = self.clusters.get(cluster.name), self.config.region_of(cluster)
+            if not isinstance(eks, EksCluster):
+                continue  # not an EKS cluster this stack creates
+            found[cluster.name] = ClusterAutoscaler(f"{self.fleet_name}-{cluster.name}-autoscaler",
+                ClusterAutoscalerArgs(
+                    cluster_name=eks.cluster_name, region=region, account_id=self._aws_account_id,
+                    oidc_provider_arn=eks.oidc_provider_arn, oidc_issuer=eks.oidc_issuer,
+                    kubernetes_version=cluster.kubernetes_version,
+                    placement=system_placement(self.config.pools_of(cluster.name)), tags=self.tags),
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[self.platforms[cluster.name]], providers={
+                    "aws": self._aws_providers[region], "kubernetes": self.k8s_providers[cluster.name]}))
+        return found
+
     # ---- training ----------------------------------------------------------------------------------------
     def _training_jobs(self) -> dict[str, TrainingJob]:
         """With the workload enabled: one validated training Job per node pool of every cluster with a platform,
@@ -110,14 +139,95 @@ class Fleet(pulumi.ComponentResource):
         team = next(t for t in workload.teams if t.name == (workload.team or workload.teams[0].name))
         jobs = {}
         for cluster_name, platform in self.platforms.items():
+            access = self._checkpoint_access(cluster_name, team.name)
             for pool in self.config.pools_of(cluster_name):
                 if pool.size == 0:
                     continue  # scale-from-zero pools train when they have nodes: launch a Job then
+                remote = {} if access is None else {
+                    "service_account": CHECKPOINT_ACCOUNT,
+                    "checkpoint_uri": pulumi.Output.concat(access.uri, "/", f"train-{pool.name}")}
                 jobs[pool.name] = TrainingJob(f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
-                    pool=pool, team=team, workload=workload, storage_class=platform.storage_class),
-                    opts=pulumi.ResourceOptions(parent=self, depends_on=[platform],
+                    pool=pool, team=team, workload=workload, queue=team.name, storage_class=platform.storage_class,
+                    **remote),
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[platform] + ([access] if access else []),
                                                 providers={"kubernetes": self.k8s_providers[cluster_name]}))
         return jobs
+
+    def _checkpoint_access(self, cluster_name: str, team: str) -> Any:
+        """On an EKS cluster this stack creates, with an AWS checkpoints bucket: the team's pods write their
+        checkpoints there through IRSA (components.aws.checkpoint_access). Elsewhere: None (a volume)."""
+        from components.aws.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
+        from components.aws.eks_cluster import EksCluster
+
+        eks = self.clusters.get(cluster_name)
+        bucket = next((name for name, b in self.buckets.items() if self._bucket_purpose(name) == "checkpoints"
+                       and hasattr(b, "kms_key_arn")), None)
+        if not isinstance(eks, EksCluster) or bucket is None:
+            return None
+        s3, region = self.buckets[bucket], self.config.region_of(self.config.cluster(cluster_name))
+        return CheckpointAccess(f"{self.fleet_name}-{cluster_name}-{team}-checkpoints", CheckpointAccessArgs(
+            namespace=team, service_account=CHECKPOINT_ACCOUNT, region=region, bucket_name=s3.bucket_name,
+            kms_key_arn=s3.kms_key_arn, oidc_provider_arn=eks.oidc_provider_arn, oidc_issuer=eks.oidc_issuer,
+            tags=self.tags), opts=pulumi.ResourceOptions(parent=self, depends_on=[self.platforms[cluster_name]],
+                                                         providers={"aws": self._aws_providers[region],
+                                                                    "kubernetes": self.k8s_providers[cluster_name]}))
+
+    def _bucket_purpose(self, name: str) -> str:
+        return next(b.purpose for b in self.config.storage.buckets if b.name == name)
+
+    # ---- burst --------------------------------------------------------------------------------------------
+    def _burst(self) -> Any:
+        """Burst stacks: MultiKueue from the on-prem manager to the cloud workers this stack adds pools to,
+        and (workload enabled) one queued training Job per burst pool, dispatched through the burst queue."""
+        burst = self.config.burst
+        if burst is None:
+            return None
+        from components.cluster_reference import referenced_kubeconfig
+        from components.kubernetes.multikueue import MULTIKUEUE_JOBS, Burst, BurstArgs, BurstWorker, queue_name
+        from components.kubernetes.storage import DEFAULT_CLASS
+
+        manager = self.config.cluster(burst.manager)
+        kubeconfig = referenced_kubeconfig(self._stack_ref(manager.stack_reference), manager.stack_reference,
+                                           manager.name) if manager.stack_reference else \
+            self.clusters[manager.name].kubeconfig
+        manager_provider = self.k8s_providers.get(manager.name) or k8s.Provider(
+            f"{self.fleet_name}-{manager.name}-k8s", kubeconfig=kubeconfig, opts=pulumi.ResourceOptions(parent=self))
+        workers = []
+        for name in burst.workers:
+            cluster, component = self.config.cluster(name), self.clusters[name]
+            provider = self.k8s_providers.get(name) or k8s.Provider(
+                f"{self.fleet_name}-{name}-k8s", kubeconfig=component.kubeconfig,
+                opts=pulumi.ResourceOptions(parent=self))
+            self.k8s_providers[name] = provider
+            workers.append(BurstWorker(name=name, kind=cluster.kind, region=self.config.region_of(cluster),
+                                       provider=provider, kubeconfig=component.kubeconfig,
+                                       pools=self.config.pools_of(name)))
+        teams = self.config.workload.teams
+        dispatch = Burst(f"{self.fleet_name}-burst", BurstArgs(manager=manager_provider, workers=tuple(workers),
+                                                               teams=teams),
+                         opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.node_pools.values())))
+        self.exports["burst"] = {"manager": manager.name, "workers": list(burst.workers),
+                                 "queues": dispatch.queues}
+        workload = self.config.workload
+        if not workload.enabled:
+            return dispatch
+        team = next(t for t in teams if t.name == (workload.team or teams[0].name))
+        for worker in workers:
+            for pool in worker.pools:
+                self.training_jobs[pool.name] = TrainingJob(
+                    f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
+                        pool=pool, team=team, workload=workload, queue=queue_name(team),
+                        nodes=min(burst.nodes_per_job, pool.max_size), managed_by=MULTIKUEUE_JOBS,
+                        run_on=(worker.provider,), storage_class=DEFAULT_CLASS),
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=[dispatch],
+                                                providers={"kubernetes": manager_provider}))
+        return dispatch
+
+    def _stack_ref(self, ref: str) -> pulumi.StackReference:
+        if ref not in self._stack_refs:
+            self._stack_refs[ref] = pulumi.StackReference(f"{self.fleet_name}-{ref.rsplit('/', 1)[-1]}-stack",
+                                                          stack_name=ref, opts=pulumi.ResourceOptions(parent=self))
+        return self._stack_refs[ref]
 
     # ---- shared -------------------------------------------------------------------------------------------
     def _export_cluster(self, name: str, record: dict[str, Any], kubeconfig: pulumi.Output[str]) -> None:
@@ -133,10 +243,7 @@ class Fleet(pulumi.ComponentResource):
 
         # One StackReference per referenced stack, however many clusters come from it.
         ref = cluster.stack_reference
-        if ref not in self._stack_refs:
-            self._stack_refs[ref] = pulumi.StackReference(f"{self.fleet_name}-{ref.rsplit('/', 1)[-1]}-stack",
-                                                          stack_name=ref, opts=pulumi.ResourceOptions(parent=self))
-        return ReferencedCluster(self._stack_refs[ref], ref, cluster.name, cluster.kind, provider=provider)
+        return ReferencedCluster(self._stack_ref(ref), ref, cluster.name, cluster.kind, provider=provider)
 
     # ---- on-prem -----------------------------------------------------------------------------------------
     def _onprem(self) -> dict[str, Any]:
@@ -147,7 +254,7 @@ class Fleet(pulumi.ComponentResource):
         from components.onprem.node_pool import OnPremNodePool
 
         built: dict[str, Any] = {}
-        for cluster in (c for c in self.config.clusters if c.kind == "onprem"):
+        for cluster in (c for c in self.config.clusters if c.kind == "onprem" and not c.stack_reference):
             key = secret_config(self.config.site(cluster.site).ssh_private_key_secret)
             control_plane = OnPremCluster(f"{self.fleet_name}-{cluster.name}", cluster_args(self.config, cluster, key),
                                           opts=pulumi.ResourceOptions(parent=self))
@@ -185,6 +292,8 @@ class Fleet(pulumi.ComponentResource):
             default_tags=aws.ProviderDefaultTagsArgs(tags=self.tags),
             opts=pulumi.ResourceOptions(parent=self)) for region in regions}
 
+        self._aws_providers = providers
+
         def under(region: str) -> pulumi.ResourceOptions:
             return pulumi.ResourceOptions(parent=self, providers=[providers[region]])
 
@@ -193,6 +302,7 @@ class Fleet(pulumi.ComponentResource):
         if created and account_id is None:  # key policies name the account
             account_id = aws.get_caller_identity_output(
                 opts=pulumi.InvokeOutputOptions(provider=providers[cfg.region_of(created[0])])).account_id
+        self._aws_account_id = account_id
         networks: dict[str, Network] = {}
         for region in sorted({cfg.region_of(c) for c in created}):
             networks[region] = Network(f"{self.fleet_name}-{region}", NetworkArgs(

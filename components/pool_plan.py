@@ -108,3 +108,19 @@ def aks_pool_names(pool_names: list[str]) -> dict[str, str]:
 
 
 AKS_SYSTEM_POOL = "system"
+
+
+NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
+
+
+def autoscaler_node_template_tags(pool: NodePool) -> dict[str, str]:
+    """Auto Scaling group tags that tell cluster-autoscaler what a node of the pool would look like while the
+    group has none: its labels, its taints, and its GPUs. Without them a pool at zero never scales up for a
+    pod that selects its labels, tolerates its taint and asks for GPUs."""
+    tags = {f"{NODE_TEMPLATE}/label/{key}": value for key, value in pool.node_labels.items()}
+    tags |= {f"{NODE_TEMPLATE}/taint/{t.key}": f"{t.value}:{t.effect}" for t in pool.taints}
+    if pool.is_gpu:
+        # What the device plugin advertises: every GPU, times the replicas when time-sliced.
+        gpus = (pool.gpus_per_node or 1) * (pool.time_slicing_replicas or 1)
+        tags[f"{NODE_TEMPLATE}/resources/nvidia.com/gpu"] = str(gpus)
+    return tags

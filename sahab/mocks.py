@@ -114,7 +114,9 @@ class CloudMocks(pulumi.runtime.Mocks):
             group = inputs.get("nodeGroupName") or physical
             state |= {"nodeGroupName": group, "status": "ACTIVE",
                       "arn": f"arn:aws:eks:{region}:{AWS_ACCOUNT}:nodegroup/{cluster}/{group}/"
-                             f"{short_hash(name, n=8)}"}
+                             f"{short_hash(name, n=8)}",
+                      # EKS names the group's Auto Scaling group `eks-<group>-<uuid>`.
+                      "resources": [{"autoscalingGroups": [{"name": f"eks-{group}-{short_hash(name, 'asg', n=8)}"}]}]}
             return f"{cluster}:{group}", state
         if service == "eks" and kind == "Addon":
             return f"{inputs.get('clusterName')}:{inputs.get('addonName')}", state

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated, Any, Literal
 
 import pulumi
@@ -91,6 +92,15 @@ class EksNodeGroup(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, ignore_changes=["scalingConfig.desiredSize"],
                                         depends_on=_depends_on(opts)),
         )
+        # Managed node groups do not pass their tags to the Auto Scaling group: tag it directly, so the
+        # autoscaler can build this pool's nodes from zero.
+        asg_name = group.resources.apply(lambda found: found[0].autoscaling_groups[0].name)
+        for key, value in sorted(pool_plan.autoscaler_node_template_tags(pool).items()):
+            # Named after the key (stable when other labels come and go).
+            key_id = hashlib.sha256(key.encode()).hexdigest()[:8]
+            aws.autoscaling.Tag(f"{name}-asg-tag-{key_id}", autoscaling_group_name=asg_name,
+                                tag=aws.autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
+                                opts=child)
         self.pool = pool
         self.node_group_name = group.node_group_name
         self.launch_template_id = template.id

@@ -1,8 +1,9 @@
 """Platform: everything Sahab installs inside one Kubernetes cluster, the same on EKS, AKS and on-prem.
 
-Encrypted storage classes, GPU enablement where the cluster has GPU pools, monitoring, training tiers and
-one fenced namespace per team. The caller passes the cluster's Kubernetes provider in `opts`
-(`ResourceOptions(provider=...)`); this component never creates a provider.
+Encrypted storage classes, GPU enablement where the cluster has GPU pools, monitoring, training tiers,
+one fenced namespace per team, and Kueue with a queue per team over the cluster's pools. The caller passes
+the cluster's Kubernetes provider in `opts` (`ResourceOptions(provider=...)`); this component never creates a
+provider.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from pydantic import field_validator
 from components.config import Monitoring, NodePool, Team
 from components.kubernetes.common import Args, StrInput
 from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
+from components.kubernetes.kueue import NAMESPACE as KUEUE_NAMESPACE
+from components.kubernetes.kueue import Kueue, KueueArgs
 from components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
 from components.kubernetes.placement import system_placement
 from components.kubernetes.priority_classes import TrainingPriorities
@@ -22,7 +25,8 @@ from components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
 from components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs
 
 # Namespaces the platform or Kubernetes itself owns; a team namespace must not take one of them.
-RESERVED_NAMESPACES = frozenset({"default", "gpu-operator", "monitoring", "node-exporter", "sahab-storage"})
+RESERVED_NAMESPACES = frozenset({"default", "gpu-operator", "monitoring", "node-exporter", "sahab-storage",
+                                 KUEUE_NAMESPACE})
 
 
 class PlatformArgs(Args):
@@ -86,6 +90,9 @@ class Platform(pulumi.ComponentResource):
                 team=team, object_storage_cidrs=args.object_storage_cidrs), opts=child)
             for team in args.teams
         }
+        # Queues after the namespaces their LocalQueues live in.
+        self.kueue = Kueue(f"{name}-kueue", KueueArgs(pools=args.pools, teams=args.teams, placement=placement),
+                           opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.teams.values())))
 
         self.storage_class = self.storage.class_name
         self.register_outputs({
@@ -93,4 +100,5 @@ class Platform(pulumi.ComponentResource):
             "gpuOperatorNamespace": self.gpu.namespace if self.gpu else None,
             "monitoringNamespace": self.monitoring.namespace if self.monitoring else None,
             "teamNamespaces": {n: t.namespace for n, t in self.teams.items()},
+            "kueueNamespace": self.kueue.namespace,
         })

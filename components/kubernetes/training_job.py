@@ -1,12 +1,24 @@
-"""TrainingJob: benchmark-validated distributed training on one node pool, as an Indexed Job.
+"""TrainingJob: benchmark-validated distributed training on one node pool, as a queued Indexed Job.
 
 One pod per node of the pool (pod anti-affinity on the hostname), running the image's entrypoint as its
-contract in workloads/README.md describes. An init container validates the node (`sahab bench`): a node
-below its hardware class's floors labels itself `sahab.io/validation=failed` and the pod fails; the retried
-pod's node affinity keeps it off every node so labelled. The training container then runs torchrun with c10d
-rendezvous hosted by the first pod (`<job>-0.<service>`), the node rank from JOB_COMPLETION_INDEX, and an
-elastic node count (`MIN:N`), so training goes on over the nodes that passed. Checkpoints go to a per-pod
-volume from the cluster's encrypted storage class; every node keeps its own copy (see workloads/train/trainer.py).
+contract in workloads/README.md describes. The Job is created suspended in the team's Kueue LocalQueue
+(`kueue.x-k8s.io/queue-name`): Kueue admits it whole when the team's quota on the pool's flavor holds every
+pod (gang admission; see components/kubernetes/kueue.py), and Pulumi does not wait for it to finish
+(`pulumi.com/skipAwait`). A burst Job is queued on the MultiKueue manager instead (`spec.managedBy`); its pods
+run on a worker cluster, where its rendezvous Service and validator RBAC are created too.
+
+An init container validates the node (`sahab bench`): a node below its hardware class's floors labels
+itself `sahab.io/validation=failed` and the pod fails; the index is retried (backoffLimitPerIndex) and the
+retried pod's node affinity keeps it off every node so labelled, so a bad node is excluded and replaced, not
+the end of the run. Indexes that run out of retries are tolerated up to the elastic minimum
+(maxFailedIndexes), and the run succeeds when the rendezvous host (index 0) completes (successPolicy). The
+training container runs torchrun with c10d rendezvous hosted by the first pod (`<job>-0.<service>`), the node
+rank from JOB_COMPLETION_INDEX, and an elastic node count (`MIN:N`).
+
+Pods are Guaranteed: integer CPU requests equal to their limits, memory requests equal to limits, and the
+worker threads sized from the CPU request (OMP_NUM_THREADS), not from the host's cores. Checkpoints go to the
+object store URI when one is given (workload identity through the pod's service account), else to a per-pod
+volume from the cluster's encrypted storage class.
 """
 
 from __future__ import annotations
@@ -22,12 +34,17 @@ from components.catalog import LABEL_POOL
 from components.config import NodePool, Team, Workload
 from components.kubernetes.common import MANAGED_BY, Args, StrInput
 from components.kubernetes.gpu_config import toleration_for
+from components.kubernetes.kueue import QUEUE_LABEL
 from components.kubernetes.priority_classes import priority_class_name
 from components.kubernetes.team_namespace import RENDEZVOUS_PORT
 
 VALIDATION_LABEL = "sahab.io/validation"
-VALIDATOR_SERVICE_ACCOUNT = "node-validator"
 CHECKPOINT_DIR = "/checkpoints"  # validation results land here too, where the training step reads its peak
+SCRATCH_DIR = "/scratch"  # validation results when checkpoints go to an object store
+SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
+MULTIKUEUE = "kueue.x-k8s.io/multikueue"
+VALIDATION_CONTAINER = "validate"
+CANNOT_VALIDATE = 2  # `sahab bench` exit: the node could not be judged (bad baseline...); retrying elsewhere won't help
 ENTRYPOINT = "sahab-entrypoint"  # workloads/entrypoint.sh in the image
 # UID/GID of the image's unprivileged user (workloads/Dockerfile*).
 IMAGE_UID = 10001
@@ -40,18 +57,39 @@ class TrainingJobArgs(Args):
     """The team whose namespace, service quota and training tier the Job uses."""
     workload: Workload
     """Image, steps, checkpoint interval and whether nodes are validated first."""
-    storage_class: StrInput
-    """The cluster's encrypted storage class, for checkpoint volumes."""
+    queue: str
+    """The LocalQueue (in the team's namespace) the Job is submitted to, suspended. Required."""
+    storage_class: StrInput | None = None
+    """The cluster's encrypted storage class, for checkpoint volumes. Default: unset (needs checkpoint_uri)."""
+    checkpoint_uri: StrInput | None = None
+    """Where checkpoints go: `s3://bucket/prefix` or `az://container/prefix`, reached through the service
+    account's workload identity. Default: unset (a per-pod volume of storage_class)."""
+    service_account: str | None = None
+    """Service account the pods run as (its workload identity reaches the checkpoint store). Default: the
+    Job's own validator account, or the team's `training` account without validation."""
+    nodes: int | None = Field(default=None, ge=1)
+    """Nodes the Job spans, one pod each. Default: the pool's current size."""
+    managed_by: str | None = None
+    """`spec.managedBy`: `kueue.x-k8s.io/multikueue` when a MultiKueue manager dispatches the Job to a
+    worker. Default: unset (the cluster's own Job controller runs it)."""
+    run_on: tuple[pulumi.ProviderResource, ...] = ()
+    """Providers of the clusters the pods run on when not the Job's own (MultiKueue workers): the rendezvous
+    Service and validator RBAC are created there. Default: none (the Job's own cluster)."""
     checkpoint_size_gi: int = Field(default=50, ge=1)
     """Size of each pod's checkpoint volume. Default: 50 GiB."""
     min_nodes_fraction: float = Field(default=0.5, gt=0, le=1)
-    """Train once at least this share of the pool's nodes passed validation and joined. Default: 0.5."""
-    cpu_request: str = "4"
-    """CPU request per pod (CPU pools use it for the worker threads too). Default: 4."""
-    memory_request: str = "16Gi"
+    """Train once at least this share of the Job's nodes passed validation and joined. Default: 0.5."""
+    cpu: int = Field(default=4, ge=1)
+    """Whole CPUs per pod, requested and limited alike (Guaranteed QoS); the worker threads are sized from it.
+    Default: 4."""
+    memory: str = Field(default="16Gi", pattern=r"^\d+(Mi|Gi)$")
     """Memory request and limit per pod. Default: 16Gi."""
     backoff_limit_per_index: int = Field(default=2, ge=0)
     """Retries of one node slot (e.g. on another node after a failed validation). Default: 2."""
+
+    @property
+    def node_count(self) -> int:
+        return self.nodes if self.nodes is not None else self.pool.size
 
 
 def rendezvous_min_nodes(nodes: int, fraction: float) -> int:
@@ -59,19 +97,38 @@ def rendezvous_min_nodes(nodes: int, fraction: float) -> int:
     return max(1, math.ceil(nodes * fraction))
 
 
+def workers_per_pod(pool: NodePool) -> int:
+    """torchrun workers in one pod: one per GPU (or GPU slice) it requests; one on a CPU node."""
+    return pool.worker_gpus if pool.is_gpu else 1
+
+
+def threads_per_worker(pool: NodePool, cpu: int) -> int:
+    """Intra-op threads of each worker: the pod's CPUs shared among its workers, never the host's cores."""
+    return max(1, cpu // workers_per_pod(pool))
+
+
+def container_resources(pool: NodePool, cpu: int, memory: str) -> dict:
+    """Guaranteed QoS: requests equal limits, whole CPUs (so the static CPU manager can pin them)."""
+    amounts = {"cpu": str(cpu), "memory": memory}
+    if pool.is_gpu:
+        amounts["nvidia.com/gpu"] = str(pool.worker_gpus)
+    return {"requests": dict(amounts), "limits": dict(amounts)}
+
+
 def training_env(args: TrainingJobArgs, job: str, service: str) -> list[dict]:
     """The image's entrypoint contract (workloads/README.md): c10d rendezvous hosted by the first pod, an
-    elastic node count, one worker per GPU (one per CPU node, which owns every core)."""
-    pool = args.pool
-    nodes = pool.size
-    values = {
+    elastic node count, one worker per GPU (one per CPU node, which owns every core of the pod)."""
+    nodes = args.node_count
+    values: dict[str, pulumi.Input[str]] = {
         "SAHAB_NNODES": f"{rendezvous_min_nodes(nodes, args.min_nodes_fraction)}:{nodes}",
-        "SAHAB_NPROC_PER_NODE": str(pool.gpus_per_node if pool.is_gpu else 1),
+        "SAHAB_NPROC_PER_NODE": str(workers_per_pod(args.pool)),
         "SAHAB_RDZV_ENDPOINT": f"{job}-0.{service}:{RENDEZVOUS_PORT}",
         "SAHAB_RDZV_ID": job,
         "SAHAB_MAX_RESTARTS": "3",
-        "SAHAB_CHECKPOINT_DIR": CHECKPOINT_DIR,
+        "SAHAB_CHECKPOINT_DIR": args.checkpoint_uri if args.checkpoint_uri is not None else CHECKPOINT_DIR,
     }
+    if args.checkpoint_uri is not None:
+        values["SAHAB_RESULT_FILE"] = f"{SCRATCH_DIR}/validation/node.json"
     return [{"name": k, "value": v} for k, v in values.items()]
 
 
@@ -89,68 +146,85 @@ def validation_script() -> str:
 
 
 class TrainingJob(pulumi.ComponentResource):
-    """Validated distributed training on one node pool."""
+    """Validated distributed training on one node pool, queued in Kueue."""
 
     def __init__(self, name: str, args: TrainingJobArgs, opts: pulumi.ResourceOptions | None = None):
+        if args.checkpoint_uri is None and args.storage_class is None:
+            raise ValueError("a TrainingJob needs checkpoint_uri or storage_class for its checkpoints")
         super().__init__("sahab:kubernetes:TrainingJob", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
         pool, team, workload = args.pool, args.team, args.workload
         job_name = f"train-{pool.name}"[:52]
         service_name = f"{job_name}-rdzv"
         labels = {**MANAGED_BY, "app.kubernetes.io/name": "sahab-training", "sahab.io/job": job_name}
 
-        # Headless: the first pod's stable DNS name is the rendezvous endpoint, ready or not.
-        service = k8s.core.v1.Service(f"{name}-rendezvous", metadata={
-            "name": service_name, "namespace": team.name, "labels": labels}, spec={
-            "clusterIP": "None", "publishNotReadyAddresses": True, "selector": {"sahab.io/job": job_name},
-            "ports": [{"name": "c10d", "port": RENDEZVOUS_PORT, "targetPort": RENDEZVOUS_PORT}]}, opts=child)
-
-        dependencies: list[pulumi.Resource] = [service]
-        if workload.validate_nodes:
-            dependencies += self._validator_rbac(name, team, labels, child)
+        # The rendezvous Service and the validator's rights live where the pods run.
+        sites = [pulumi.ResourceOptions(parent=self, provider=p) for p in args.run_on] or \
+            [pulumi.ResourceOptions(parent=self)]
+        dependencies: list[pulumi.Resource] = []
+        for i, site in enumerate(sites):
+            suffix = "" if len(sites) == 1 else f"-{i}"
+            # Headless: the first pod's stable DNS name is the rendezvous endpoint, ready or not.
+            dependencies.append(k8s.core.v1.Service(f"{name}-rendezvous{suffix}", metadata={
+                "name": service_name, "namespace": team.name, "labels": labels}, spec={
+                "clusterIP": "None", "publishNotReadyAddresses": True, "selector": {"sahab.io/job": job_name},
+                "ports": [{"name": "c10d", "port": RENDEZVOUS_PORT, "targetPort": RENDEZVOUS_PORT}]}, opts=site))
+            if workload.validate_nodes:
+                # The pods' own account (e.g. one with workload identity) gets the right to label nodes.
+                dependencies += self._validator_rbac(f"{name}{suffix}",
+                                                     args.service_account or validator_account(job_name), team,
+                                                     labels, site, create_account=args.service_account is None)
 
         self.job = k8s.batch.v1.Job(f"{name}-job", metadata={
-            "name": job_name, "namespace": team.name, "labels": labels},
+            "name": job_name, "namespace": team.name,
+            "labels": {**labels, QUEUE_LABEL: args.queue},
+            # The Job runs for hours after Kueue admits it: `pulumi up` records it and moves on.
+            "annotations": dict(SKIP_AWAIT)},
             spec=self._job_spec(args, job_name, service_name, labels),
             opts=pulumi.ResourceOptions(parent=self, depends_on=dependencies))
         self.job_name = job_name
-        self.register_outputs({"jobName": job_name, "namespace": team.name, "service": service_name})
+        self.register_outputs({"jobName": job_name, "namespace": team.name, "service": service_name,
+                               "queue": args.queue})
 
     @staticmethod
-    def _validator_rbac(name: str, team: Team, labels: dict, child: pulumi.ResourceOptions) -> list:
-        """The one extra right validation needs: read and label nodes. Bound to its own service account."""
-        account = k8s.core.v1.ServiceAccount(f"{name}-validator-sa", metadata={
-            "name": VALIDATOR_SERVICE_ACCOUNT, "namespace": team.name, "labels": labels}, opts=child)
+    def _validator_rbac(name: str, account_name: str, team: Team, labels: dict,
+                        site: pulumi.ResourceOptions, create_account: bool = True) -> list:
+        """The one extra right validation needs: read and label nodes. Bound to the Job's own account."""
+        created = []
+        if create_account:
+            created.append(k8s.core.v1.ServiceAccount(f"{name}-validator-sa", metadata={
+                "name": account_name, "namespace": team.name, "labels": labels}, opts=site))
         role = k8s.rbac.v1.ClusterRole(f"{name}-validator-role", metadata={"labels": labels}, rules=[
-            {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}], opts=child)
+            {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}], opts=site)
         binding = k8s.rbac.v1.ClusterRoleBinding(f"{name}-validator-binding", metadata={"labels": labels},
             role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role.metadata.name},
-            subjects=[{"kind": "ServiceAccount", "name": VALIDATOR_SERVICE_ACCOUNT, "namespace": team.name}],
-            opts=child)
-        return [account, binding]
+            subjects=[{"kind": "ServiceAccount", "name": account_name, "namespace": team.name}],
+            opts=site)
+        return [*created, binding]
 
     @staticmethod
     def _job_spec(args: TrainingJobArgs, job: str, service: str, labels: dict) -> dict:
         pool, team, workload = args.pool, args.team, args.workload
-        nodes = pool.size
-        resources = {"requests": {"cpu": args.cpu_request, "memory": args.memory_request},
-                     "limits": {"memory": args.memory_request}}
-        if pool.is_gpu:
-            resources["limits"]["nvidia.com/gpu"] = str(pool.gpus_per_node)
-            resources["requests"]["nvidia.com/gpu"] = str(pool.gpus_per_node)
+        nodes = args.node_count
+        resources = container_resources(pool, args.cpu, args.memory)
         hardened = {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "runAsNonRoot": True,
                     "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}
+        threads = str(threads_per_worker(pool, args.cpu))
         env = [
             {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
-            {"name": "OMP_NUM_THREADS", "value": args.cpu_request if not pool.is_gpu else "1"},
+            # PyTorch's intra-op pool (OpenMP, MKL) from the pod's CPUs, not from every core of the host.
+            {"name": "OMP_NUM_THREADS", "value": threads},
+            {"name": "MKL_NUM_THREADS", "value": threads},
             {"name": "HOME", "value": "/tmp"},  # the root filesystem is read-only
         ]
         env += training_env(args, job, service)
-        mounts = [{"name": "checkpoints", "mountPath": CHECKPOINT_DIR}, {"name": "tmp", "mountPath": "/tmp"}]
+        remote = args.checkpoint_uri is not None
+        work_dir = SCRATCH_DIR if remote else CHECKPOINT_DIR
+        mounts = [{"name": "checkpoints", "mountPath": work_dir}, {"name": "tmp", "mountPath": "/tmp"}]
         init = []
         if workload.validate_nodes:
-            init.append({"name": "validate", "image": workload.image, "command": ["/bin/sh", "-c", validation_script()],
-                         "env": env, "resources": resources, "securityContext": hardened, "volumeMounts": mounts})
+            init.append({"name": VALIDATION_CONTAINER, "image": workload.image,
+                         "command": ["/bin/sh", "-c", validation_script()], "env": env, "resources": resources,
+                         "securityContext": hardened, "volumeMounts": mounts})
         train = {"name": "train", "image": workload.image,
                  "command": training_command(args), "env": env, "resources": resources,
                  "securityContext": hardened, "volumeMounts": mounts,
@@ -164,27 +238,31 @@ class TrainingJob(pulumi.ComponentResource):
                 "labelSelector": {"matchLabels": {"sahab.io/job": job}},
                 "topologyKey": "kubernetes.io/hostname"}]},
         }
+        if remote:
+            scratch: dict = {"name": "checkpoints", "emptyDir": {"sizeLimit": f"{args.checkpoint_size_gi}Gi"}}
+        else:
+            scratch = {"name": "checkpoints", "ephemeral": {"volumeClaimTemplate": {
+                "metadata": {"labels": labels},
+                "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": args.storage_class,
+                         "resources": {"requests": {"storage": f"{args.checkpoint_size_gi}Gi"}}}}}}
+        account = args.service_account or (validator_account(job) if workload.validate_nodes else "training")
         pod_spec = {
             "subdomain": service,
             "restartPolicy": "Never",
             "priorityClassName": priority_class_name(team.priority),
-            "serviceAccountName": VALIDATOR_SERVICE_ACCOUNT if workload.validate_nodes else "training",
-            "automountServiceAccountToken": workload.validate_nodes,
+            "serviceAccountName": account,
+            "automountServiceAccountToken": workload.validate_nodes or remote,
             "securityContext": {"runAsNonRoot": True, "runAsUser": IMAGE_UID, "runAsGroup": IMAGE_UID,
                                 "fsGroup": IMAGE_UID, "seccompProfile": {"type": "RuntimeDefault"}},
             "tolerations": [toleration_for(t) for t in pool.taints],
             "affinity": affinity,
             "initContainers": init,
             "containers": [train],
-            "volumes": [
-                {"name": "checkpoints", "ephemeral": {"volumeClaimTemplate": {
-                    "metadata": {"labels": labels},
-                    "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": args.storage_class,
-                             "resources": {"requests": {"storage": f"{args.checkpoint_size_gi}Gi"}}}}}},
-                {"name": "tmp", "emptyDir": {}},
-            ],
+            "volumes": [scratch, {"name": "tmp", "emptyDir": {}}],
         }
-        return {
+        spec = {
+            # Kueue admits it: it starts when the whole gang fits the team's quota on the pool.
+            "suspend": True,
             "completionMode": "Indexed",
             "completions": nodes,
             "parallelism": nodes,
@@ -192,6 +270,21 @@ class TrainingJob(pulumi.ComponentResource):
             # Node slots may fail for good (no healthy node left for them); the elastic group trains without them.
             "maxFailedIndexes": nodes - rendezvous_min_nodes(nodes, args.min_nodes_fraction),
             "podFailurePolicy": {"rules": [
-                {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}]},
+                # A node drained or preempted under the pod is not the run's fault: retry without counting.
+                {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]},
+                # A node that could not be judged at all: another node would not fare better.
+                {"action": "FailIndex", "onExitCodes": {"containerName": VALIDATION_CONTAINER, "operator": "In",
+                                                        "values": [CANNOT_VALIDATE]}},
+            ]},
+            # The rendezvous host finishes last-but-together with the group: its success is the run's.
+            "successPolicy": {"rules": [{"succeededIndexes": "0"}]},
             "template": {"metadata": {"labels": labels}, "spec": pod_spec},
         }
+        if args.managed_by:
+            spec["managedBy"] = args.managed_by
+        return spec
+
+
+def validator_account(job: str) -> str:
+    """Each Job's own validator account: two Jobs in one namespace never fight over one object."""
+    return f"{job}-validator"

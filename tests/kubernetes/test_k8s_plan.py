@@ -57,8 +57,8 @@ def test_prod_has_a_platform_on_every_cluster_each_through_its_own_provider(plan
         (provider,) = providers
         assert provider.endswith(f"::sahab-{cluster}-k8s"), provider
         # Every cluster in prod has GPU pools: GPU enablement and DCGM scraping everywhere.
-        releases = {r.inputs["chart"] for r in of_type(resources, RELEASE)}
-        assert releases == {"gpu-operator", "kube-prometheus-stack"}
+        releases = {r.inputs["chart"].rsplit("/", 1)[-1] for r in of_type(resources, RELEASE)}
+        assert releases == {"gpu-operator", "kube-prometheus-stack", "kueue"}
         assert of_type(resources, "kubernetes:monitoring.coreos.com/v1:ServiceMonitor")
 
 
@@ -90,8 +90,9 @@ def test_privileged_pod_security_only_in_system_namespaces(plans):
 
 def test_smb_cpu_only_cluster_gets_no_gpu_enablement(plans):
     smb = plans["smb"]
-    # Cilium is the on-prem pod network (components.kubernetes.cilium), not GPU enablement.
-    assert [r.inputs["chart"] for r in of_type(smb.resources, RELEASE)] == ["cilium", "kube-prometheus-stack"]
+    # Cilium is the on-prem pod network (components.kubernetes.cilium) and Kueue the queue: neither is GPU enablement.
+    charts = sorted(r.inputs["chart"].rsplit("/", 1)[-1] for r in of_type(smb.resources, RELEASE))
+    assert charts == ["cilium", "kube-prometheus-stack", "kueue"]
     assert not of_type(smb.resources, "kubernetes:monitoring.coreos.com/v1:ServiceMonitor")
     quota = next(r for r in of_type(smb.resources, "kubernetes:core/v1:ResourceQuota")
                  if r.inputs["metadata"]["name"] == "compute")
@@ -99,14 +100,16 @@ def test_smb_cpu_only_cluster_gets_no_gpu_enablement(plans):
 
 
 def test_burst_stack_installs_no_platform_on_clusters_it_borrows(plans):
-    assert not [r for r in plans["burst"].resources if r.type.startswith("sahab:kubernetes:")]
+    # It adds only the burst queues and the queued Jobs; the platform stays the owning stack's.
+    assert not [r for r in plans["burst"].resources if r.type == "sahab:kubernetes:Platform"]
+    assert not [r for r in plans["burst"].resources if r.type == "kubernetes:helm.sh/v3:Release"]
 
 
-def test_platform_without_gpus_or_monitoring_installs_no_charts():
+def test_platform_without_gpus_or_monitoring_installs_only_the_queue_controller():
     args = PlatformArgs(cluster_kind="eks", pools=(NodePool(name="cpu", cluster="c"),),
                         monitoring=Monitoring(enabled=False), teams=(Team(name="research"),))
     resources = with_provider(lambda o: Platform("p", args, opts=o))
-    assert not of_type(resources, RELEASE)
+    assert [r.inputs["chart"].rsplit("/", 1)[-1] for r in of_type(resources, RELEASE)] == ["kueue"]
     assert of_type(resources, "kubernetes:storage.k8s.io/v1:StorageClass")
     assert len(of_type(resources, "kubernetes:scheduling.k8s.io/v1:PriorityClass")) == 3
 

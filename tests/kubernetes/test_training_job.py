@@ -57,7 +57,10 @@ def test_the_image_entrypoint_trains_with_rendezvous_on_the_first_pod(prod):
     env = _env(train)
     assert env["SAHAB_RDZV_ENDPOINT"] == "train-eks-l40s-0.train-eks-l40s-rdzv:29500"
     assert env["SAHAB_NNODES"] == "1:2"  # elastic: trains on the nodes that passed
-    assert env["SAHAB_CHECKPOINT_DIR"] == "/checkpoints"
+    # EKS with prod's checkpoints bucket: the team's prefix of it, through the pods' workload identity.
+    assert env["SAHAB_CHECKPOINT_DIR"].startswith("s3://sahab-checkpoints-bucket-")
+    assert env["SAHAB_CHECKPOINT_DIR"].endswith("/research/train-eks-l40s")
+    assert pod["serviceAccountName"] == "checkpoint-writer"
     assert pod["subdomain"] == "train-eks-l40s-rdzv"
     service = next(r for r in prod.resources if r.type == "kubernetes:core/v1:Service"
                    and r.inputs["metadata"]["name"] == "train-eks-l40s-rdzv")

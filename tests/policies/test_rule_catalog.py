@@ -37,6 +37,12 @@ ALLOW_ONLY = json.dumps({"Version": "2012-10-17", "Statement": [
     {"Effect": "Allow", "Principal": "*", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/*"}]})
 
 
+def mk_worker(labels):
+    return Res("kubernetes:kueue.x-k8s.io/v1beta2:MultiKueueCluster", {"metadata": {"name": "w", "labels": labels},
+               "spec": {"clusterSource": {"kubeConfig": {"locationType": "Secret", "location": "w"}}}},
+               provider={}, provider_type="pulumi:providers:kubernetes")
+
+
 def bucket(name="b", provider=ME, **props):
     return Res(BUCKET, props, name=name, provider=provider)
 
@@ -350,6 +356,12 @@ CASES = {
         "missing": (Res("kubernetes:core/v1:Namespace", {"metadata": {"name": "team"}}), True),
         "unknown": (Res("kubernetes:core/v1:Namespace", {"metadata": {"labels": {
             "pod-security.kubernetes.io/enforce": UNKNOWN}}}), False),
+    },
+    "kubernetes-kueue-multikueuecluster-uae-region": {
+        "compliant": (mk_worker({"sahab.io/region": "me-central-1"}), False),
+        "noncompliant": (mk_worker({"sahab.io/region": "eu-west-1"}), True),
+        "missing": (mk_worker({}), True),
+        "unknown": (mk_worker({"sahab.io/region": UNKNOWN}), True),
     },
     "onprem-site-country-allowed": {
         "compliant": (Stack([], fleet({"name": "auh-dc1", "country": "AE", "emirate": "abu-dhabi"})), False),

@@ -1,0 +1,196 @@
+"""The burst stack, planned offline: a queued training Job on prod's on-prem manager and every object Kueue
+follows to dispatch it to a scale-from-zero cloud pool, read the way the controllers would read them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from components.kubernetes.multikueue import worker_kubeconfig
+from sahab.engine import plan
+from sahab.project import REDACTED
+from tests.foundation.fleets import ROOT
+from tests.kubernetes.manifests import is_manifest, manifest, validate
+
+KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
+JOB = "kubernetes:batch/v1:Job"
+UAE = ("me-central-1", "uaenorth", "uaecentral")
+
+
+@pytest.fixture(scope="module")
+def burst():
+    return plan(None, "burst")
+
+
+def _cluster(resource) -> str:
+    """The cluster a resource goes to: its Kubernetes provider is `<fleet>-<cluster>-k8s`."""
+    return resource.provider.rsplit("::", 1)[-1].removeprefix("sahab-burst-").removesuffix("-k8s")
+
+
+def _objects(plan_, kind: str, cluster: str | None = None) -> list:
+    found = [r for r in plan_.resources if r.type == f"{KUEUE}:{kind}" or (kind == "Job" and r.type == JOB)]
+    return [r for r in found if cluster is None or _cluster(r) == cluster]
+
+
+def _named(plan_, kind: str, cluster: str, name: str, namespace: str | None = None):
+    matches = [r for r in _objects(plan_, kind, cluster) if r.inputs["metadata"]["name"] == name
+               and r.inputs["metadata"].get("namespace") == namespace]
+    assert len(matches) == 1, f"{kind} {namespace}/{name} on {cluster}: {len(matches)} found"
+    return matches[0].inputs
+
+
+def _pod_demand(job: dict) -> tuple[int, dict[str, str]]:
+    spec = job["spec"]
+    (container,) = spec["template"]["spec"]["containers"]
+    return spec["parallelism"], container["resources"]["requests"]
+
+
+def _required_pool(job: dict) -> str:
+    terms = job["spec"]["template"]["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    (pool,) = [e["values"][0] for e in terms[0]["matchExpressions"] if e["key"] == "sahab.io/pool"]
+    return pool
+
+
+def _admitting_flavor(plan_, cluster: str, queue: dict, job: dict) -> str | None:
+    """What Kueue decides: the ClusterQueue flavor whose node labels match the pods and whose quota holds
+    every pod of the Job at once (all or nothing); None when no flavor does."""
+    pods, requests = _pod_demand(job)
+    pool = _required_pool(job)
+    for entry in queue["spec"]["resourceGroups"][0]["flavors"]:
+        flavor = _named(plan_, "ResourceFlavor", cluster, entry["name"])
+        if flavor["spec"].get("nodeLabels", {}).get("sahab.io/pool") != pool:
+            continue
+        quota = {r["name"]: r["nominalQuota"] for r in entry["resources"]}
+        gpus = int(requests.get("nvidia.com/gpu", "0"))
+        if pods * gpus <= int(quota["nvidia.com/gpu"]) and pods * int(requests["cpu"]) <= int(quota["cpu"]):
+            return entry["name"]
+    return None
+
+
+def test_a_queued_job_reaches_a_burst_pool_through_multikueue(burst):
+    jobs = {r.inputs["metadata"]["name"]: r for r in _objects(burst, "Job")}
+    assert set(jobs) == {"train-burst-a10g", "train-burst-l40s", "train-burst-h100"}
+    job_resource = jobs["train-burst-a10g"]
+    job = job_resource.inputs
+    # Submitted to the manager (prod's Abu Dhabi cluster), suspended, to the team's burst queue.
+    assert _cluster(job_resource) == "auh-onprem"
+    assert job["spec"]["suspend"] is True
+    assert job["spec"]["managedBy"] == "kueue.x-k8s.io/multikueue"
+    assert job["metadata"]["annotations"] == {"pulumi.com/skipAwait": "true"}
+    queue_name, namespace = job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"], job["metadata"]["namespace"]
+    assert (queue_name, namespace) == ("research-burst", "research")
+
+    # Manager: LocalQueue -> ClusterQueue whose quota admits the whole Job, then the MultiKueue check.
+    local = _named(burst, "LocalQueue", "auh-onprem", queue_name, namespace)
+    manager_queue = _named(burst, "ClusterQueue", "auh-onprem", local["spec"]["clusterQueue"])
+    assert _admitting_flavor(burst, "auh-onprem", manager_queue, job) == "burst-a10g"
+    (check_ref,) = manager_queue["spec"]["admissionChecksStrategy"]["admissionChecks"]
+    assert "onFlavors" not in check_ref  # Kueue refuses a MultiKueue check scoped to some flavors
+    check = _named(burst, "AdmissionCheck", "auh-onprem", check_ref["name"])
+    assert check["spec"]["controllerName"] == "kueue.x-k8s.io/multikueue"
+    params = check["spec"]["parameters"]
+    assert (params["apiGroup"], params["kind"]) == ("kueue.x-k8s.io", "MultiKueueConfig")
+    config = _named(burst, "MultiKueueConfig", "auh-onprem", params["name"])
+    assert sorted(config["spec"]["clusters"]) == ["aks-main", "eks-main"]
+
+    # Each worker is reached through a kubeconfig Secret in the manager's Kueue namespace, kept secret.
+    secrets = {r.inputs["metadata"]["name"]: r for r in burst.resources if r.type == "kubernetes:core/v1:Secret"
+               and _cluster(r) == "auh-onprem"}
+    for worker in config["spec"]["clusters"]:
+        cluster = _named(burst, "MultiKueueCluster", "auh-onprem", worker)
+        source = cluster["spec"]["clusterSource"]["kubeConfig"]
+        assert source["locationType"] == "Secret"
+        secret = secrets[source["location"]].inputs
+        assert secret["metadata"]["namespace"] == "kueue-system"
+        assert secret["stringData"] == REDACTED
+        assert cluster["metadata"]["labels"]["sahab.io/region"] in UAE
+
+    # Worker: the same LocalQueue in the same namespace; exactly one worker admits this Job (the one with the
+    # pool), on the flavor that aims its pods at the pool and tolerates the GPU taint.
+    admitting = []
+    for worker in config["spec"]["clusters"]:
+        worker_local = _named(burst, "LocalQueue", worker, queue_name, namespace)
+        worker_queue = _named(burst, "ClusterQueue", worker, worker_local["spec"]["clusterQueue"])
+        assert "admissionChecksStrategy" not in worker_queue["spec"]  # workers run what they admit
+        flavor_name = _admitting_flavor(burst, worker, worker_queue, job)
+        if flavor_name:
+            admitting.append((worker, flavor_name))
+    assert admitting == [("eks-main", "burst-a10g")]
+    flavor = _named(burst, "ResourceFlavor", "eks-main", "burst-a10g")["spec"]
+    assert flavor["nodeLabels"] == {"sahab.io/pool": "burst-a10g"}
+    assert {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"} \
+        in flavor["tolerations"]
+
+    # Where the pods run: the rendezvous Service, and the pool itself, which scales from zero.
+    service = next(r for r in burst.resources if r.type == "kubernetes:core/v1:Service"
+                   and r.inputs["metadata"]["name"] == job["spec"]["template"]["spec"]["subdomain"])
+    assert _cluster(service) == "eks-main"
+    group = next(r for r in burst.resources if r.type == "aws:eks/nodeGroup:NodeGroup"
+                 and r.inputs["labels"]["sahab.io/pool"] == "burst-a10g")
+    assert group.inputs["scalingConfig"]["minSize"] == 0
+    assert group.inputs["scalingConfig"]["maxSize"] >= job["spec"]["parallelism"]
+
+
+def test_every_burst_job_is_admitted_by_exactly_the_worker_that_has_its_pool(burst):
+    owners = {"train-burst-a10g": "eks-main", "train-burst-l40s": "eks-main", "train-burst-h100": "aks-main"}
+    for job_resource in _objects(burst, "Job"):
+        job = job_resource.inputs
+        queue = job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]
+        admitted = []
+        for worker in ("eks-main", "aks-main"):
+            cq = _named(burst, "ClusterQueue", worker, queue)
+            if _admitting_flavor(burst, worker, cq, job):
+                admitted.append(worker)
+        assert admitted == [owners[job["metadata"]["name"]]]
+
+
+def test_burst_jobs_span_the_configured_nodes_and_tolerate_losing_some(burst):
+    for job_resource in _objects(burst, "Job"):
+        spec = job_resource.inputs["spec"]
+        assert spec["completions"] == spec["parallelism"] == 2  # burst.nodes_per_job
+        assert spec["completionMode"] == "Indexed"
+        assert spec["backoffLimitPerIndex"] >= 1 and spec["maxFailedIndexes"] == 1
+        assert spec["successPolicy"] == {"rules": [{"succeededIndexes": "0"}]}
+
+
+def test_every_kubernetes_object_of_the_burst_stack_is_schema_valid(burst):
+    manifests = [r for r in burst.resources if is_manifest(r)]
+    kinds = {r.inputs["kind"] for r in manifests}
+    assert {"Job", "ClusterQueue", "LocalQueue", "ResourceFlavor", "AdmissionCheck", "MultiKueueConfig",
+            "MultiKueueCluster", "Secret", "Service"} <= kinds
+    problems = {f"{r.type} {r.name}": validate(manifest(r)) for r in manifests}
+    assert {k: v for k, v in problems.items() if v} == {}
+
+
+def test_the_managers_kubeconfig_for_a_worker_carries_only_its_server_ca_and_token():
+    cluster = ("apiVersion: v1\nkind: Config\nclusters:\n- name: eks\n  cluster:\n    server: https://abc.eks\n"
+               "    certificate-authority-data: Q0E=\nusers:\n- name: admin\n  user:\n    exec: {command: aws}\n")
+    doc = yaml.safe_load(worker_kubeconfig("eks-main", cluster, "t0ken"))
+    assert doc["clusters"] == [{"name": "eks-main", "cluster": {"server": "https://abc.eks",
+                                                                "certificate-authority-data": "Q0E="}}]
+    assert doc["users"] == [{"name": "multikueue", "user": {"token": "t0ken"}}]  # never the operator's exec
+    assert doc["current-context"] == "eks-main"
+
+
+@pytest.mark.parametrize(("body", "needle"), [
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "q"},
+      "spec": {"cohort": "team"}}, "cohort"),  # v1beta1's name; v1beta2 says cohortName
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q"}, "spec": {}},
+     "clusterQueue"),
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "MultiKueueCluster", "metadata": {"name": "w"},
+      "spec": {"kubeConfig": {"location": "s"}}}, "clusterSource"),  # v1beta1's shape
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "q"},
+      "spec": {"queueingStrategy": "FIFO"}}, "FIFO"),
+])
+def test_the_kueue_schemas_catch_what_the_api_server_would_refuse(body, needle):
+    assert any(needle in problem for problem in validate(body))
+
+
+def test_the_kueue_schemas_say_where_they_come_from():
+    for path in sorted((ROOT / "tests" / "kubernetes" / "schemas").glob("kueue-*.json")):
+        doc = json.loads(path.read_text())
+        assert doc["group"] == "kueue.x-k8s.io" and doc["version"] == "v1beta2"
+        assert "API reference" in doc["source"]
