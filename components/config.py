@@ -531,6 +531,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
         if cluster.kind == "onprem" and cluster.stack_reference:
             if cluster.site or cluster.control_plane_hosts:
                 raise ConfigError(f"{path}.site", "a cluster taken from another stack takes no site or hosts here")
+            clusters_resolved.append(cluster)
         elif cluster.kind == "onprem":
             sites = [s.name for s in fleet.sites]
             if cluster.site not in sites:
