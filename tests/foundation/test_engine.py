@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from sahab.cli import main
-from sahab.engine import plan
+from sahab.engine import UNKNOWN, plan
 from tests.foundation.fleets import ROOT
 
 RAW = ROOT / "tests" / "fixtures" / "programs" / "raw_aws"
@@ -25,7 +25,7 @@ def _by_name(result, name):
 def test_json_is_exactly_the_contract(capsys):
     assert main(["plan", "--program", str(RAW), "--stack", "dev", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"project", "stack", "config", "resources"}
+    assert set(doc) == {"schemaVersion", "project", "stack", "config", "resources"}
     assert (doc["project"], doc["stack"]) == ("raw-aws", "dev")
     for res in doc["resources"]:
         assert set(res) == {"urn", "type", "name", "parent", "provider", "inputs"}
@@ -63,9 +63,18 @@ def test_inputs_are_engine_format_camel_case(raw_plan):
     assert key.type == "aws:kms/key:Key"
 
 
-def test_mock_outputs_look_like_the_cloud_so_apply_chains_resolve(raw_plan):
-    assert raw_plan.outputs["remote_arn"].startswith("arn:aws:s3:::remote-")
-    key = _by_name(raw_plan, "key")
+def test_a_plan_is_a_preview_what_providers_compute_is_unknown(raw_plan):
+    assert raw_plan.preview
+    assert raw_plan.outputs["remote_arn"] == UNKNOWN
+    assert _by_name(raw_plan, "key").id is None
+    # what the provider settles when it checks the inputs is known, as in `pulumi preview`
+    assert raw_plan.outputs["bucket"].startswith("logs-")
+
+
+def test_deployed_mock_outputs_look_like_the_cloud_so_apply_chains_resolve():
+    deployed = plan(RAW, "dev", preview=False)
+    assert deployed.outputs["remote_arn"].startswith("arn:aws:s3:::remote-")
+    key = _by_name(deployed, "key")
     assert key.outputs["arn"] == f"arn:aws:kms:me-central-1:111122223333:key/{key.id}"
 
 
@@ -99,7 +108,7 @@ def test_help_imports_no_cloud_sdk():
 
 def test_a_stack_reference_reads_the_outputs_the_other_stack_exports():
     program = ROOT / "tests" / "fixtures" / "programs" / "stackref"
-    base = plan(program, "base")
+    base = plan(program, "base", preview=False)  # a referenced stack reads as deployed: outputs known
     assert base.outputs["token"] == "[secret]"
     peak = plan(program, "peak")
     bucket = _by_name(peak, "peak")
