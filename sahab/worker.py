@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from sahab.errors import ConfigError, ProgramError, SahabError, UsageError
-from sahab.project import Project, program_virtualenv
+from sahab.project import Project, program_entry, program_virtualenv
 
 # Set in a worker's environment: nested workers (StackReferences) share its process group and deadline.
 DEADLINE_ENV = "SAHAB_WORKER_DEADLINE"
@@ -56,14 +56,14 @@ def run_in_worker(project: Project, stack: str, *, preview: bool, timeout: float
         out, err = proc.communicate()
         _relay(err)
         limit = f"{timeout:g} s" if not nested else "the time left to the referencing stack"
-        raise ProgramError(f"{project.main}: the program did not finish within {limit} and was stopped "
+        raise ProgramError(f"{program_entry(project)}: the program did not finish within {limit} and was stopped "
                            f"(raise the limit with --timeout SECONDS or SAHAB_PROGRAM_TIMEOUT)") from None
     _relay(err)
     doc = _document(out)
     if doc is None:
         status = proc.returncode
         how = f"killed by signal {-status}" if status < 0 else f"exit status {status}"
-        raise ProgramError(f"{project.main}: the program ended the process ({how}) before it finished")
+        raise ProgramError(f"{program_entry(project)}: the program ended the process ({how}) before it finished")
     if "error" in doc:
         raise _error(doc["error"])
     result = Plan.from_json(doc["plan"])
@@ -161,6 +161,11 @@ def main(argv: list[str]) -> None:
     _quiet_thread_errors()
     doc: dict[str, Any]
     try:
+        try:
+            import pulumi  # noqa: F401  (the program's interpreter must have the SDK)
+        except ModuleNotFoundError:
+            raise ProgramError(f"{sys.executable}: the program's virtualenv has no Pulumi SDK: install the "
+                               f"program's requirements there (pip install pulumi)") from None
         from sahab.engine import run_program
         from sahab.project import find_project, load_stack, program_entry
 

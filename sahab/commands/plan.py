@@ -12,6 +12,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--program", metavar="DIR", default=None,
                         help="folder holding Pulumi.yaml (default: this Sahab project)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=None,
+                        help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -20,8 +22,12 @@ def run(args: argparse.Namespace) -> int:
     from sahab.engine import plan
     from sahab.render import render_plan_text
 
-    result = plan(args.program, args.stack)
+    result = plan(args.program, args.stack, timeout=args.timeout)
     if args.format == "json":
+        import sys
+
+        for warning in result.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
         print(json.dumps(result.contract(), indent=2, sort_keys=False))
     else:
         render_plan_text(result)
