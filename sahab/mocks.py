@@ -333,6 +333,13 @@ def _preview_state(token: str, inputs: dict, state: dict) -> dict:
             if package == "azure-native" and key == "name":
                 continue  # an ARM resource's `name` output is what Azure answers
             out[key] = state[key]
+    identity = out.get("identity")
+    if package == "azure-native" and isinstance(identity, dict) and isinstance(identity.get("userAssignedIdentities"),
+                                                                               list):
+        # ARM takes user-assigned identities as a list of ids and answers with a map keyed by id (the
+        # identities' principal and client ids are Azure's, unknown until they exist).
+        out["identity"] = {**identity, "userAssignedIdentities": {uid: {} for uid in
+                                                                   identity["userAssignedIdentities"]}}
     if package == "aws":  # the provider settles region and merged default tags at check time
         out.update({k: state[k] for k in ("region", "tagsAll") if k in state and k not in out})
     if package == "kubernetes" and "metadata" in state:

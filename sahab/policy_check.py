@@ -175,6 +175,15 @@ def _policy_objects(plan: Plan, resources: list[PlannedResource]):
     return items, list(stack_resources.values())
 
 
+def preload() -> None:
+    """Import the pack (and the policy SDK) in the background while the program is planned in its worker:
+    the two imports are a large part of a check's time and need not wait for each other."""
+    import importlib
+    import threading
+
+    threading.Thread(target=importlib.import_module, args=("policies.pack",), daemon=True).start()
+
+
 def check_plan(plan: Plan, policy_config: dict[str, Any] | None = None, config_where: str = "policy config",
                waivers_path: Path | str | None = None, today: dt.date | None = None) -> CheckResult:
     from pulumi_policy import ResourceValidationArgs, ResourceValidationPolicy, StackValidationArgs

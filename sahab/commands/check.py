@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
 
     from sahab.engine import default_program_dir, plan
     from sahab.errors import UsageError
-    from sahab.policy_check import check_plan, load_policy_config
+    from sahab.policy_check import check_plan, load_policy_config, preload
 
     if args.list_policies:
         from policies.core import all_rules
@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         config_path = candidate if candidate.is_file() else None
     policy_config = load_policy_config(config_path) if config_path else None
 
+    preload()
     planned = plan(program_dir, args.stack, timeout=args.timeout)
     for warning in planned.warnings:
         print(f"warning: {warning}", file=sys.stderr)
