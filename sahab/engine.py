@@ -361,11 +361,15 @@ class _Diagnostics(logging.Handler):
 # Planning a program: in a worker process (the default), or in this process
 
 
-def plan(program_dir: Path | str | None = None, stack: str = "dev", *, preview: bool = True,
+def plan(program_dir: Path | str | None = None, stack: str = "dev", *, preview: bool = False,
          timeout: float | None = None) -> Plan:
     """Run the program in `program_dir` (default: this project) for `stack` in a worker process and return
     what it would register. `timeout` (seconds; default `$SAHAB_PROGRAM_TIMEOUT` or 300) stops a program that
-    does not finish."""
+    does not finish.
+
+    `preview=True` is `pulumi preview` (what `sahab plan` and `sahab check` run): computed outputs unknown.
+    The default, `preview=False`, is the deployed view: every output resolved to a value in the cloud's
+    format, for tests that validate the objects a stack would hold once it is up."""
     from sahab.worker import run_in_worker
 
     project = find_project(Path(program_dir) if program_dir else default_program_dir())

@@ -75,7 +75,10 @@ class CheckResult:
                 "by_severity": by_severity, "passed": self.exit_code == 0}
 
     def contract(self) -> dict[str, Any]:
-        return {"violations": [v.contract() for v in self.violations], "summary": self.summary(),
+        from sahab.schema import SCHEMA_VERSION
+
+        return {"schemaVersion": SCHEMA_VERSION, "violations": [v.contract() for v in self.violations],
+                "summary": self.summary(),
                 "waived": [w.__dict__ for w in self.waived]}
 
 

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     policy_config = load_policy_config(config_path) if config_path else None
 
     preload()
-    planned = plan(program_dir, args.stack, timeout=args.timeout)
+    planned = plan(program_dir, args.stack, preview=True, timeout=args.timeout)
     for warning in planned.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     result = check_plan(planned, policy_config, str(config_path or "policy config"), args.waivers)

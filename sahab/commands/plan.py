@@ -22,7 +22,7 @@ def run(args: argparse.Namespace) -> int:
     from sahab.engine import plan
     from sahab.render import render_plan_text
 
-    result = plan(args.program, args.stack, timeout=args.timeout)
+    result = plan(args.program, args.stack, preview=True, timeout=args.timeout)
     if args.format == "json":
         import sys
 

@@ -49,7 +49,7 @@ def check(program: Path) -> tuple[int, dict | None, str]:
 def planned_types(program: Path) -> dict[str, int]:
     from sahab.engine import plan
 
-    result = plan(program, STACK)
+    result = plan(program, STACK, preview=True)
     counts = Counter(r.type for r in result.resources if r.type != "pulumi:pulumi:Stack")
     return dict(sorted(counts.items()))
 

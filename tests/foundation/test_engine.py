@@ -15,7 +15,7 @@ RAW = ROOT / "tests" / "fixtures" / "programs" / "raw_aws"
 
 @pytest.fixture(scope="module")
 def raw_plan():
-    return plan(RAW, "dev")
+    return plan(RAW, "dev", preview=True)
 
 
 def _by_name(result, name):
@@ -86,7 +86,7 @@ def test_resources_remember_where_the_program_constructed_them(raw_plan):
 
 
 def test_two_plans_of_the_same_program_are_identical():
-    first, second = plan(RAW, "dev").contract(), plan(RAW, "dev").contract()
+    first, second = plan(RAW, "dev", preview=True).contract(), plan(RAW, "dev", preview=True).contract()
     assert first == second
 
 
@@ -108,9 +108,9 @@ def test_help_imports_no_cloud_sdk():
 
 def test_a_stack_reference_reads_the_outputs_the_other_stack_exports():
     program = ROOT / "tests" / "fixtures" / "programs" / "stackref"
-    base = plan(program, "base", preview=False)  # a referenced stack reads as deployed: outputs known
+    base = plan(program, "base")  # a referenced stack reads as deployed: outputs known
     assert base.outputs["token"] == "[secret]"
-    peak = plan(program, "peak")
+    peak = plan(program, "peak", preview=True)
     bucket = _by_name(peak, "peak")
     assert bucket.inputs["tags"] == {"key": base.outputs["keyArn"]}
     assert base.outputs["keyArn"].startswith("arn:aws:kms:")

@@ -89,12 +89,14 @@ def test_what_a_program_prints_never_reaches_machine_output(tmp_path, capsys, fm
         json.loads(out)
 
 
-def test_plan_json_carries_the_schema_version_and_stays_parseable(tmp_path, capsys):
+def test_plan_and_check_json_carry_the_schema_version_and_stay_parseable(tmp_path, capsys):
     folder = program(tmp_path, "print('noise')\n" + BUCKET)
     code, out, _ = run(capsys, "plan", "--program", str(folder), "--format", "json")
     from sahab.schema import SCHEMA_VERSION
 
     assert code == 0 and json.loads(out)["schemaVersion"] == SCHEMA_VERSION
+    code, out, _ = run(capsys, "check", "--program", str(folder), "--format", "json")
+    assert code in (0, 1) and json.loads(out)["schemaVersion"] == SCHEMA_VERSION
 
 
 def test_an_error_names_the_programs_own_file_and_line(tmp_path, capsys):
@@ -130,7 +132,7 @@ def test_a_plan_is_a_preview_and_unknown_outputs_do_not_break_the_program(tmp_pa
         pulumi.export("dry_run", pulumi.runtime.is_dry_run())
         pulumi.export("arn", upper)
     """)
-    result = plan(folder, "dev")
+    result = plan(folder, "dev", preview=True)
     assert result.outputs == {"dry_run": True, "arn": UNKNOWN}
     tagged = next(r for r in result.resources if r.name == "tagged")
     assert tagged.inputs["tags"] == {"arn": UNKNOWN}
@@ -146,7 +148,7 @@ def test_resource_references_plan_the_same_every_time(tmp_path):
                                          policy_arn="arn:aws:iam::aws:policy/ReadOnlyAccess")
             aws.iam.InstanceProfile(f"profile-{i}", role=role)
     """)
-    plans = [plan(folder, "dev").contract() for _ in range(3)]
+    plans = [plan(folder, "dev", preview=True).contract() for _ in range(3)]
     assert plans[0] == plans[1] == plans[2]
     attach = next(r for r in plans[0]["resources"] if r["name"] == "attach-3")
     assert attach["inputs"]["role"] == "urn:pulumi:dev::hostile::aws:iam/role:Role::role"
@@ -167,7 +169,7 @@ def test_transforms_run_before_the_resource_is_recorded(tmp_path):
         pulumi.runtime.register_resource_transform(tag_everything)
         aws.s3.BucketV2("data", force_destroy=True, opts=pulumi.ResourceOptions(transforms=[own]))
     """)
-    bucket = next(r for r in plan(folder, "dev").resources if r.name == "data")
+    bucket = next(r for r in plan(folder, "dev", preview=True).resources if r.name == "data")
     assert bucket.inputs["tags"] == {"owner": "platform"}
     assert bucket.inputs["forceDestroy"] is False
 
@@ -193,7 +195,7 @@ def test_data_sources_answer_consistently_with_the_stack(tmp_path):
         pulumi.export("doc", doc.json)
         pulumi.export("key", keys.keys[0].value)
     """)
-    out = plan(folder, "dev").outputs
+    out = plan(folder, "dev", preview=True).outputs
     assert out["ami"].startswith("ami-0") and out["recent"] is True
     assert out["zone"] == "example.com" and out["zone_id"].startswith("Z")
     assert out["azs"] == ["me-central-1a", "me-central-1b", "me-central-1c"]
@@ -222,7 +224,7 @@ def test_kubernetes_yaml_objects_are_planned_like_any_resource(tmp_path):
         k8s.yaml.v2.ConfigGroup("v2", yaml=manifest)
         k8s.yaml.v2.ConfigFile("v2file", file="app.yaml")
     """)
-    resources = plan(folder, "dev").resources
+    resources = plan(folder, "dev", preview=True).resources
     deployments = [r for r in resources if r.type == "kubernetes:apps/v1:Deployment"]
     services = [r for r in resources if r.type == "kubernetes:core/v1:Service"]
     assert len(deployments) == 3 and len(services) == 3
@@ -240,7 +242,7 @@ def test_config_is_read_as_the_cli_reads_it(tmp_path):
                         "  size: {type: string, default: small}\n  aws:region: eu-west-1\n"), stacks={})
     (folder / "stacks").mkdir()
     (folder / "stacks" / "Pulumi.dev.yaml").write_text("config:\n  hostile:size: large\n")
-    out = plan(folder, "dev").outputs
+    out = plan(folder, "dev", preview=True).outputs
     assert out == {"greeting": "hello", "size": "large", "region": "eu-west-1"}
 
 
@@ -253,7 +255,7 @@ def test_a_plaintext_credential_in_stack_config_is_never_printed(tmp_path, capsy
         assert code in (0, 1)
         assert secret not in out + err and "hunter2hunter2" not in out + err
         assert "aws:secretKey holds a credential in plaintext" in (err if argv[0] == "check" else out + err)
-    doc = plan(folder, "dev").contract()
+    doc = plan(folder, "dev", preview=True).contract()
     assert doc["config"]["aws:secretKey"] == "[secret]"
     provider = next(r for r in doc["resources"] if r["type"] == "pulumi:providers:aws")
     assert provider["inputs"]["secretKey"] == "[secret]"
@@ -290,7 +292,7 @@ def test_a_stack_reference_resolves_the_named_project_else_unknown(tmp_path):
         pulumi.export("vpc", net.get_output("vpc"))
         pulumi.export("other", gone.get_output("vpc"))
     """, name="app")
-    assert plan(folder, "dev").outputs == {"vpc": "vpc-123", "other": UNKNOWN}
+    assert plan(folder, "dev", preview=True).outputs == {"vpc": "vpc-123", "other": UNKNOWN}
 
 
 def test_a_program_runs_in_the_virtualenv_its_project_names(tmp_path):
@@ -302,4 +304,4 @@ def test_a_program_runs_in_the_virtualenv_its_project_names(tmp_path):
     os.symlink(sys.executable, venv / "bin" / "python")
     os.symlink(Path(sys.prefix) / "lib", venv / "lib")
     (venv / "pyvenv.cfg").write_text((Path(sys.prefix) / "pyvenv.cfg").read_text())
-    assert plan(folder, "dev").outputs["python"] == str(folder / "venv" / "bin" / "python")
+    assert plan(folder, "dev", preview=True).outputs["python"] == str(folder / "venv" / "bin" / "python")
