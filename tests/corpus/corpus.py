@@ -46,15 +46,18 @@ def check(program: Path) -> tuple[int, dict | None, str]:
     return code, (json.loads(text) if text.strip() else None), err.getvalue()
 
 
-def planned_types(program: Path) -> dict[str, int]:
+def check_again(program: Path) -> tuple[dict[str, int], list[dict]]:
+    """A second, independent run through the library: planned resource types and the violations found."""
     from sahab.engine import plan
+    from sahab.policy_check import check_plan
 
     result = plan(program, STACK, preview=True)
     counts = Counter(r.type for r in result.resources if r.type != "pulumi:pulumi:Stack")
-    return dict(sorted(counts.items()))
+    return dict(sorted(counts.items())), check_plan(result).contract()["violations"]
 
 
-def observe(program: Path, checked: tuple[int, dict | None, str] | None = None) -> dict:
+def observe(program: Path, checked: tuple[int, dict | None, str] | None = None,
+            again: tuple[dict[str, int], list[dict]] | None = None) -> dict:
     """What the engine answers for a program now, in the shape of expected.json."""
     code, report, err = checked or check(program)
     doc: dict = {"exit_code": code}
@@ -62,7 +65,7 @@ def observe(program: Path, checked: tuple[int, dict | None, str] | None = None) 
         doc["error"] = next((line for line in err.splitlines() if line.startswith("error:")), "")
         doc["error"] = doc["error"].replace(str(program) + "/", "").replace(sys.executable, "PYTHON")
         return doc
-    doc["resources"] = planned_types(program)
+    doc["resources"] = (again or check_again(program))[0]
     residency = residency_rules()
     placed = any(t.startswith(("aws:", "azure-native:")) for t in doc["resources"])
     failed = any(v["policy"] in residency and v["enforcement"] == "mandatory" for v in report["violations"])
