@@ -76,6 +76,9 @@ def test_deployed_mock_outputs_look_like_the_cloud_so_apply_chains_resolve():
     assert deployed.outputs["remote_arn"].startswith("arn:aws:s3:::remote-")
     key = _by_name(deployed, "key")
     assert key.outputs["arn"] == f"arn:aws:kms:me-central-1:111122223333:key/{key.id}"
+    # a resource's region is its provider's, not the stack's
+    assert ".s3.eu-central-1." in _by_name(deployed, "remote").outputs["bucketRegionalDomainName"]
+    assert ".s3.eu-west-1." in _by_name(deployed, "logs").outputs["bucketRegionalDomainName"]
 
 
 def test_resources_remember_where_the_program_constructed_them(raw_plan):
