@@ -305,3 +305,21 @@ def test_a_program_runs_in_the_virtualenv_its_project_names(tmp_path):
     os.symlink(Path(sys.prefix) / "lib", venv / "lib")
     (venv / "pyvenv.cfg").write_text((Path(sys.prefix) / "pyvenv.cfg").read_text())
     assert plan(folder, "dev", preview=True).outputs["python"] == str(folder / "venv" / "bin" / "python")
+
+
+@pytest.mark.parametrize("body", ["import os\nos._exit(7)\n", "import pulumi\nraise RuntimeError('boom')\n",
+                                  BUCKET + "import threading, time\n"
+                                           "threading.Thread(target=lambda: 1 / 0).start()\ntime.sleep(0.5)\n"])
+def test_stderr_holds_nothing_but_the_verdict_in_a_fresh_process(tmp_path, body):
+    """The whole process, teardown included: no traceback and no "Exception ignored" noise, ever."""
+    import subprocess
+
+    folder = program(tmp_path, body)
+    done = subprocess.run([sys.executable, "-m", "sahab", "check", "--program", str(folder), "--format", "json"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    lines = done.stderr.splitlines()
+    if done.returncode == 2:
+        assert len(lines) == 1 and lines[0].startswith("error: ") and done.stdout == ""
+    else:
+        assert "Traceback" not in done.stderr and "Exception" not in done.stderr
+        assert json.loads(done.stdout)["summary"]
