@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from sahab.errors import ConfigError, ProgramError, SahabError, UsageError
+from sahab.errors import ConfigError, ProgramError, SahabError, UsageError, one_line
 from sahab.project import REDACTED, Project, StackConfig, find_project, load_stack, program_entry
 
 # Property-value signatures of Pulumi's wire format (sdk/go/common/resource/sig).
@@ -437,16 +437,12 @@ def run_program(project: Project, entry: Path, config: StackConfig, *, preview: 
     if program_error is not None:
         raise _as_sahab_error(program_error, project, entry) from None
     if diagnostics.errors:
-        raise ProgramError(f"{entry}: {one_line_first(diagnostics.errors[0])}")
+        raise ProgramError(f"{entry}: {one_line(diagnostics.errors[0])}")
 
     resources = _add_default_providers(monitor.recorded, project, config, stack_urn[0] if stack_urn else None)
     return Plan(project=project.name, stack=config.name, config=config.redacted, resources=resources,
                 outputs=to_plain(monitor.stack_outputs), warnings=[*config.warnings, *diagnostics.warnings],
                 program_dir=project.root, secret_outputs=monitor.stack_outputs, preview=preview)
-
-
-def one_line_first(text: str) -> str:
-    return " ".join(str(text).split())
 
 
 def _run_entry(entry: Path) -> None:
@@ -471,7 +467,7 @@ def _as_sahab_error(exc: BaseException, project: Project, entry: Path) -> Except
     where = _program_frame(exc, project, entry)
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         return ProgramError(f"{where}{_missing_module(_imported_name(exc, where))}")
-    message = one_line_first(str(exc)) or type(exc).__name__
+    message = one_line(str(exc)) or type(exc).__name__
     if type(exc).__name__ == "RunError":
         return ProgramError(f"{where}{message}")
     return ProgramError(f"{where}{type(exc).__name__}: {message}")
