@@ -80,6 +80,9 @@ class Plan:
     program_dir: Path
     secret_outputs: dict[str, Any] = field(default_factory=dict, repr=False)  # wire format, for StackReferences
     preview: bool = True
+    # What the user should fix in the setup (a plaintext credential, a missing virtualenv), as against
+    # `warnings`, which are the program's own diagnostics (pulumi.log.warn, SDK deprecations).
+    notices: list[str] = field(default_factory=list)
 
     def contract(self) -> dict[str, Any]:
         from sahab.schema import SCHEMA_VERSION
@@ -441,7 +444,8 @@ def run_program(project: Project, entry: Path, config: StackConfig, *, preview: 
 
     resources = _add_default_providers(monitor.recorded, project, config, stack_urn[0] if stack_urn else None)
     return Plan(project=project.name, stack=config.name, config=config.redacted, resources=resources,
-                outputs=to_plain(monitor.stack_outputs), warnings=[*config.warnings, *diagnostics.warnings],
+                outputs=to_plain(monitor.stack_outputs), warnings=list(dict.fromkeys(diagnostics.warnings)),
+                notices=list(config.warnings),
                 program_dir=project.root, secret_outputs=monitor.stack_outputs, preview=preview)
 
 

@@ -68,7 +68,7 @@ def run_in_worker(project: Project, stack: str, *, preview: bool, timeout: float
         raise _error(doc["error"])
     result = Plan.from_json(doc["plan"])
     if warning:
-        result.warnings.insert(0, warning)
+        result.notices.insert(0, warning)
     return result
 
 

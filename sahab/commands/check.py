@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
 
     preload()
     planned = plan(program_dir, args.stack, preview=True, timeout=args.timeout)
-    for warning in planned.warnings:
+    for warning in planned.notices:
         print(f"warning: {warning}", file=sys.stderr)
     result = check_plan(planned, policy_config, str(config_path or "policy config"), args.waivers)
 

@@ -18,16 +18,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import json
+    import sys
 
     from sahab.engine import plan
     from sahab.render import render_plan_text
 
     result = plan(args.program, args.stack, preview=True, timeout=args.timeout)
+    for warning in result.notices:
+        print(f"warning: {warning}", file=sys.stderr)
     if args.format == "json":
-        import sys
-
-        for warning in result.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
         print(json.dumps(result.contract(), indent=2, sort_keys=False))
     else:
         render_plan_text(result)
