@@ -2,16 +2,19 @@
 
 Ids, ARNs, Azure resource ids, endpoints and names follow each provider's real formats. Values are derived
 from the resource's name with a stable hash, so two plans of the same program are identical.
+
+In a preview (the default for `sahab plan` and `sahab check`) a resource answers what a provider answers
+before anything exists: its inputs, plus what the provider fills in when it checks them (auto-names);
+everything it would compute (ids, ARNs, endpoints, generated values) stays unknown. Data sources answer in
+full, as they do in a real preview, from the stack's own facts (`sahab.invokes`).
 """
 
 from __future__ import annotations
 
 import base64
+import glob
 import hashlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,34 +36,54 @@ def _module(token: str) -> str:
     return token.split(":")[1].split("/")[0]
 
 
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"  # the engine's unknown value
+
+
 class CloudMocks(pulumi.runtime.Mocks):
-    def __init__(self, project: Project | None = None, config: StackConfig | None = None):
+    def __init__(self, project: Project | None = None, config: StackConfig | None = None, preview: bool = False):
         self.project = project
         self.config = config
-        self.aws_region = (config.values.get("aws:region") if config else None) or "me-central-1"
-        self.azure_location = (config.values.get("azure-native:location") if config else None) or "uaenorth"
-        self._stack_outputs: dict[str, dict[str, Any]] = {}
+        self.preview = preview
+        self.aws_region = _known(config.values.get("aws:region") if config else None) or "me-central-1"
+        self.azure_location = _known(config.values.get("azure-native:location") if config else None) or "uaenorth"
+        self._providers: dict[tuple[str, str], dict] = {}  # (provider type, name) -> its settings
 
     # ---- resources -------------------------------------------------------------------------------------
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict]:
         token, name, inputs = args.typ, args.name, dict(args.inputs)
         if token == "pulumi:pulumi:StackReference":
-            return name, {"name": name, "outputs": self._referenced_outputs(inputs.get("name") or name)}
+            return self._stack_reference(inputs.get("name") or name, name)
         if token.startswith("pulumi:providers:"):
+            self._providers[(token, name)] = inputs
             return f"{short_hash(token, name, n=8)}-{short_hash(name, n=4)}-provider", inputs
+        rid, state = self._full_state(token, name, inputs, args.provider or "")
+        if not self.preview or args.resource_id:
+            return rid, state
+        return "", _preview_state(token, inputs, state)
+
+    def _full_state(self, token: str, name: str, inputs: dict, provider: str) -> tuple[str, dict]:
+        """What the resource would be after `pulumi up`: ids, ARNs, endpoints in the clouds' formats."""
         package = token.split(":", 1)[0]
         if package == "aws":
-            return self._aws(token, name, inputs)
+            return self._aws(token, name, inputs, provider)
         if package == "azure-native":
-            return self._azure(token, name, inputs)
+            return self._azure(token, name, inputs, provider)
         if package == "kubernetes":
             return self._kubernetes(token, name, inputs)
         if package == "random":
             return self._random(token, name, inputs)
         return f"{name}-{short_hash(token, name)}", inputs
 
-    def _aws(self, token: str, name: str, inputs: dict) -> tuple[str, dict]:
-        region = inputs.get("region") or self.aws_region
+    def _provider_setting(self, provider_ref: str, key: str) -> Any:
+        """A setting of the explicit provider a resource names (`urn::id`), if it has that setting."""
+        urn = provider_ref.rsplit("::", 1)[0] if provider_ref else ""
+        parts = urn.split("::")
+        if len(parts) < 4:
+            return None
+        return _known(self._providers.get((parts[2].split("$")[-1], parts[3]), {}).get(key))
+
+    def _aws(self, token: str, name: str, inputs: dict, provider: str = "") -> tuple[str, dict]:
+        region = _known(inputs.get("region")) or self._provider_setting(provider, "region") or self.aws_region
         service, kind = _module(token), token.rsplit(":", 1)[-1]
         physical = inputs.get("name") or f"{name}-{short_hash(token, name, n=7)}"
         state = {**inputs, "region": region, "tagsAll": inputs.get("tags") or {}}
@@ -124,9 +147,10 @@ class CloudMocks(pulumi.runtime.Mocks):
         state.setdefault("arn", f"arn:aws:{service}:{region}:{AWS_ACCOUNT}:{arn_resource}")
         return rid, state
 
-    def _azure(self, token: str, name: str, inputs: dict) -> tuple[str, dict]:
+    def _azure(self, token: str, name: str, inputs: dict, provider: str = "") -> tuple[str, dict]:
         module, kind = _module(token), token.rsplit(":", 1)[-1]
-        location = inputs.get("location") or self.azure_location
+        location = _known(inputs.get("location")) or self._provider_setting(provider, "location") \
+            or self.azure_location
         rg = inputs.get("resourceGroupName", f"{name}-rg")
         # The input that names the resource itself (others, like accountName on a container, name its parent).
         own_key = _AZURE_NAME_INPUTS.get(kind, f"{kind[0].lower()}{kind[1:]}Name")
@@ -205,23 +229,32 @@ class CloudMocks(pulumi.runtime.Mocks):
 
     # ---- invokes -------------------------------------------------------------------------------------
     def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list | None]:
+        from sahab.invokes import Facts, synthesise
+
         token, a = args.token, dict(args.args)
-        region = a.get("region") or self.aws_region
+        region = _known(a.get("region")) or self._provider_setting(args.provider or "", "region") or self.aws_region
         if token == "aws:index/getAvailabilityZones:getAvailabilityZones":
             names = [f"{region}{z}" for z in "abc"]
-            return {"names": names, "zoneIds": [f"mec1-az{i}" for i in (1, 2, 3)], "id": region}, []
+            short = "".join(p[0] for p in region.split("-")[:-1]) + region.split("-")[-1]
+            return {"names": names, "zoneIds": [f"{short}-az{i}" for i in (1, 2, 3)], "id": region,
+                    "groupNames": [region] * 3, "state": a.get("state")}, []
         if token == "aws:index/getCallerIdentity:getCallerIdentity":
             return {"accountId": AWS_ACCOUNT, "arn": f"arn:aws:iam::{AWS_ACCOUNT}:user/sahab",
                     "userId": "AIDA" + short_hash("user", n=16).upper(), "id": AWS_ACCOUNT}, []
         if token == "aws:index/getRegion:getRegion":
-            return {"name": region, "region": region, "id": region, "endpoint": f"ec2.{region}.amazonaws.com"}, []
+            return {"name": region, "region": region, "id": region, "endpoint": f"ec2.{region}.amazonaws.com",
+                    "description": region}, []
         if token == "aws:index/getPartition:getPartition":
-            return {"partition": "aws", "dnsSuffix": "amazonaws.com", "id": "aws"}, []
+            return {"partition": "aws", "dnsSuffix": "amazonaws.com", "id": "aws",
+                    "reverseDnsPrefix": "com.amazonaws"}, []
         if token == "aws:iam/getPolicyDocument:getPolicyDocument":
-            return {"json": policy_document_json(a), "id": short_hash(json.dumps(a, sort_keys=True))}, []
+            return {"json": policy_document_json(a), "minifiedJson": json.dumps(json.loads(policy_document_json(a)),
+                                                                                separators=(",", ":")),
+                    "id": short_hash(json.dumps(a, sort_keys=True))}, []
         if token == "aws:ssm/getParameter:getParameter":
             return {"name": a.get("name"), "value": f"ami-0{short_hash(a.get('name', ''), n=16)}",
-                    "type": "String", "id": a.get("name")}, []
+                    "type": "String", "id": a.get("name"), "arn": f"arn:aws:ssm:{region}:{AWS_ACCOUNT}:parameter/"
+                                                                  f"{str(a.get('name', '')).lstrip('/')}"}, []
         if token.startswith("azure-native:authorization:getClientConfig"):
             return {"clientId": _uuid("client"), "objectId": _uuid("object"), "subscriptionId": AZURE_SUBSCRIPTION,
                     "tenantId": AZURE_TENANT}, []
@@ -230,27 +263,136 @@ class CloudMocks(pulumi.runtime.Mocks):
                                                                         f"{self.azure_location}.azmk8s.io:443")
             return {"kubeconfigs": [{"name": "clusterUser",
                                      "value": base64.b64encode(kubeconfig.encode()).decode()}]}, []
-        return a, []
+        if token == "kubernetes:yaml:decode":
+            return {"result": decode_manifests(str(a.get("text") or ""))}, []
+        facts = Facts(region=region, account=AWS_ACCOUNT, partition="aws", azure_location=self.azure_location,
+                      subscription=AZURE_SUBSCRIPTION, tenant=AZURE_TENANT)
+        answer = synthesise(token, a, facts)
+        return (answer if answer is not None else a), []
+
+    # ---- remote components ---------------------------------------------------------------------------
+    def expand_component(self, monitor: Any, request: Any, urn: str, inputs: dict) -> None:
+        """Components a provider builds (kubernetes yaml/v2 ConfigFile and ConfigGroup) get the children the
+        provider would register, decoded locally, so their objects are planned like any resource."""
+        from sahab.engine import PlannedResource
+
+        if request.type not in ("kubernetes:yaml/v2:ConfigGroup", "kubernetes:yaml/v2:ConfigFile"):
+            return
+        objects = manifests_of(inputs, Path.cwd())
+        prefix = inputs.get("resourcePrefix") if isinstance(inputs.get("resourcePrefix"), str) else request.name
+        for obj in objects:
+            meta = obj.get("metadata") or {}
+            ns, obj_name = meta.get("namespace"), meta.get("name", "unnamed")
+            name = f"{prefix}:{ns}/{obj_name}" if ns else f"{prefix}:{obj_name}"
+            type_ = kubernetes_type(obj)
+            child = monitor.make_urn(urn, type_, name)
+            _, state = self._kubernetes(type_, name, obj)
+            monitor.recorded.append(PlannedResource(urn=child, type=type_, name=name, parent=urn,
+                                                    provider=(request.provider.rsplit("::", 1)[0] or None)
+                                                    if request.provider else None,
+                                                    inputs=obj, custom=True, outputs=state,
+                                                    dependencies=[urn]))
 
     # ---- stack references ----------------------------------------------------------------------------
-    def _referenced_outputs(self, reference: str) -> dict[str, Any]:
-        """A StackReference reads the outputs of another stack of the same project, planned offline too."""
-        stack = reference.rsplit("/", 1)[-1]
-        if stack in self._stack_outputs:
-            return self._stack_outputs[stack]
-        outputs: dict[str, Any] = {}
-        if self.project is not None:
-            # The child must import this very sahab (not another checkout installed in the venv).
-            here = str(Path(__file__).resolve().parent.parent)
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)}
-            done = subprocess.run([sys.executable, "-m", "sahab.stack_outputs", str(self.project.root), stack],
-                                  capture_output=True, text=True, check=False, env=env)
-            if done.returncode == 0:
-                outputs = json.loads(done.stdout)
-            else:
-                pulumi.log.warn(f"stack reference {reference}: {done.stderr.strip() or 'no outputs'}")
-        self._stack_outputs[stack] = outputs
-        return outputs
+    def _stack_reference(self, reference: str, name: str) -> tuple[str, dict]:
+        """A StackReference reads the outputs of a local project's stack, planned offline too; a stack that is
+        not here has outputs unknown until the update, as a preview of a not-yet-deployed stack would."""
+        from sahab.stack_outputs import referenced_outputs
+
+        outputs = referenced_outputs(reference, self.project, self.config) if self.project else None
+        if outputs is None:
+            return name, ({"name": name} if self.preview else {"name": name, "outputs": {}})
+        secret = sorted(k for k, v in outputs.items() if _holds_secret(v))
+        return name, {"name": name, "outputs": outputs, "secretOutputNames": secret}
+
+
+def _holds_secret(value: Any) -> bool:
+    from sahab.engine import SIG_KEY, SIG_SECRET
+
+    if isinstance(value, dict):
+        return value.get(SIG_KEY) == SIG_SECRET or any(_holds_secret(v) for v in value.values())
+    return isinstance(value, list) and any(_holds_secret(v) for v in value)
+
+
+def _known(value: Any) -> Any:
+    return None if value == UNKNOWN else value
+
+
+# What a provider fills in when it checks inputs (auto-names): known during a preview.
+_AUTONAMED = ("name", "bucket", "metadata", "resourceName", "accountName", "vaultName", "containerName",
+              "resourceGroupName")
+
+
+def _preview_state(token: str, inputs: dict, state: dict) -> dict:
+    """A resource during preview: its inputs, the auto-names its provider assigns at check time; nothing the
+    provider computes on create."""
+    out = dict(inputs)
+    package = token.split(":", 1)[0]
+    kind = token.rsplit(":", 1)[-1]
+    own = f"{kind[:1].lower()}{kind[1:]}Name"
+    for key in (*_AUTONAMED, own):
+        if key in state and key not in out:
+            if package == "azure-native" and key == "name":
+                continue  # an ARM resource's `name` output is what Azure answers
+            out[key] = state[key]
+    identity = out.get("identity")
+    if package == "azure-native" and isinstance(identity, dict) and isinstance(identity.get("userAssignedIdentities"),
+                                                                               list):
+        # ARM takes user-assigned identities as a list of ids and answers with a map keyed by id (the
+        # identities' principal and client ids are Azure's, unknown until they exist).
+        out["identity"] = {**identity, "userAssignedIdentities": {uid: {} for uid in
+                                                                   identity["userAssignedIdentities"]}}
+    if package == "aws":  # the provider settles region and merged default tags at check time
+        out.update({k: state[k] for k in ("region", "tagsAll") if k in state and k not in out})
+    if package == "kubernetes" and "metadata" in state:
+        out["metadata"] = {**(inputs.get("metadata") or {}), "name": state["metadata"].get("name")}
+    return out
+
+
+def kubernetes_type(obj: dict) -> str:
+    """`apps/v1` Deployment -> `kubernetes:apps/v1:Deployment`; core objects live under `core/v1`."""
+    api = str(obj.get("apiVersion") or "v1")
+    if "/" not in api:
+        api = f"core/{api}"
+    return f"kubernetes:{api}:{obj.get('kind', 'Unknown')}"
+
+
+def decode_manifests(text: str) -> list[dict]:
+    """What the kubernetes provider's `yaml:decode` answers: every document, `List` kinds expanded."""
+    import yaml
+
+    out: list[dict] = []
+    for doc in yaml.safe_load_all(text):
+        if not isinstance(doc, dict):
+            continue
+        if str(doc.get("kind", "")).endswith("List") and isinstance(doc.get("items"), list):
+            out.extend(item for item in doc["items"] if isinstance(item, dict))
+        else:
+            out.append(doc)
+    return out
+
+
+def manifests_of(inputs: dict, base: Path) -> list[dict]:
+    """The objects a yaml/v2 ConfigGroup or ConfigFile holds: `file`/`files` (globs), `yaml`, `objs`."""
+    objects: list[dict] = []
+    files = inputs.get("files") or []
+    if isinstance(files, str):
+        files = [files]
+    if isinstance(inputs.get("file"), str):
+        files = [*files, inputs["file"]]
+    for pattern in files:
+        if not isinstance(pattern, str) or pattern.startswith(("http://", "https://")) or pattern == UNKNOWN:
+            continue
+        for path in sorted(glob.glob(str(base / pattern))) or []:
+            objects.extend(decode_manifests(Path(path).read_text()))
+    texts = inputs.get("yaml") or []
+    for text in [texts] if isinstance(texts, str) else texts:
+        if isinstance(text, str) and text != UNKNOWN:
+            objects.extend(decode_manifests(text))
+    for obj in inputs.get("objs") or []:
+        if isinstance(obj, dict):
+            objects.append(obj)
+    return objects
 
 
 # Which input names an Azure resource, where it is not `<kind>Name`.

@@ -75,7 +75,10 @@ class CheckResult:
                 "by_severity": by_severity, "passed": self.exit_code == 0}
 
     def contract(self) -> dict[str, Any]:
-        return {"violations": [v.contract() for v in self.violations], "summary": self.summary(),
+        from sahab.schema import SCHEMA_VERSION
+
+        return {"schemaVersion": SCHEMA_VERSION, "violations": [v.contract() for v in self.violations],
+                "summary": self.summary(),
                 "waived": [w.__dict__ for w in self.waived]}
 
 
@@ -173,6 +176,15 @@ def _policy_objects(plan: Plan, resources: list[PlannedResource]):
         pr.property_dependencies = {k: [stack_resources[d] for d in v if d in stack_resources]
                                     for k, v in res.property_dependencies.items()}
     return items, list(stack_resources.values())
+
+
+def preload() -> None:
+    """Import the pack (and the policy SDK) in the background while the program is planned in its worker:
+    the two imports are a large part of a check's time and need not wait for each other."""
+    import importlib
+    import threading
+
+    threading.Thread(target=importlib.import_module, args=("policies.pack",), daemon=True).start()
 
 
 def check_plan(plan: Plan, policy_config: dict[str, Any] | None = None, config_where: str = "policy config",

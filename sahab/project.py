@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -19,6 +21,8 @@ class Project:
     root: Path  # the folder holding Pulumi.yaml
     main: Path  # the program's folder (or file)
     stack_config_dir: Path
+    config: dict[str, Any] = field(default_factory=dict)  # Pulumi.yaml `config:` (project-level settings)
+    virtualenv: str | None = None  # Pulumi.yaml `runtime.options.virtualenv`
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,7 @@ class StackConfig:
     secret_keys: frozenset[str]
     # Structured values, with every `secure:` leaf replaced by REDACTED (safe to print).
     redacted: dict[str, object] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()  # e.g. a credential stored in plaintext
 
 
 def find_project(program_dir: Path) -> Project:
@@ -53,7 +58,20 @@ def find_project(program_dir: Path) -> Project:
         raise ConfigError(f"{file}: runtime", f"sahab plans Python programs only; got {runtime_name!r}")
     main = (program_dir / str(doc.get("main", "."))).resolve()
     stack_dir = (program_dir / str(doc.get("stackConfigDir", "."))).resolve()
-    return Project(name=doc["name"], root=program_dir, main=main, stack_config_dir=stack_dir)
+    config = doc.get("config") or {}
+    if not isinstance(config, dict):
+        raise ConfigError(f"{file}: config", "must be a mapping of settings")
+    options = runtime.get("options") if isinstance(runtime, dict) else None
+    venv = options.get("virtualenv") if isinstance(options, dict) else None
+    return Project(name=doc["name"], root=program_dir, main=main, stack_config_dir=stack_dir, config=config,
+                   virtualenv=str(venv) if venv else None)
+
+
+def program_virtualenv(project: Project) -> Path | None:
+    """The virtualenv Pulumi.yaml names for the program (relative to the project folder), if any."""
+    if not project.virtualenv:
+        return None
+    return (project.root / project.virtualenv).resolve()
 
 
 def program_entry(project: Project) -> Path:
@@ -82,14 +100,53 @@ def load_stack(project: Project, stack: str) -> StackConfig:
     values: dict[str, str] = {}
     secrets: set[str] = set()
     redacted: dict[str, object] = {}
-    for key, value in raw.items():
+    warnings: list[str] = []
+    # Project-level settings first (Pulumi.yaml `config:`), then the stack's own, which win.
+    for key, value, secret in [*_project_settings(project), *((k, v, False) for k, v in raw.items())]:
         full = key if ":" in str(key) else f"{project.name}:{key}"
         has_secret, shown = _redact(value)
+        if not has_secret and (secret or plaintext_credential(full)) and value not in (None, ""):
+            has_secret, shown = True, REDACTED
+            if not secret:
+                warnings.append(f"{path}: {full} holds a credential in plaintext; it is treated as a secret and "
+                                f"never printed, but it is readable in the file: store it with "
+                                f"`pulumi config set --secret {full}`")
+        secrets.discard(full)
         if has_secret:
             secrets.add(full)
         redacted[full] = shown
         values[full] = _as_engine_value(value)
-    return StackConfig(stack, path, values, frozenset(secrets), redacted)
+    return StackConfig(stack, path, values, frozenset(secrets), redacted, tuple(warnings))
+
+
+# Config keys that hold credentials: a plaintext value there is redacted and flagged, never printed.
+_CREDENTIAL_KEYS = frozenset({"aws:accesskey", "aws:secretkey", "aws:token", "azure-native:clientsecret",
+                              "azure-native:clientcertificatepassword"})
+_CREDENTIAL_WORDS = re.compile(r"password|passwd|secret|token|privatekey|private_key|apikey|api_key|accesskey",
+                               re.IGNORECASE)
+
+
+def plaintext_credential(key: str) -> bool:
+    """Whether config key `ns:name` names a credential (aws:secretKey, a `*password*`, `*token*` ...)."""
+    name = key.partition(":")[2]
+    return key.lower() in _CREDENTIAL_KEYS or bool(_CREDENTIAL_WORDS.search(name))
+
+
+def _project_settings(project: Project) -> list[tuple[str, object, bool]]:
+    """Pulumi.yaml `config:`: `key: value`, or `key: {value|default: ..., type, secret, description}`."""
+    out = []
+    for key, spec in project.config.items():
+        if isinstance(spec, dict) and ({"type", "default", "value", "description", "secret", "items"} & set(spec)):
+            if "value" in spec:
+                value = spec["value"]
+            elif "default" in spec:
+                value = spec["default"]
+            else:
+                continue  # declared without a value: the stack must set it, as `pulumi config` requires
+            out.append((str(key), value, bool(spec.get("secret"))))
+        else:
+            out.append((str(key), spec, False))
+    return out
 
 
 def _redact(value: object) -> tuple[bool, object]:

@@ -19,6 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: <program>/policies/config/<stack>.json when it exists)")
     parser.add_argument("--waivers", metavar="FILE", default=None,
                         help="waivers file (default: the pack's policies/waivers.yaml)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=None,
+                        help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")
     parser.add_argument("--list-policies", action="store_true",
                         help="print the pack's rules (id, name, default enforcement, severity) and exit")
 
@@ -30,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
 
     from sahab.engine import default_program_dir, plan
     from sahab.errors import UsageError
-    from sahab.policy_check import check_plan, load_policy_config
+    from sahab.policy_check import check_plan, load_policy_config, preload
 
     if args.list_policies:
         from policies.core import all_rules
@@ -39,6 +41,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"{rule.id:<17} {rule.name:<58} {rule.enforcement.value:<9} {rule.severity.value:<8} {rule.title}")
         return 0
 
+    if args.output:
+        from sahab.writable import ensure_writable
+
+        ensure_writable(args.output, "--output")
     program_dir = Path(args.program) if args.program else default_program_dir()
     config_path = Path(args.policy_config) if args.policy_config else None
     if config_path is None:
@@ -46,8 +52,11 @@ def run(args: argparse.Namespace) -> int:
         config_path = candidate if candidate.is_file() else None
     policy_config = load_policy_config(config_path) if config_path else None
 
-    result = check_plan(plan(program_dir, args.stack), policy_config, str(config_path or "policy config"),
-                        args.waivers)
+    preload()
+    planned = plan(program_dir, args.stack, preview=True, timeout=args.timeout)
+    for warning in planned.notices:
+        print(f"warning: {warning}", file=sys.stderr)
+    result = check_plan(planned, policy_config, str(config_path or "policy config"), args.waivers)
 
     if args.format == "json":
         text = json.dumps(result.contract(), indent=2) + "\n"

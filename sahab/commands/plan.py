@@ -13,23 +13,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--program", metavar="DIR", default=None,
                         help="folder holding Pulumi.yaml (default: this Sahab project)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=None,
+                        help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")
 
 
 def run(args: argparse.Namespace) -> int:
     import json
+    import sys
 
     from sahab.engine import plan
     from sahab.readiness import judge
     from sahab.readiness.referenced import referenced_resources
     from sahab.render import render_plan_text, render_readiness_text
-    from sahab.schema import SCHEMA_VERSION
 
-    result = plan(args.program, args.stack)
+    result = plan(args.program, args.stack, preview=True, timeout=args.timeout)
+    for warning in result.notices:
+        print(f"warning: {warning}", file=sys.stderr)
     referenced, warnings = referenced_resources(result)
     result.warnings += warnings
     readiness = judge(result.resources, referenced)
     if args.format == "json":
-        doc = {"schemaVersion": SCHEMA_VERSION, **result.contract(), "readiness": readiness.contract()}
+        doc = {**result.contract(), "readiness": readiness.contract()}
         print(json.dumps(doc, indent=2, sort_keys=False))
     else:
         render_plan_text(result)

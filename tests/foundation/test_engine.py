@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from sahab.cli import main
-from sahab.engine import plan
+from sahab.engine import UNKNOWN, plan
 from sahab.schema import SCHEMA_VERSION
 from tests.foundation.fleets import ROOT
 
@@ -16,7 +16,7 @@ RAW = ROOT / "tests" / "fixtures" / "programs" / "raw_aws"
 
 @pytest.fixture(scope="module")
 def raw_plan():
-    return plan(RAW, "dev")
+    return plan(RAW, "dev", preview=True)
 
 
 def _by_name(result, name):
@@ -66,10 +66,22 @@ def test_inputs_are_engine_format_camel_case(raw_plan):
     assert key.type == "aws:kms/key:Key"
 
 
-def test_mock_outputs_look_like_the_cloud_so_apply_chains_resolve(raw_plan):
-    assert raw_plan.outputs["remote_arn"].startswith("arn:aws:s3:::remote-")
-    key = _by_name(raw_plan, "key")
+def test_a_plan_is_a_preview_what_providers_compute_is_unknown(raw_plan):
+    assert raw_plan.preview
+    assert raw_plan.outputs["remote_arn"] == UNKNOWN
+    assert _by_name(raw_plan, "key").id is None
+    # what the provider settles when it checks the inputs is known, as in `pulumi preview`
+    assert raw_plan.outputs["bucket"].startswith("logs-")
+
+
+def test_deployed_mock_outputs_look_like_the_cloud_so_apply_chains_resolve():
+    deployed = plan(RAW, "dev", preview=False)
+    assert deployed.outputs["remote_arn"].startswith("arn:aws:s3:::remote-")
+    key = _by_name(deployed, "key")
     assert key.outputs["arn"] == f"arn:aws:kms:me-central-1:111122223333:key/{key.id}"
+    # a resource's region is its provider's, not the stack's
+    assert ".s3.eu-central-1." in _by_name(deployed, "remote").outputs["bucketRegionalDomainName"]
+    assert ".s3.eu-west-1." in _by_name(deployed, "logs").outputs["bucketRegionalDomainName"]
 
 
 def test_resources_remember_where_the_program_constructed_them(raw_plan):
@@ -80,7 +92,7 @@ def test_resources_remember_where_the_program_constructed_them(raw_plan):
 
 
 def test_two_plans_of_the_same_program_are_identical():
-    first, second = plan(RAW, "dev").contract(), plan(RAW, "dev").contract()
+    first, second = plan(RAW, "dev", preview=True).contract(), plan(RAW, "dev", preview=True).contract()
     assert first == second
 
 
@@ -102,9 +114,9 @@ def test_help_imports_no_cloud_sdk():
 
 def test_a_stack_reference_reads_the_outputs_the_other_stack_exports():
     program = ROOT / "tests" / "fixtures" / "programs" / "stackref"
-    base = plan(program, "base")
+    base = plan(program, "base")  # a referenced stack reads as deployed: outputs known
     assert base.outputs["token"] == "[secret]"
-    peak = plan(program, "peak")
+    peak = plan(program, "peak", preview=True)
     bucket = _by_name(peak, "peak")
     assert bucket.inputs["tags"] == {"key": base.outputs["keyArn"]}
     assert base.outputs["keyArn"].startswith("arn:aws:kms:")

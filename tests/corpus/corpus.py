@@ -1,0 +1,85 @@
+"""The corpus of third-party programs: where they are, what each is expected to give, and how to record it.
+
+Each program lives in `tests/corpus/<source>/<program>/` with its `SOURCE` (repository, path, commit, what
+was vendored and what was added) and `expected.json`:
+
+    {"exit_code": 1,                       # what `sahab check --stack dev` exits with
+     "resources": {"aws:s3/bucketV2:BucketV2": 1, ...},   # planned resources by type (exit 0/1)
+     "residency": "fails" | "passes" | null,              # residency verdict (null: nothing placed)
+     "error": "..."}                       # exit 2: what the one `error:` line says
+
+`python -m tests.corpus.corpus [PROGRAM_DIR ...]` re-records expected.json from what the engine answers now;
+review the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections import Counter
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+CORPUS = Path(__file__).resolve().parent
+STACK = "dev"
+
+
+def programs() -> list[Path]:
+    return sorted(p.parent for p in CORPUS.rglob("SOURCE"))
+
+
+def residency_rules() -> set[str]:
+    from policies.core import all_rules
+
+    return {r.name for r in all_rules() if r.residency}
+
+
+def check(program: Path) -> tuple[int, dict | None, str]:
+    """Run `sahab check --format json` on a program: exit code, the JSON report (None on exit 2), stderr."""
+    from sahab.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["check", "--program", str(program), "--stack", STACK, "--format", "json"])
+    text = out.getvalue()
+    return code, (json.loads(text) if text.strip() else None), err.getvalue()
+
+
+def check_again(program: Path) -> tuple[dict[str, int], list[dict]]:
+    """A second, independent run through the library: planned resource types and the violations found."""
+    from sahab.engine import plan
+    from sahab.policy_check import check_plan
+
+    result = plan(program, STACK, preview=True)
+    counts = Counter(r.type for r in result.resources if r.type != "pulumi:pulumi:Stack")
+    return dict(sorted(counts.items())), check_plan(result).contract()["violations"]
+
+
+def observe(program: Path, checked: tuple[int, dict | None, str] | None = None,
+            again: tuple[dict[str, int], list[dict]] | None = None) -> dict:
+    """What the engine answers for a program now, in the shape of expected.json."""
+    code, report, err = checked or check(program)
+    doc: dict = {"exit_code": code}
+    if code == 2:
+        doc["error"] = next((line for line in err.splitlines() if line.startswith("error:")), "")
+        doc["error"] = doc["error"].replace(str(program) + "/", "").replace(sys.executable, "PYTHON")
+        return doc
+    doc["resources"] = (again or check_again(program))[0]
+    residency = residency_rules()
+    placed = any(t.startswith(("aws:", "azure-native:")) for t in doc["resources"])
+    failed = any(v["policy"] in residency and v["enforcement"] == "mandatory" for v in report["violations"])
+    doc["residency"] = ("fails" if failed else "passes") if placed else None
+    return doc
+
+
+def main(argv: list[str]) -> int:
+    for program in [Path(a).resolve() for a in argv] or programs():
+        doc = observe(program)
+        (program / "expected.json").write_text(json.dumps(doc, indent=1) + "\n")
+        print(program.relative_to(CORPUS), doc["exit_code"], doc.get("residency"), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
