@@ -138,9 +138,12 @@ class EncryptedStorage(pulumi.ComponentResource):
         if args.cluster_kind == "onprem":
             depends = self._local_path_provisioner(name, args)
 
+        # Only the parameters wait for the key: the provisioner and binding mode stay known in a preview, so a
+        # reviewer (and the readiness verdict) sees which driver backs the class before the key exists.
         key = args.encryption_key
-        spec = (pulumi.Output.from_input(key).apply(lambda k: storage_class_spec(args, k)) if key is not None
-                else pulumi.Output.from_input(storage_class_spec(args)))
+        spec = storage_class_spec(args)
+        parameters = (pulumi.Output.from_input(key).apply(lambda k: storage_class_spec(args, k)["parameters"])
+                      if key is not None else spec["parameters"])
         annotations = {DEFAULT_CLASS_ANNOTATION: "true"}
         if args.cluster_kind == "onprem":
             annotations[ENCRYPTION_ANNOTATION] = "luks"
@@ -148,10 +151,10 @@ class EncryptedStorage(pulumi.ComponentResource):
             f"{name}-default",
             metadata={"name": args.class_name, "labels": MANAGED_BY, "annotations": annotations},
             provisioner=spec["provisioner"],
-            parameters=spec["parameters"],
+            parameters=parameters,
             reclaim_policy=spec["reclaimPolicy"],
             volume_binding_mode=spec["volumeBindingMode"],
-            allow_volume_expansion=spec.apply(lambda s: s.get("allowVolumeExpansion", False)),
+            allow_volume_expansion=spec.get("allowVolumeExpansion", False),
             opts=pulumi.ResourceOptions(parent=self, depends_on=depends))
         self.class_name = storage_class.metadata.name
         self.register_outputs({"className": self.class_name})

@@ -27,8 +27,11 @@ def clusters(resources: list[PlannedResource]) -> tuple[dict[str, Cluster], dict
         anchors[res.urn] = key(name)
         for profile in res.inputs.get("agentPoolProfiles") or []:
             cluster.pools.append(pool(profile, str(profile.get("name") or ""), res.urn))
+    by_urn = {found[k].anchor.urn: k for k in found if found[k].anchor is not None}
     for res in of_type(resources, AGENT_POOL):
-        name = str(res.inputs.get("resourceName") or "")
+        # In a preview the cluster's name is often unknown; the pool's dependency on it still names the cluster.
+        owner = next((by_urn[u] for u in res.property_dependencies.get("resourceName", []) if u in by_urn), None)
+        name = found[owner].name if owner else str(value(res, "resourceName") or "")
         cluster = found.setdefault(key(name), Cluster(key(name), name, "aks"))
         cluster.pools.append(pool(res.inputs, str(res.inputs.get("agentPoolName") or res.name), res.urn))
     return found, anchors
