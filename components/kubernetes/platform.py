@@ -20,9 +20,7 @@ from components.kubernetes.placement import system_placement
 from components.kubernetes.priority_classes import TrainingPriorities
 from components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
 from components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs
-
-# Namespaces the platform or Kubernetes itself owns; a team namespace must not take one of them.
-RESERVED_NAMESPACES = frozenset({"default", "gpu-operator", "monitoring", "node-exporter", "sahab-storage"})
+from components.validation import RESERVED_NAMESPACES  # the fleet schema refuses them first, naming the team
 
 
 class PlatformArgs(Args):
