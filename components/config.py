@@ -619,26 +619,35 @@ def _check_cloud_names(fleet: FleetConfig) -> None:
                               f"allows {maximum}: shorten them by {length - maximum}")
 
     name = fleet.name
-    aws_regions = set()
-    for i, cluster in enumerate(fleet.clusters):
+    created = [(i, c) for i, c in enumerate(fleet.clusters) if not c.stack_reference]
+    # components.aws.network: a VPC, and its flow-logs role, per region with an EKS cluster this stack creates.
+    for region in sorted({fleet.region_of(c) for _, c in created if c.kind == "eks"}):
+        limit(f"{ROOT}.name", f"IAM role name for the {region} flow logs",
+              v.autonamed(f"{name}-{region}-flow-logs-role"), v.IAM_ROLE_MAX, "the fleet name and the region")
+    for i, cluster in created:
         path, base = f"{ROOT}.clusters[{i}].name", f"{name}-{cluster.name}"
         parts = "the fleet name and the cluster name"
-        if cluster.kind == "eks" and not cluster.stack_reference:
-            aws_regions.add(fleet.region_of(cluster))
+        if cluster.kind == "eks":
             limit(path, "EKS cluster name", len(base), v.EKS_CLUSTER_MAX, parts)
             # components.aws.eks_cluster: {base}-cluster-role, -node-role, -vpc-cni-role, -ebs-csi-role
             limit(path, "IAM role name", v.autonamed(f"{base}-cluster-role"), v.IAM_ROLE_MAX, parts)
-        if cluster.kind == "aks" and not cluster.stack_reference:
+        if cluster.kind == "aks":
             limit(path, "AKS cluster name", len(base), v.AKS_CLUSTER_MAX, parts)
             limit(path, "AKS DNS prefix", len(base), v.AKS_DNS_PREFIX_MAX, parts)
-    for region in sorted(aws_regions):  # components.aws.network: a VPC, and its flow-logs role, per region
-        limit(f"{ROOT}.name", f"IAM role name for the {region} flow logs",
-              v.autonamed(f"{name}-{region}-flow-logs-role"), v.IAM_ROLE_MAX, "the fleet name and the region")
     clusters = {c.name: c for c in fleet.clusters}
     for i, pool in enumerate(fleet.node_pools):
         if clusters[pool.cluster].kind == "eks":  # node_group_name_prefix=f"{pool.name}-"
             limit(f"{ROOT}.node_pools[{i}].name", "EKS node group name", len(pool.name) + 1 +
                   v.EKS_NODEGROUP_PREFIX_SUFFIX, v.EKS_NODEGROUP_MAX, "the pool name")
+    aks_names: dict[tuple[str, str], str] = {}  # components.pool_plan.aks_pool_names, per cluster
+    for i, pool in enumerate(fleet.node_pools):
+        if clusters[pool.cluster].kind != "aks":
+            continue
+        path, aks = f"{ROOT}.node_pools[{i}].name", v.aks_agent_pool_name(pool.name)  # a Name always has one
+        clash = aks_names.get((pool.cluster, aks)) or ("the system pool" if aks == v.AKS_SYSTEM_POOL else None)
+        if clash:
+            raise ConfigError(path, f"its AKS agent pool name {aks!r} is also that of {clash}; rename one of them")
+        aks_names[(pool.cluster, aks)] = f"pool {pool.name}"
     for i, bucket in enumerate(fleet.storage.buckets):
         if bucket.cloud != "aws":
             continue  # Azure storage account names are hashed down to 24 characters (components.azure.plan)

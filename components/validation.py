@@ -246,6 +246,17 @@ def aks_dns_prefix(value: str) -> str | None:
     return None
 
 
+AKS_SYSTEM_POOL = "system"
+_AKS_POOL_NAME = re.compile(r"[a-z][a-z0-9]{0,11}")
+
+
+def aks_agent_pool_name(pool_name: str) -> str | None:
+    """The AKS agent pool name of a Sahab pool (1-12 lower-case letters and digits, starting with a letter), or
+    None when the pool's name leaves no such name."""
+    name = re.sub(r"[^a-z0-9]", "", pool_name.lower())[:12]
+    return name if _AKS_POOL_NAME.fullmatch(name) else None
+
+
 def shown(value: object, limit: int = 60) -> str:
     """A value for an error message: repr'd (newlines and quotes visible), cut to a readable length."""
     text = repr(value)
