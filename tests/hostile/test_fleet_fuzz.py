@@ -73,7 +73,8 @@ REFERRED_FROM = {
 NASTY = [
     "x --anonymous-auth=true --authorization-mode=AlwaysAllow", "a\nKUBELET_EXTRA_ARGS=--x", "a\rb", "$(id)", "`id`",
     "; rm -rf /", "x' || 'y", '"', "{{ lookup('pipe', 'id') }}", "{% raw %}", "../../etc/passwd", "0.0.0.0/0",
-    "a" * 64, "a" * 300, "\uff53\uff41\uff48\uff41\uff42", "a\x00b", "-rf", " sahab", "sahab ", "KEY=VAL", "a,b=c", "1.99", "0d", "true",
+    "a" * 64, "a" * 300, "\uff53\uff41\uff48\uff41\uff42", "a\x00b", "-rf", " sahab", "sahab ", "KEY=VAL", "a,b=c",
+    "1.99", "0d", "true",
     "", "root", "kube-system", "g5.bogus", "m6i.xlarge; rm -rf /", "é", "a:b", "a/b/c", "*", "%s", "\t", "a\u202eb",
     "nvidia.com/gpu", "sahab.io/pool", "xn--bucket", "192.168.0.1", "::", "255.255.255.255", "org/sahab/prod",
 ]
