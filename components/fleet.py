@@ -124,7 +124,8 @@ class Fleet(pulumi.ComponentResource):
         if ref not in self._stack_refs:
             self._stack_refs[ref] = pulumi.StackReference(f"{self.fleet_name}-{ref.rsplit('/', 1)[-1]}-stack",
                                                           stack_name=ref, opts=pulumi.ResourceOptions(parent=self))
-        return ReferencedCluster(self._stack_refs[ref], ref, cluster.name, cluster.kind, provider=provider)
+        return ReferencedCluster(self._stack_refs[ref], ref, cluster.name, cluster.kind, provider=provider,
+                                 where=f"{ROOT}.clusters[{self.config.clusters.index(cluster)}]")
 
     # ---- on-prem -----------------------------------------------------------------------------------------
     def _onprem(self) -> dict[str, Any]:
