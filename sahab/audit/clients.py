@@ -30,10 +30,11 @@ from sahab.errors import SahabError
 HOME_REGION = "us-east-1"  # where account-wide calls (STS, S3 ListBuckets, DescribeRegions) go by default
 
 # An interactive tool: AWS answers a read call in well under a second, so an endpoint that has not connected
-# in 5 s or answered in 20 s is not going to; three attempts with backoff still ride out throttling and a
-# dropped connection. The worst case for one call is about a minute, and `sahab audit --timeout` caps the scan.
+# in 5 s or answered in 10 s is not going to; three attempts with backoff still ride out throttling and a
+# dropped connection. The worst case for one call is about half a minute (benchmarks/audit_unresponsive.py),
+# and `sahab audit --timeout` caps the whole scan.
 CONNECT_TIMEOUT_S = 5.0
-READ_TIMEOUT_S = 20.0
+READ_TIMEOUT_S = 10.0
 MAX_ATTEMPTS = 3
 
 
@@ -127,7 +128,7 @@ class ClientFactory:
         except (HTTPClientError, BotoConnectionError) as exc:  # no answer in time, or the connection dropped
             raise CredentialsError(
                 f"the AWS endpoint {self.endpoint_url or 'of ' + self.home_region} did not answer "
-                f"sts:GetCallerIdentity ({self.max_attempts} attempts, {self.config.read_timeout:g} s each): {exc}"
+                f"sts:GetCallerIdentity ({self.max_attempts} attempts, {self.config.read_timeout:.3g} s each): {exc}"
             ) from exc
         return {"account": found["Account"], "arn": found["Arn"]}
 
