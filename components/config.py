@@ -252,7 +252,7 @@ class Bucket(_Model):
     """Azure only: geo-redundant storage (UAE North pairs with UAE Central). Default: false."""
     replicate_to: str | None = None
     """AWS only: replicate objects to this region (must be in the residency list). Default: none."""
-    noncurrent_version_days: Annotated[StrictInt, Field(ge=1)] = 90
+    noncurrent_version_days: Annotated[StrictInt, Field(ge=1, le=36_500)] = 90
     """Expire old versions after this many days. Default: 90."""
 
 
@@ -292,11 +292,11 @@ class Team(_Model):
 
     name: Name
     """Team name; also its namespace."""
-    gpu_quota: Annotated[StrictInt, Field(ge=0)] = 8
+    gpu_quota: Annotated[StrictInt, Field(ge=0, le=100_000)] = 8
     """GPUs the team may request in total. Default: 8."""
-    cpu_quota: Annotated[StrictInt, Field(ge=1)] = 64
+    cpu_quota: Annotated[StrictInt, Field(ge=1, le=10_000_000)] = 64
     """CPU cores the team may request. Default: 64."""
-    memory_quota_gi: Annotated[StrictInt, Field(ge=1)] = 256
+    memory_quota_gi: Annotated[StrictInt, Field(ge=1, le=100_000_000)] = 256
     """Memory (GiB) the team may request. Default: 256."""
     pod_security: Literal["restricted", "baseline"] = "restricted"
     """Pod Security Admission level enforced. Default: restricted."""
@@ -311,9 +311,9 @@ class Workload(_Model):
     """Training image; push it to an in-country registry and name it here. Default: sahab/workload:0.1.0."""
     teams: tuple[Team, ...] = (Team(name="ml-training"),)
     """Tenants. Default: one team, ml-training."""
-    steps: Annotated[StrictInt, Field(ge=1)] = 1000
+    steps: Annotated[StrictInt, Field(ge=1, le=1_000_000_000)] = 1000
     """Training steps per run. Default: 1000."""
-    checkpoint_every: Annotated[StrictInt, Field(ge=1)] = 100
+    checkpoint_every: Annotated[StrictInt, Field(ge=1, le=1_000_000_000)] = 100
     """Steps between checkpoints. Default: 100."""
     validate_nodes: StrictBool = True
     """Benchmark each node against its hardware class before training. Default: true."""

@@ -209,3 +209,14 @@ def test_a_public_endpoint_with_narrow_cidrs_is_accepted():
 ])
 def test_other_strings_that_reach_a_target_are_held_to_its_grammar(mutate, path):
     assert refused(mutate).path == path
+
+
+@pytest.mark.parametrize(("mutate", "path"), [
+    (lambda d: d.update(workload={"teams": [{"name": "research", "gpu_quota": 10**30}]}),
+     "sahab:fleet.workload.teams[0].gpu_quota"),
+    (lambda d: d.update(workload={"steps": 10**12}), "sahab:fleet.workload.steps"),
+    (lambda d: d["storage"]["buckets"][0].update(noncurrent_version_days=10**9),
+     "sahab:fleet.storage.buckets[0].noncurrent_version_days"),
+])
+def test_absurd_numbers_are_refused(mutate, path):
+    assert refused(mutate).path == path
