@@ -154,6 +154,13 @@ def config_key_name(value: str) -> str | None:
     return None
 
 
+def stack_name(value: str) -> str | None:
+    """A stack's own name (what `Pulumi.<stack>.yaml` is named after): no path, no separator."""
+    if not re.fullmatch(_STACK_PART, value) or value.strip(".") == "":
+        return "letters, digits, '-', '_' and '.', starting with a letter or digit (at most 100)"
+    return None
+
+
 def stack_reference(value: str) -> str | None:
     if not _STACK_REFERENCE.fullmatch(value):
         return "a stack name, project/stack or org/project/stack (letters, digits, '-', '_' and '.')"

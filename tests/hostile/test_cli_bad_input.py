@@ -78,6 +78,8 @@ def fleet(mutate) -> dict:
 USAGE = [
     (["plan", "--format", "xml"], "argument --format"),
     (["plan", "--stack"], "argument --stack"),
+    (["plan", "--stack", "../../etc/passwd"], "'../../etc/passwd' is not a stack name"),
+    (["check", "--stack", "dev; id"], "'dev; id' is not a stack name"),
     (["check", "--format", "pdf"], "argument --format"),
     (["check", "--no-such-flag"], "--no-such-flag"),
     (["audit", "gcp"], "argument cloud"),
