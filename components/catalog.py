@@ -92,16 +92,43 @@ def gpus_per_instance(cloud: str, instance_type: str) -> int | None:
     return _MULTI_GPU_SIZES.get(instance_type, 1)
 
 
+# The sizes each AWS family sells: a whole type (family.size) must be one of these, so `g5.bogus` and anything
+# with trailing text are unknown rather than matched on their family alone.
+_SIZES_6I = ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "32xlarge",
+             "metal")
+_SIZES_7I = ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge",
+             "metal-24xl", "metal-48xl")
+_SIZES_5 = ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "metal")
+_SIZES_G = ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge")
+AWS_SIZES: dict[str, tuple[str, ...]] = {
+    "m6i": _SIZES_6I, "c6i": _SIZES_6I, "r6i": _SIZES_6I, "m7i": _SIZES_7I, "c7i": _SIZES_7I, "r7i": _SIZES_7I,
+    "m5": _SIZES_5, "r5": _SIZES_5,
+    "c5": ("large", "xlarge", "2xlarge", "4xlarge", "9xlarge", "12xlarge", "18xlarge", "24xlarge", "metal"),
+    "g4dn": ("xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "metal"),
+    "g5": _SIZES_G, "g6e": _SIZES_G,
+    "p4d": ("24xlarge",), "p4de": ("24xlarge",), "p5": ("4xlarge", "48xlarge"), "p5e": ("48xlarge",),
+    "p5en": ("48xlarge",),
+}
+# Azure general purpose (D), memory optimised (E) and compute optimised (F) sizes: Standard_<series><vCPUs>
+# <features>_v<generation>, e.g. Standard_D8s_v5, Standard_E16ads_v5, Standard_F8s_v2.
+_AZURE_CPU_SIZE = re.compile(r"Standard_[DEF][1-9][0-9]{0,2}[adilmpst]*_v[2-6]")
+
+
+def aws_instance_types(accelerator: str) -> list[str]:
+    """Every AWS instance type the catalog knows for an accelerator, in family order."""
+    return [f"{family}.{size}" for family in CATALOG[accelerator].aws_families for size in AWS_SIZES[family]]
+
+
 def accelerator_of_instance(cloud: str, instance_type: str) -> str | None:
-    """The accelerator an instance type carries, or None when the catalog does not know the type."""
+    """The accelerator an instance type carries, or None when the catalog does not know the whole type."""
     for acc in CATALOG.values():
         if cloud == "aws":
-            family = instance_type.split(".", 1)[0]
-            if family in acc.aws_families:
+            family, _, size = instance_type.partition(".")
+            if family in acc.aws_families and size in AWS_SIZES[family]:
                 return acc.name
         elif cloud == "azure" and acc.name != "cpu" and instance_type in acc.azure_series:
             return acc.name
-    if cloud == "azure" and instance_type.startswith(CATALOG["cpu"].azure_series):
+    if cloud == "azure" and _AZURE_CPU_SIZE.fullmatch(instance_type):
         return "cpu"
     return None
 

@@ -22,30 +22,32 @@ REQUIRED_KEYS = {
 }
 
 
-def cluster_export(exports: Any, reference: str, name: str, kind: str) -> dict[str, Any]:
-    """The exported record of cluster `name` in the referenced stack's `clusters` output, checked."""
+def cluster_export(exports: Any, reference: str, name: str, kind: str, where: str | None = None) -> dict[str, Any]:
+    """The exported record of cluster `name` in the referenced stack's `clusters` output, checked. `where` is the
+    cluster's config path (e.g. `sahab:fleet.clusters[1]`) that errors name."""
+    where = where or f"cluster {name}"
     record = (exports or {}).get(name) if isinstance(exports, dict) else None
     if not isinstance(record, dict):
-        raise ConfigError(f"cluster {name}.stack_reference",
+        raise ConfigError(f"{where}.stack_reference",
                           f"stack {reference} exports no cluster {name!r} (its `clusters` output lacks it)")
     if record.get("kind") != kind:
-        raise ConfigError(f"cluster {name}.kind",
+        raise ConfigError(f"{where}.kind",
                           f"stack {reference} exports {name!r} as {record.get('kind')!r}, not {kind!r}")
     missing = [k for k in REQUIRED_KEYS[kind] if k not in record]
     if missing:
-        raise ConfigError(f"cluster {name}.stack_reference",
+        raise ConfigError(f"{where}.stack_reference",
                           f"stack {reference} exports cluster {name!r} without {', '.join(missing)}")
     return record
 
 
 class ReferencedCluster:
     def __init__(self, reference: pulumi.StackReference, reference_name: str, name: str, kind: str,
-                 provider: pulumi.ProviderResource | None = None):
+                 provider: pulumi.ProviderResource | None = None, where: str | None = None):
         self.kind = kind
         self.name = name
         self.reference = reference_name
         self._record = reference.get_output("clusters").apply(
-            lambda exports: cluster_export(exports, reference_name, name, kind))
+            lambda exports: cluster_export(exports, reference_name, name, kind, where))
         self.cluster_name: pulumi.Output[str] = self.get("clusterName")
         if kind == "eks":
             self.region = self.get("region")

@@ -14,9 +14,18 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+)
 
-from components import catalog
+from components import catalog, validation
 from components.errors import ConfigError
 
 ROOT = "sahab:fleet"
@@ -26,7 +35,25 @@ Accelerator = Literal["h100", "h200", "a100", "l40s", "a10g", "t4", "cpu"]
 Emirate = Literal["abu-dhabi", "dubai", "sharjah", "ajman", "umm-al-quwain", "ras-al-khaimah", "fujairah"]
 # A whole disk by kernel name (/dev/sdb, /dev/nvme1n1) or, better, by a stable /dev/disk/by-id/ name.
 DATA_DISK = re.compile(r"^/dev/([a-z][a-z0-9]{1,31}|disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@-]{0,199})$")
-LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
+# Bounds that keep one stack file from asking for more than a cluster or a node can hold.
+MAX_HOSTS = 5000  # Kubernetes' largest supported cluster
+MAX_NODE_LABELS = 64
+MAX_TAINTS = 32
+
+
+def _fits(check):
+    """A pydantic validator from a grammar check in components.validation."""
+
+    def validate(value: str) -> str:
+        problem = check(value)
+        if problem:
+            raise ValueError(f"{validation.shown(value)} is not allowed; allowed: {problem}")
+        return value
+
+    return AfterValidator(validate)
+
+
+Region = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$")]  # me-central-1, uaenorth
 
 
 class _Model(BaseModel):
@@ -36,9 +63,9 @@ class _Model(BaseModel):
 class Residency(_Model):
     """Where data may live."""
 
-    allowed_regions: tuple[str, ...] = ("me-central-1", "uaenorth", "uaecentral")
+    allowed_regions: tuple[Region, ...] = ("me-central-1", "uaenorth", "uaecentral")
     """Cloud regions (AWS) and locations (Azure) resources may use. Default: the three UAE regions."""
-    allowed_countries: tuple[str, ...] = ("AE",)
+    allowed_countries: tuple[Annotated[str, Field(pattern=r"^[A-Z]{2}$")], ...] = ("AE",)
     """ISO 3166 country codes an on-prem site may be in. Default: the UAE only."""
 
 
@@ -51,7 +78,7 @@ class AwsCloud(_Model):
     """Expected account; when set the provider refuses to run against any other. Default: unset."""
     vpc_cidr: str = "10.40.0.0/16"
     """VPC address range, split evenly across the availability zones. Default: 10.40.0.0/16."""
-    az_count: Annotated[int, Field(ge=2, le=3)] = 3
+    az_count: Annotated[StrictInt, Field(ge=2, le=3)] = 3
     """Availability zones to spread private subnets over. Default: 3 (all of me-central-1)."""
 
     _cidr = field_validator("vpc_cidr")(lambda v: _check_cidr(v))
@@ -62,7 +89,8 @@ class AzureCloud(_Model):
 
     location: str = "uaenorth"
     """Location for every Azure resource. Default: uaenorth (uaecentral selectable)."""
-    subscription_id: Annotated[str, Field(pattern=r"^[0-9a-fA-F-]{36}$")] | None = None
+    subscription_id: Annotated[str, Field(pattern=r"^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$")] | None \
+        = None
     """Subscription to deploy into. Default: the provider's configured subscription."""
     vnet_cidr: str = "10.50.0.0/16"
     """VNet address range. Default: 10.50.0.0/16."""
@@ -84,14 +112,14 @@ class Host(_Model):
 
     name: Name
     """Inventory hostname."""
-    address: str
-    """IP address Ansible connects to."""
-    port: Annotated[int, Field(ge=1, le=65535)] = 22
+    address: Annotated[str, _fits(validation.host_address)]
+    """IP address Ansible connects to; one server's, unique across the fleet."""
+    port: Annotated[StrictInt, Field(ge=1, le=65535)] = 22
     """SSH port. Default: 22."""
-    cpus: Annotated[int, Field(ge=1, le=4096)]
+    cpus: Annotated[StrictInt, Field(ge=1, le=4096)]
     """Logical CPUs (hardware threads) the server has, as `nproc` counts them. Required: it sizes the kubelet's
     reserved CPUs and tells where pods fit."""
-    memory_gib: Annotated[int, Field(ge=1, le=65536)]
+    memory_gib: Annotated[StrictInt, Field(ge=1, le=65536)]
     """Memory in whole GiB (`free -g`). Required, for the same reasons."""
     data_disk: str | None = None
     """Block device for the encrypted data volume: a whole disk, by kernel name (`/dev/nvme1n1`) or, better,
@@ -106,15 +134,6 @@ class Host(_Model):
             raise ValueError(f"{v!r} is not a disk; allowed: /dev/<name> (e.g. /dev/nvme1n1) or /dev/disk/by-id/<id>")
         return v
 
-    @field_validator("address")
-    @classmethod
-    def _address(cls, v: str) -> str:
-        try:
-            ipaddress.ip_address(v)
-        except ValueError:
-            raise ValueError(f"{v!r} is not an IP address") from None
-        return v
-
 
 class Site(_Model):
     """An on-prem data centre."""
@@ -125,25 +144,25 @@ class Site(_Model):
     """ISO 3166 country code of the building. Default: AE."""
     emirate: Emirate
     """Emirate the building is in."""
-    city: str
+    city: Annotated[str, _fits(validation.plain_text)]
     """City, for the residency evidence."""
-    hosts: tuple[Host, ...] = ()
-    """Servers at this site. Default: none."""
-    ssh_user: str = "sahab"
+    hosts: Annotated[tuple[Host, ...], Field(max_length=MAX_HOSTS)] = ()
+    """Servers at this site (at most 5,000). Default: none."""
+    ssh_user: Annotated[str, _fits(validation.linux_user)] = "sahab"
     """User Ansible logs in as (needs sudo). Default: sahab."""
-    ssh_private_key_secret: str = "onpremSshPrivateKey"
+    ssh_private_key_secret: Annotated[str, _fits(validation.config_key_name)] = "onpremSshPrivateKey"
     """Name of the secret config key (`sahab:<name>`, set with `pulumi config set --secret`) holding the SSH
     private key. When unset in the stack, Ansible uses the operator's ssh-agent. Default: onpremSshPrivateKey."""
-    airgapped: bool = False
+    airgapped: StrictBool = False
     """Install only from the hosts' configured package sources (a site mirror). Default: false."""
 
 
 class Taint(_Model):
     """A Kubernetes node taint."""
 
-    key: str
+    key: Annotated[str, _fits(validation.qualified_name)]
     """Taint key, e.g. nvidia.com/gpu."""
-    value: str = ""
+    value: Annotated[str, _fits(validation.label_value)] = ""
     """Taint value. Default: empty."""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"
     """What the taint does to pods that do not tolerate it. Default: NoSchedule."""
@@ -156,8 +175,8 @@ class Cluster(_Model):
     """Unique cluster name."""
     kind: Literal["eks", "aks", "onprem"]
     """Where it runs: EKS, AKS, or kubeadm on an on-prem site."""
-    kubernetes_version: Annotated[str, Field(pattern=r"^1\.\d{2}$")] = "1.34"
-    """Kubernetes minor version. Default: 1.34."""
+    kubernetes_version: Annotated[str, _fits(validation.kubernetes_version)] = "1.34"
+    """Kubernetes minor version, one Sahab supports (components.validation.KUBERNETES_VERSIONS). Default: 1.34."""
     location: str | None = None
     """Region/location override for this cluster (e.g. uaecentral). Default: the cloud's."""
     site: str | None = None
@@ -170,13 +189,16 @@ class Cluster(_Model):
     """On-prem only: the virtual IP the API server answers on (kube-vip moves it between the control-plane
     hosts). Required with three or more control-plane hosts; an unused address in the hosts' network.
     Default: none (the first control-plane host's address)."""
-    schedule_on_control_plane: bool | None = None
+    schedule_on_control_plane: StrictBool | None = None
     """On-prem only: let workloads run on the control-plane hosts (no control-plane taint), so a small site
     (up to 3 hosts) loses none of them to Kubernetes itself. Then a control-plane host may also be listed in a
     node pool. Default: on for the smb environment when its site has up to 3 hosts, off otherwise."""
-    public_endpoint: bool = False
+    public_endpoint: StrictBool = False
     """Expose the API server publicly. Default: false (private endpoint only)."""
-    stack_reference: str | None = None
+    public_endpoint_cidrs: tuple[Annotated[str, _fits(validation.api_access_cidr)], ...] = ()
+    """With `public_endpoint`: the only IPv4 ranges that may reach the API server, each a /8 or narrower; required
+    then (0.0.0.0/0 is refused). Default: none."""
+    stack_reference: Annotated[str, _fits(validation.stack_reference)] | None = None
     """Burst stacks: take this cluster from another stack (e.g. `org/sahab/prod`) instead of creating it. An
     on-prem cluster taken this way needs no site: the burst stack only reaches its API (the MultiKueue manager).
     Default: unset (create it)."""
@@ -193,41 +215,34 @@ class NodePool(_Model):
     """Accelerator on every node, from the hardware catalog. Default: cpu."""
     instance_type: str | None = None
     """Cloud instance type / VM size. Default: the catalog's choice for the accelerator."""
-    hosts: tuple[str, ...] = ()
+    hosts: Annotated[tuple[str, ...], Field(max_length=MAX_HOSTS)] = ()
     """On-prem only: the site hosts in this pool. Default: none (cloud pools)."""
-    min_size: Annotated[int, Field(ge=0, le=1000)] = 1
+    min_size: Annotated[StrictInt, Field(ge=0, le=1000)] = 1
     """Autoscaling floor. Default: 1 (burst pools use 0)."""
-    max_size: Annotated[int, Field(ge=0, le=1000)] = 1
+    max_size: Annotated[StrictInt, Field(ge=0, le=1000)] = 1
     """Autoscaling ceiling. Default: 1."""
-    desired_size: Annotated[int, Field(ge=0, le=1000)] | None = None
+    desired_size: Annotated[StrictInt, Field(ge=0, le=1000)] | None = None
     """Initial size. Default: min_size."""
-    spot: bool = False
+    spot: StrictBool = False
     """Use spot/low-priority capacity. Default: false."""
-    disk_size_gb: Annotated[int, Field(ge=20, le=16384)] = 200
+    disk_size_gb: Annotated[StrictInt, Field(ge=20, le=16384)] = 200
     """Encrypted root volume size. Default: 200."""
-    labels: dict[str, str] = Field(default_factory=dict)
-    """Extra node labels. Default: none (pool and accelerator labels are always set)."""
-    extra_taints: tuple[Taint, ...] = ()
+    labels: Annotated[dict[str, str], Field(max_length=MAX_NODE_LABELS)] = Field(default_factory=dict)
+    """Extra node labels (Kubernetes label syntax; not under sahab.io/, nvidia.com/ or the kubelet-restricted
+    kubernetes.io/). Default: none (pool and accelerator labels are always set)."""
+    extra_taints: Annotated[tuple[Taint, ...], Field(max_length=MAX_TAINTS)] = ()
     """Taints beyond the GPU taint every GPU pool carries. Default: none."""
     mig_strategy: Literal["none", "single", "mixed"] = "none"
     """NVIDIA MIG strategy for the device plugin. Default: none."""
-    time_slicing_replicas: Annotated[int, Field(ge=2, le=48)] | None = None
+    time_slicing_replicas: Annotated[StrictInt, Field(ge=2, le=48)] | None = None
     """Share each GPU between this many pods by time-slicing. Default: unset (no sharing)."""
-    gpus_per_node: Annotated[int, Field(ge=1, le=16)] | None = None
+    gpus_per_node: Annotated[StrictInt, Field(ge=1, le=16)] | None = None
     """GPUs on each node. Default: the instance type's count from the catalog; 1 on on-prem GPU hosts."""
     gpu_driver: Literal["operator", "preinstalled"] = "operator"
     """Who installs NVIDIA drivers on cloud nodes: the GPU operator, or the node image. Default: operator."""
     gpus_per_worker: Annotated[int, Field(ge=1, le=16)] | None = None
     """GPUs each training pod (one torchrun worker per GPU) asks for. Default: every GPU of the node; one
     GPU slice on a time-sliced pool, where the device plugin refuses requests for more than one."""
-
-    @field_validator("labels")
-    @classmethod
-    def _labels(cls, v: dict[str, str]) -> dict[str, str]:
-        for key in v:
-            if not LABEL_KEY.match(key):
-                raise ValueError(f"label key {key!r} is not a valid Kubernetes label key")
-        return v
 
     @property
     def is_gpu(self) -> bool:
@@ -273,22 +288,22 @@ class Bucket(_Model):
     """Which cloud holds it: an S3 bucket or an Azure storage account."""
     purpose: Literal["datasets", "checkpoints", "artifacts", "logs"] = "datasets"
     """What it holds (a tag and the name suffix). Default: datasets."""
-    versioning: bool = True
+    versioning: StrictBool = True
     """Keep object versions. Default: true."""
-    geo_redundant: bool = False
+    geo_redundant: StrictBool = False
     """Azure only: geo-redundant storage (UAE North pairs with UAE Central). Default: false."""
     replicate_to: str | None = None
     """AWS only: replicate objects to this region (must be in the residency list). Default: none."""
-    noncurrent_version_days: Annotated[int, Field(ge=1)] = 90
+    noncurrent_version_days: Annotated[StrictInt, Field(ge=1, le=36_500)] = 90
     """Expire old versions after this many days. Default: 90."""
 
 
 class KeyPolicy(_Model):
     """Settings of every customer-managed key."""
 
-    rotation_period_days: Annotated[int, Field(ge=90, le=2560)] = 365
+    rotation_period_days: Annotated[StrictInt, Field(ge=90, le=2560)] = 365
     """KMS key rotation period. Default: 365."""
-    deletion_window_days: Annotated[int, Field(ge=7, le=30)] = 30
+    deletion_window_days: Annotated[StrictInt, Field(ge=7, le=30)] = 30
     """Waiting period before a deleted key is gone. Default: 30 (the maximum)."""
 
 
@@ -304,13 +319,13 @@ class Storage(_Model):
 class Monitoring(_Model):
     """The monitoring stack on every cluster."""
 
-    enabled: bool = True
+    enabled: StrictBool = True
     """Install kube-prometheus-stack, DCGM exporter, alerts and dashboards. Default: true."""
-    retention: Annotated[str, Field(pattern=r"^\d+[hdw]$")] = "15d"
+    retention: Annotated[str, _fits(validation.prometheus_retention)] = "15d"
     """Prometheus retention. Default: 15d."""
-    storage_size_gb: Annotated[int, Field(ge=1, le=10000)] = 50
+    storage_size_gb: Annotated[StrictInt, Field(ge=1, le=10000)] = 50
     """Prometheus volume size on an encrypted storage class. Default: 50."""
-    gpu_low_utilisation_percent: Annotated[int, Field(ge=1, le=100)] = 20
+    gpu_low_utilisation_percent: Annotated[StrictInt, Field(ge=1, le=100)] = 20
     """Alert when allocated GPUs stay below this utilisation for 30 minutes. Default: 20."""
 
 
@@ -319,11 +334,11 @@ class Team(_Model):
 
     name: Name
     """Team name; also its namespace."""
-    gpu_quota: Annotated[int, Field(ge=0)] = 8
+    gpu_quota: Annotated[StrictInt, Field(ge=0, le=100_000)] = 8
     """GPUs the team may request in total. Default: 8."""
-    cpu_quota: Annotated[int, Field(ge=1)] = 64
+    cpu_quota: Annotated[StrictInt, Field(ge=1, le=10_000_000)] = 64
     """CPU cores the team may request. Default: 64."""
-    memory_quota_gi: Annotated[int, Field(ge=1)] = 256
+    memory_quota_gi: Annotated[StrictInt, Field(ge=1, le=100_000_000)] = 256
     """Memory (GiB) the team may request. Default: 256."""
     pod_security: Literal["restricted", "baseline"] = "restricted"
     """Pod Security Admission level enforced. Default: restricted."""
@@ -334,17 +349,17 @@ class Team(_Model):
 class Workload(_Model):
     """The bundled training workload and the tenants that run it."""
 
-    image: str = "sahab/workload:0.1.0"
+    image: Annotated[str, _fits(validation.image_reference)] = "sahab/workload:0.1.0"
     """Training image; push it to an in-country registry and name it here. Default: sahab/workload:0.1.0."""
     teams: tuple[Team, ...] = (Team(name="ml-training"),)
     """Tenants. Default: one team, ml-training."""
-    steps: Annotated[int, Field(ge=1)] = 1000
+    steps: Annotated[StrictInt, Field(ge=1, le=1_000_000_000)] = 1000
     """Training steps per run. Default: 1000."""
-    checkpoint_every: Annotated[int, Field(ge=1)] = 100
+    checkpoint_every: Annotated[StrictInt, Field(ge=1, le=1_000_000_000)] = 100
     """Steps between checkpoints. Default: 100."""
-    validate_nodes: bool = True
+    validate_nodes: StrictBool = True
     """Benchmark each node against its hardware class before training. Default: true."""
-    enabled: bool = False
+    enabled: StrictBool = False
     """Launch training Jobs on the pools. Default: false (platform only)."""
     team: str | None = None
     """Team whose namespace runs the training Jobs. Default: the first team."""
@@ -472,8 +487,9 @@ def _from_validation_error(err: ValidationError) -> ConfigError:
         return ConfigError(config_path(loc), f"unknown key; allowed: {allowed}")
     if first["type"] == "missing":
         return ConfigError(config_path(loc), "required but missing")
-    msg = first["msg"].removeprefix("Value error, ")
-    return ConfigError(config_path(loc), f"{msg} (got {first.get('input')!r})")
+    if first["type"] == "value_error":  # Sahab's own checks show the value themselves
+        return ConfigError(config_path(loc), first["msg"].removeprefix("Value error, "))
+    return ConfigError(config_path(loc), f"{first['msg']} (got {validation.shown(first.get('input'))})")
 
 
 def parse_fleet(data: Any) -> FleetConfig:
@@ -515,6 +531,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
             raise ConfigError(f"{ROOT}.sites[{i}].country", f"{site.country!r} is outside the residency list; "
                               f"allowed: {', '.join(fleet.residency.allowed_countries)}")
         _unique(site.hosts, "host", f"{ROOT}.sites[{i}].hosts")
+    _unique_addresses(fleet)
 
     _unique(fleet.clusters, "cluster", f"{ROOT}.clusters")
     clusters_resolved = []
@@ -550,6 +567,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
                               "control_plane_vip and schedule_on_control_plane")
         else:
             clusters_resolved.append(cluster)
+        _check_public_endpoint(cluster, path)
     fleet = fleet.model_copy(update={"clusters": tuple(clusters_resolved)})
 
     _unique(fleet.node_pools, "node pool", f"{ROOT}.node_pools")
@@ -565,6 +583,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
                               f"(got {pool.min_size} <= {pool.size} <= {pool.max_size})")
         if not pool.is_gpu and (pool.mig_strategy != "none" or pool.time_slicing_replicas or pool.gpus_per_node):
             raise ConfigError(f"{path}.accelerator", "MIG, time-slicing and gpus_per_node apply to GPU pools only")
+        _check_labels_and_taints(pool, path)
         cluster = fleet.cluster(pool.cluster)
         _check_gpu_sharing(pool, path)
         if cluster.kind == "onprem" and cluster.stack_reference:
@@ -587,6 +606,9 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
             in_residency(bucket.replicate_to, f"{path}.replicate_to")
         if bucket.geo_redundant and bucket.cloud != "azure":
             raise ConfigError(f"{path}.geo_redundant", "geo_redundant applies to azure buckets only")
+    _check_pool_hosts(fleet)
+    _check_teams(fleet.workload)
+    _check_cloud_names(fleet)
     teams = [t.name for t in fleet.workload.teams]
     if fleet.workload.team is not None and fleet.workload.team not in teams:
         raise ConfigError(f"{ROOT}.workload.team",
@@ -640,6 +662,121 @@ def _check_burst(fleet: FleetConfig) -> None:
             raise ConfigError(f"{path}.workers[{j}]", f"{worker!r} has no node pools in this stack to burst onto")
     if len(set(burst.workers)) != len(burst.workers):
         raise ConfigError(f"{path}.workers", "each worker once")
+
+
+def _unique_addresses(fleet: FleetConfig) -> None:
+    """One server, one entry: two hosts with one address would be one machine joined twice."""
+    seen: dict[str, str] = {}
+    for i, site in enumerate(fleet.sites):
+        for j, host in enumerate(site.hosts):
+            address = str(ipaddress.ip_address(host.address))  # one spelling per address (IPv6 forms differ)
+            if address in seen:
+                raise ConfigError(f"{ROOT}.sites[{i}].hosts[{j}].address",
+                                  f"{host.address} is already the address of {seen[address]}; each host needs its own")
+            seen[address] = f"host {host.name} of site {site.name}"
+
+
+def _check_public_endpoint(cluster: Cluster, path: str) -> None:
+    if cluster.kind == "onprem" and (cluster.public_endpoint or cluster.public_endpoint_cidrs):
+        raise ConfigError(f"{path}.public_endpoint", "applies to eks and aks clusters only")
+    if cluster.public_endpoint_cidrs and not cluster.public_endpoint:
+        raise ConfigError(f"{path}.public_endpoint_cidrs", "only used with public_endpoint: true")
+    if cluster.public_endpoint and not cluster.public_endpoint_cidrs and not cluster.stack_reference:
+        raise ConfigError(f"{path}.public_endpoint_cidrs", "public_endpoint: true needs the IPv4 ranges that may "
+                          "reach the API server, e.g. [203.0.113.0/24]; an endpoint open to 0.0.0.0/0 is not allowed")
+
+
+def _check_labels_and_taints(pool: NodePool, path: str) -> None:
+    """Node labels and taints in the grammar every target shares (kubelet flags, EKS, AKS, the Node object)."""
+    for key, value in pool.labels.items():
+        where = config_path(("labels", key), path)
+        problem = validation.node_label_key(key)
+        if problem:
+            raise ConfigError(where, f"label key {validation.shown(key)} is not allowed; allowed: {problem}")
+        problem = validation.label_value(value)
+        if problem:
+            raise ConfigError(where, f"label value {validation.shown(value)} is not allowed; allowed: {problem}")
+    builtin = len(pool.taints) - len(pool.extra_taints)  # the GPU taint comes first
+    seen: set[tuple[str, str]] = set()
+    for j, taint in enumerate(pool.taints):
+        if (taint.key, taint.effect) in seen:
+            raise ConfigError(f"{path}.extra_taints[{j - builtin}].key", f"the pool already has a {taint.key} "
+                              f"taint with effect {taint.effect}; Kubernetes allows one per key and effect")
+        seen.add((taint.key, taint.effect))
+
+
+def _check_pool_hosts(fleet: FleetConfig) -> None:
+    """A server is a node of one pool, once."""
+    owner: dict[str, str] = {}
+    for i, pool in enumerate(fleet.node_pools):
+        for j, host in enumerate(pool.hosts):
+            if host in owner:
+                which = "this pool" if owner[host] == pool.name else f"pool {owner[host]}"
+                raise ConfigError(f"{ROOT}.node_pools[{i}].hosts[{j}]", f"host {validation.shown(host)} is "
+                                  f"already in {which}; a server belongs to one pool")
+            owner[host] = pool.name
+
+
+def _check_teams(workload: Workload) -> None:
+    path = f"{ROOT}.workload.teams"
+    _unique(workload.teams, "team", path)
+    for i, team in enumerate(workload.teams):
+        problem = validation.team_namespace(team.name)
+        if problem:
+            raise ConfigError(f"{path}[{i}].name", f"{problem}; a team's name is its namespace")
+    if workload.enabled and not workload.teams:
+        raise ConfigError(path, "the workload is enabled but has no team to run it; add a team or set "
+                          "workload.enabled: false")
+
+
+def _check_cloud_names(fleet: FleetConfig) -> None:
+    """Cloud names Sahab derives from several settings, at their final length. Each mirrors how the component
+    names the resource (Pulumi auto-naming adds 8 characters), so the cloud never sees a name it refuses."""
+    v = validation
+
+    def limit(path: str, what: str, length: int, maximum: int, parts: str) -> None:
+        if length > maximum:
+            raise ConfigError(path, f"the {what} derived from {parts} would be {length} characters; the cloud "
+                              f"allows {maximum}: shorten them by {length - maximum}")
+
+    name = fleet.name
+    created = [(i, c) for i, c in enumerate(fleet.clusters) if not c.stack_reference]
+    # components.aws.network: a VPC, and its flow-logs role, per region with an EKS cluster this stack creates.
+    for region in sorted({fleet.region_of(c) for _, c in created if c.kind == "eks"}):
+        limit(f"{ROOT}.name", f"IAM role name for the {region} flow logs",
+              v.autonamed(f"{name}-{region}-flow-logs-role"), v.IAM_ROLE_MAX, "the fleet name and the region")
+    for i, cluster in created:
+        path, base = f"{ROOT}.clusters[{i}].name", f"{name}-{cluster.name}"
+        parts = "the fleet name and the cluster name"
+        if cluster.kind == "eks":
+            limit(path, "EKS cluster name", len(base), v.EKS_CLUSTER_MAX, parts)
+            # components.aws.eks_cluster: {base}-cluster-role, -node-role, -vpc-cni-role, -ebs-csi-role
+            limit(path, "IAM role name", v.autonamed(f"{base}-cluster-role"), v.IAM_ROLE_MAX, parts)
+        if cluster.kind == "aks":
+            limit(path, "AKS cluster name", len(base), v.AKS_CLUSTER_MAX, parts)
+            limit(path, "AKS DNS prefix", len(base), v.AKS_DNS_PREFIX_MAX, parts)
+    clusters = {c.name: c for c in fleet.clusters}
+    for i, pool in enumerate(fleet.node_pools):
+        if clusters[pool.cluster].kind == "eks":  # node_group_name_prefix=f"{pool.name}-"
+            limit(f"{ROOT}.node_pools[{i}].name", "EKS node group name", len(pool.name) + 1 +
+                  v.EKS_NODEGROUP_PREFIX_SUFFIX, v.EKS_NODEGROUP_MAX, "the pool name")
+    aks_names: dict[tuple[str, str], str] = {}  # components.pool_plan.aks_pool_names, per cluster
+    for i, pool in enumerate(fleet.node_pools):
+        if clusters[pool.cluster].kind != "aks":
+            continue
+        path, aks = f"{ROOT}.node_pools[{i}].name", v.aks_agent_pool_name(pool.name)  # a Name always has one
+        clash = aks_names.get((pool.cluster, aks)) or ("the system pool" if aks == v.AKS_SYSTEM_POOL else None)
+        if clash:
+            raise ConfigError(path, f"its AKS agent pool name {aks!r} is also that of {clash}; rename one of them")
+        aks_names[(pool.cluster, aks)] = f"pool {pool.name}"
+    for i, bucket in enumerate(fleet.storage.buckets):
+        if bucket.cloud != "aws":
+            continue  # Azure storage account names are hashed down to 24 characters (components.azure.plan)
+        path, base, parts = f"{ROOT}.storage.buckets[{i}].name", f"{name}-{bucket.name}", "the fleet and bucket names"
+        limit(path, "S3 bucket name", v.autonamed(f"{base}-bucket"), v.S3_BUCKET_MAX, parts)
+        if bucket.replicate_to:
+            limit(path, "replica S3 bucket name", v.autonamed(f"{base}-replica-bucket"), v.S3_BUCKET_MAX, parts)
+            limit(path, "replication IAM role name", v.autonamed(f"{base}-replication-role"), v.IAM_ROLE_MAX, parts)
 
 
 def _resolve_onprem_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, path: str) -> NodePool:
@@ -708,21 +845,39 @@ def _resolve_cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, pa
     if instance_type is None:
         raise ConfigError(f"{path}.instance_type", f"no {cloud} instance type carries {pool.accelerator!r}")
     carried = catalog.accelerator_of_instance(cloud, instance_type)
+    if carried is None:
+        raise ConfigError(f"{path}.instance_type", f"{validation.shown(instance_type)} is not in the hardware "
+                          f"catalog; allowed for {pool.accelerator}: {_catalog_types(cloud, pool.accelerator)}")
     if carried != pool.accelerator:
-        what = f"carries {carried!r}" if carried else "is not in the hardware catalog"
         raise ConfigError(f"{path}.instance_type",
-                          f"{instance_type!r} {what}, but the pool's accelerator is {pool.accelerator!r}")
+                          f"{instance_type!r} carries {carried!r}, but the pool's accelerator is {pool.accelerator!r}")
     gpus = pool.gpus_per_node or (catalog.gpus_per_instance(cloud, instance_type) if pool.is_gpu else None)
     return pool.model_copy(update={"instance_type": instance_type, "gpus_per_node": gpus})
+
+
+def _catalog_types(cloud: str, accelerator: str) -> str:
+    if cloud == "aws":
+        types = catalog.aws_instance_types(accelerator)
+        if len(types) <= 16:
+            return ", ".join(types)
+        families = ", ".join(catalog.CATALOG[accelerator].aws_families)
+        return f"a size the family sells in one of the families {families}, e.g. {types[2]}"
+    if accelerator == "cpu":
+        return "Standard_D, Standard_E or Standard_F sizes like Standard_D8s_v5 or Standard_E16ads_v5"
+    return ", ".join(catalog.CATALOG[accelerator].azure_series)
 
 
 def load_fleet_config() -> FleetConfig:
     """Read and validate `sahab:fleet` from the running stack's config."""
     import pulumi
 
-    value = pulumi.Config("sahab").get_object("fleet")
-    if value is None:
+    raw = pulumi.Config("sahab").get("fleet")
+    if raw is None:
         raise ConfigError(ROOT, "missing; every stack sets its whole fleet under this key")
+    try:  # structured config arrives as JSON; anything else is a plain value, refused by parse_fleet
+        value = json.loads(raw)
+    except ValueError:
+        value = raw
     return parse_fleet(value)
 
 

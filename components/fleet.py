@@ -243,7 +243,8 @@ class Fleet(pulumi.ComponentResource):
 
         # One StackReference per referenced stack, however many clusters come from it.
         ref = cluster.stack_reference
-        return ReferencedCluster(self._stack_ref(ref), ref, cluster.name, cluster.kind, provider=provider)
+        return ReferencedCluster(self._stack_ref(ref), ref, cluster.name, cluster.kind, provider=provider,
+                                 where=f"{ROOT}.clusters[{self.config.clusters.index(cluster)}]")
 
     # ---- on-prem -----------------------------------------------------------------------------------------
     def _onprem(self) -> dict[str, Any]:
@@ -325,7 +326,8 @@ class Fleet(pulumi.ComponentResource):
                 eks = EksCluster(f"{self.fleet_name}-{cluster.name}", EksClusterArgs(
                     cluster_name=f"{self.fleet_name}-{cluster.name}", region=region, account_id=account_id,
                     subnet_ids=subnets, kubernetes_version=cluster.kubernetes_version,
-                    public_endpoint=cluster.public_endpoint, keys=cfg.storage.keys, pools=pools, tags=self.tags),
+                    public_endpoint=cluster.public_endpoint, public_access_cidrs=cluster.public_endpoint_cidrs,
+                    keys=cfg.storage.keys, pools=pools, tags=self.tags),
                     opts=under(region))
                 groups = eks.node_groups
                 self._export_cluster(cluster.name, {
@@ -398,7 +400,8 @@ class Fleet(pulumi.ComponentResource):
                     cluster_name=f"{self.fleet_name}-{cluster.name}", location=location, resource_group_name=rg,
                     subnet_id=subnet, vault_id=zone.vault_id, vault_name=zone.vault_name,
                     kubernetes_version=cluster.kubernetes_version, public_endpoint=cluster.public_endpoint,
-                    keys=cfg.storage.keys, tags=self.tags), opts=under)
+                    authorized_ip_ranges=cluster.public_endpoint_cidrs, keys=cfg.storage.keys, tags=self.tags),
+                    opts=under)
                 self._export_cluster(cluster.name, {
                     "kind": "aks", "location": location, "clusterName": aks.cluster_name,
                     "resourceGroupName": aks.resource_group_name, "fqdn": aks.fqdn, "subnetId": aks.subnet_id,

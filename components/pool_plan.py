@@ -6,10 +6,9 @@ renders them in each cloud's dialect and decides sizes, images and whether the r
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from components import catalog
+from components import catalog, validation
 from components.config import NodePool
 from components.errors import ConfigError
 
@@ -82,13 +81,10 @@ def aks_gpu_driver(pool: NodePool) -> str | None:
     return "None" if pool.gpu_driver == "operator" else "Install"
 
 
-_AKS_POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
-
-
 def aks_pool_name(pool_name: str) -> str:
     """AKS agent pool names are 1-12 lower-case letters and digits, starting with a letter."""
-    name = re.sub(r"[^a-z0-9]", "", pool_name.lower())[:12]
-    if not _AKS_POOL_NAME.match(name):
+    name = validation.aks_agent_pool_name(pool_name)
+    if name is None:
         raise ConfigError(f"node pool {pool_name}.name", "cannot be turned into an AKS pool name "
                                                          "(1-12 letters and digits starting with a letter)")
     return name
@@ -107,7 +103,7 @@ def aks_pool_names(pool_names: list[str]) -> dict[str, str]:
     return out
 
 
-AKS_SYSTEM_POOL = "system"
+AKS_SYSTEM_POOL = validation.AKS_SYSTEM_POOL
 
 
 NODE_TEMPLATE = "k8s.io/cluster-autoscaler/node-template"

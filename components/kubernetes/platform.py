@@ -16,17 +16,13 @@ from pydantic import field_validator
 from components.config import Monitoring, NodePool, Team
 from components.kubernetes.common import Args, StrInput
 from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
-from components.kubernetes.kueue import NAMESPACE as KUEUE_NAMESPACE
 from components.kubernetes.kueue import Kueue, KueueArgs
 from components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
 from components.kubernetes.placement import system_placement
 from components.kubernetes.priority_classes import TrainingPriorities
 from components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
 from components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs
-
-# Namespaces the platform or Kubernetes itself owns; a team namespace must not take one of them.
-RESERVED_NAMESPACES = frozenset({"default", "gpu-operator", "monitoring", "node-exporter", "sahab-storage",
-                                 KUEUE_NAMESPACE})
+from components.validation import RESERVED_NAMESPACES  # the fleet schema refuses them first, naming the team
 
 
 class PlatformArgs(Args):

@@ -17,15 +17,25 @@ from botocore.exceptions import (
     BotoCoreError,
     ClientError,
     EndpointConnectionError,
+    HTTPClientError,
     NoCredentialsError,
     PartialCredentialsError,
     ProfileNotFound,
 )
+from botocore.exceptions import ConnectionError as BotoConnectionError
 
 from sahab.audit.permissions import iam_action
 from sahab.errors import SahabError
 
 HOME_REGION = "us-east-1"  # where account-wide calls (STS, S3 ListBuckets, DescribeRegions) go by default
+
+# An interactive tool: AWS answers a read call in well under a second, so an endpoint that has not connected
+# in 5 s or answered in 10 s is not going to; three attempts with backoff still ride out throttling and a
+# dropped connection. The worst case for one call is about half a minute (benchmarks/audit_unresponsive.py),
+# and `sahab audit --timeout` caps the whole scan.
+CONNECT_TIMEOUT_S = 5.0
+READ_TIMEOUT_S = 10.0
+MAX_ATTEMPTS = 3
 
 
 class CredentialsError(SahabError):
@@ -56,8 +66,10 @@ class ClientFactory:
         profile: str | None = None,
         endpoint_url: str | None = None,
         home_region: str | None = None,
-        max_attempts: int = 8,
+        max_attempts: int = MAX_ATTEMPTS,
         max_pool_connections: int = 32,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
+        read_timeout: float = READ_TIMEOUT_S,
     ) -> None:
         try:
             self.session = boto3.Session(profile_name=profile)
@@ -72,12 +84,13 @@ class ClientFactory:
         self.config = Config(
             retries={"mode": "adaptive", "total_max_attempts": max_attempts},
             max_pool_connections=max_pool_connections,
-            connect_timeout=10,
-            read_timeout=60,
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
             user_agent_extra="sahab-audit",
             # A custom endpoint (moto server on loopback) has no per-bucket DNS names.
             s3={"addressing_style": "path"} if endpoint_url else None,
         )
+        self.max_attempts = max_attempts
         self._clients: dict[tuple[str, str], Any] = {}
         self._lock = threading.Lock()
 
@@ -112,6 +125,11 @@ class ClientFactory:
             ) from exc
         except EndpointConnectionError as exc:
             raise CredentialsError(f"cannot reach the AWS endpoint: {exc}") from exc
+        except (HTTPClientError, BotoConnectionError) as exc:  # no answer in time, or the connection dropped
+            raise CredentialsError(
+                f"the AWS endpoint {self.endpoint_url or 'of ' + self.home_region} did not answer "
+                f"sts:GetCallerIdentity ({self.max_attempts} attempts, {self.config.read_timeout:.3g} s each): {exc}"
+            ) from exc
         return {"account": found["Account"], "arn": found["Arn"]}
 
     def enabled_regions(self) -> list[str]:

@@ -6,6 +6,7 @@ waiver applied and every part of the account the scan could not verify."""
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime
 from html import escape
 from pathlib import Path
@@ -16,6 +17,39 @@ from sahab.errors import UsageError
 
 def default_dir(started: datetime, base: Path | None = None) -> Path:
     return (base or Path.cwd() / "sahab-evidence") / started.strftime("%Y%m%dT%H%M%SZ")
+
+
+def require_writable_file(path: Path, option: str) -> None:
+    """Refuse, before any work, a file the run could not write at its end."""
+    if path.is_dir():
+        raise UsageError(f"{option} {path}: is a folder; allowed: a file path")
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            raise UsageError(f"{option} {path}: the file is not writable")
+        return
+    problem = _folder_problem(path.parent, creating=False)
+    if problem:
+        raise UsageError(f"{option} {path}: {problem}")
+
+
+def require_writable_dir(path: Path, option: str) -> None:
+    """Refuse, before any work, a folder that cannot be made or written."""
+    problem = _folder_problem(path, creating=True)
+    if problem:
+        raise UsageError(f"{option} {path}: {problem}")
+
+
+def _folder_problem(path: Path, creating: bool) -> str | None:
+    existing = path
+    while creating and not existing.exists() and existing != existing.parent:
+        existing = existing.parent  # the run makes the missing folders below the nearest existing one
+    if not existing.exists():
+        return f"the folder {existing} does not exist"
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"the folder {existing} is not writable"
+    return None
 
 
 def write_evidence(document: dict[str, Any], directory: Path) -> tuple[Path, Path]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from sahab.audit.evaluate import Evaluation
 from sahab.audit.model import ScanResult
+from sahab.schema import SCHEMA_VERSION
 
 TOOL = "sahab-audit"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -17,6 +18,7 @@ def audit_document(scan: ScanResult, evaluation: Evaluation, allowed_regions: li
     """Everything a reviewer or regulator needs to know about one run (the evidence's JSON)."""
     by_type = Counter(r.type for r in scan.resources)
     return {
+        "schemaVersion": SCHEMA_VERSION,
         "tool": TOOL,
         "account": scan.account_id,
         "partition": scan.partition,
@@ -89,6 +91,7 @@ def report_sarif(document: dict[str, Any]) -> dict[str, Any]:
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
+        "properties": {"schemaVersion": document["schemaVersion"]},  # SARIF's own keys are fixed; a property bag
         "runs": [{
             "tool": {"driver": {
                 "name": TOOL,

@@ -7,6 +7,7 @@ permission; every other task still runs, so one denied service never hides the r
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -15,8 +16,8 @@ from datetime import UTC, datetime
 from botocore.exceptions import BotoCoreError, ClientError
 
 from policies.core import DEFAULT_ALLOWED_REGIONS
-from sahab.audit.clients import ClientFactory
-from sahab.audit.model import ScanResult
+from sahab.audit.clients import MAX_ATTEMPTS, ClientFactory
+from sahab.audit.model import ScanError, ScanResult
 from sahab.audit.services import ebs, eks, kms, s3
 from sahab.audit.tasks import Outcome, ScanContext, Task, scan_error
 
@@ -31,7 +32,8 @@ class ScanOptions:
     endpoint_url: str | None = None
     services: tuple[str, ...] = tuple(SERVICES)
     max_workers: int = 16
-    max_attempts: int = 8  # botocore attempts per call, the first included
+    max_attempts: int = MAX_ATTEMPTS  # botocore attempts per call, the first included
+    time_budget_s: float | None = None  # the whole scan; what is not done by then is reported unverified
     page_sizes: dict[str, int] = field(default_factory=dict)
 
 
@@ -44,6 +46,7 @@ def scan(options: ScanOptions, clients: ClientFactory | None = None, progress: P
         max_pool_connections=options.max_workers * 2,
     )
     started = datetime.now(UTC)
+    deadline = time.monotonic() + options.time_budget_s if options.time_budget_s else None
     identity = clients.identity()
     regions = sorted(set(options.regions)) if options.regions else clients.enabled_regions()
     ctx = ScanContext(
@@ -54,7 +57,7 @@ def scan(options: ScanOptions, clients: ClientFactory | None = None, progress: P
     result = ScanResult(account_id=identity["account"], caller_arn=identity["arn"], partition=ctx.partition,
                         regions=regions, started=started, limited=ctx.restricted)
     initial = [task for name in options.services for task in SERVICES[name].tasks(ctx)]
-    for outcome in run_tasks(initial, clients, options.max_workers, progress):
+    for outcome in run_tasks(initial, clients, options.max_workers, progress, deadline):
         result.resources.extend(outcome.resources)
         result.errors.extend(outcome.errors)
     result.resources.sort(key=lambda r: (r.type, r.region, r.id))
@@ -65,13 +68,24 @@ def scan(options: ScanOptions, clients: ClientFactory | None = None, progress: P
 
 
 def run_tasks(tasks: Iterable[Task], clients: ClientFactory, max_workers: int,
-              progress: Progress | None = None) -> Iterable[Outcome]:
-    """Run tasks and the follow-up tasks they discover, yielding each outcome as it completes."""
-    with ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="sahab-audit") as pool:
+              progress: Progress | None = None, deadline: float | None = None) -> Iterable[Outcome]:
+    """Run tasks and the follow-up tasks they discover, yielding each outcome as it completes. At the deadline
+    (time.monotonic()) every task not finished yields a ScanError instead: that part of the account is
+    unverified, and the scan ends without waiting for it."""
+    pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="sahab-audit")
+    try:
         pending: dict[Future[Outcome], Task] = {pool.submit(_guarded, t, clients): t for t in tasks}
         known, done_count = len(pending), 0
         while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            done, _ = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
+            if not done:  # out of time
+                for future, task in pending.items():
+                    future.cancel()
+                    yield Outcome(errors=[ScanError(task.service, task.region, task.label, "TimeBudgetExceeded",
+                                                    "not finished within the scan's time budget (--timeout)",
+                                                    None, task.resource)])
+                return
             for future in done:
                 pending.pop(future)
                 outcome = future.result()
@@ -82,6 +96,9 @@ def run_tasks(tasks: Iterable[Task], clients: ClientFactory, max_workers: int,
                 if progress:
                     progress(done_count, known)
                 yield outcome
+    finally:
+        # Calls still in flight end at their own read timeout; nothing waits for them here.
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _guarded(task: Task, clients: ClientFactory) -> Outcome:

@@ -11,6 +11,7 @@ import argparse
 import re
 
 HELP = "Audit a live AWS account (read-only) against the policy pack's residency and encryption rules."
+DEFAULT_TIMEOUT_S = 900.0
 
 AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 ANY_REGION = re.compile(r"^[a-z0-9-]+$")  # AWS regions and Azure locations (uaenorth) alike
@@ -42,6 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="waivers file naming resources by ARN (default: policies/waivers.yaml)")
     parser.add_argument("--max-workers", type=int, default=16, metavar="N",
                         help="parallel API workers across regions and services (default: 16)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                        help="time budget of the whole audit; what is not read by then is reported unverified "
+                             "(exit 1). Each call also gives up after 5 s without a connection or 10 s without an "
+                             f"answer, after 3 attempts (default: {DEFAULT_TIMEOUT_S:g})")
 
 
 def _validate(args: argparse.Namespace) -> tuple[list[str] | None, list[str] | None]:
@@ -59,6 +64,8 @@ def _validate(args: argparse.Namespace) -> tuple[list[str] | None, list[str] | N
         raise UsageError(f"--endpoint-url: {args.endpoint_url!r} is not an http(s) URL")
     if args.max_workers < 1:
         raise UsageError("--max-workers must be at least 1")
+    if not args.timeout > 0 or args.timeout == float("inf"):
+        raise UsageError(f"--timeout: {args.timeout:g} is not allowed; allowed: a positive number of seconds")
     return allowed, scan
 
 
@@ -71,23 +78,32 @@ def run(args: argparse.Namespace) -> int:
 
     from policies.core import DEFAULT_ALLOWED_REGIONS
     from policies.waivers import DEFAULT_PATH, WaiverError, load_waivers
-    from sahab.audit.clients import ClientFactory
+    from sahab.audit.clients import CONNECT_TIMEOUT_S, MAX_ATTEMPTS, READ_TIMEOUT_S, ClientFactory
     from sahab.audit.evaluate import evaluate
-    from sahab.audit.evidence import default_dir, write_evidence
+    from sahab.audit.evidence import default_dir, require_writable_dir, require_writable_file, write_evidence
     from sahab.audit.report import audit_document, passed, render_text, report_json, report_sarif
     from sahab.audit.scanner import ScanOptions, scan
     from sahab.errors import ConfigError, UsageError
 
     allowed, scan_regions = _validate(args)
     allowed = allowed or list(DEFAULT_ALLOWED_REGIONS)
+    # Outputs are checked before the scan, so a typo does not cost a whole scan.
+    if args.output:
+        require_writable_file(Path(args.output), "--output")
+    require_writable_dir(Path(args.evidence_dir) if args.evidence_dir else Path.cwd() / "sahab-evidence",
+                         "--evidence-dir")
     try:
         waivers = load_waivers(args.waivers)
     except WaiverError as exc:
         raise ConfigError(exc.path, exc.message) from None
     waivers_file = str(Path(args.waivers) if args.waivers else DEFAULT_PATH) if waivers or args.waivers else None
 
+    # A call's attempts together stay within the budget, so even the first call cannot outlast it.
+    per_attempt = args.timeout / MAX_ATTEMPTS
     clients = ClientFactory(profile=args.profile, endpoint_url=args.endpoint_url,
-                            max_pool_connections=args.max_workers * 2)
+                            max_pool_connections=args.max_workers * 2,
+                            connect_timeout=min(CONNECT_TIMEOUT_S, per_attempt),
+                            read_timeout=min(READ_TIMEOUT_S, per_attempt))
     if scan_regions:
         clients.identity()  # credentials first: their error is the one to show
         enabled = set(clients.enabled_regions())
@@ -95,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise UsageError(f"--scan-regions: {', '.join(unknown)} not enabled for this account")
     options = ScanOptions(regions=scan_regions, allowed_regions=tuple(allowed), profile=args.profile,
-                          endpoint_url=args.endpoint_url, max_workers=args.max_workers)
+                          endpoint_url=args.endpoint_url, max_workers=args.max_workers, time_budget_s=args.timeout)
 
     err = Console(stderr=True, highlight=False)
     with _progress(err) as progress:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 
+from sahab.commands.plan import stack_name
+
 HELP = "Run the policy pack offline over a stack's planned resources (no cloud credentials, no Pulumi CLI)."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--stack", "-s", default="dev", help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
+    parser.add_argument("--stack", "-s", default="dev", type=stack_name,
+                        help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
                         help="folder holding Pulumi.yaml (default: this Sahab project)")
     parser.add_argument("--format", choices=("text", "json", "sarif", "junit"), default="text",

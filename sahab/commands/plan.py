@@ -8,8 +8,20 @@ HELP = ("Run a Pulumi Python program offline under mocks, list every resource it
         "the fleet would come up (exit 1 when it would not).")
 
 
+def stack_name(text: str) -> str:
+    """--stack: a stack's name, never a path (it picks `Pulumi.<stack>.yaml`)."""
+    from components.validation import shown
+    from components.validation import stack_name as problem_with
+
+    problem = problem_with(text)
+    if problem:
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a stack name; allowed: {problem}")
+    return text
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--stack", "-s", default="dev", help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
+    parser.add_argument("--stack", "-s", default="dev", type=stack_name,
+                        help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
                         help="folder holding Pulumi.yaml (default: this Sahab project)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
