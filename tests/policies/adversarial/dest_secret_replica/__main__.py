@@ -1,0 +1,11 @@
+"""Leak: a Secrets Manager replica in Ireland."""
+# expect: cloud-all-resource-references-in-country secret
+
+import json  # noqa: F401
+
+import pulumi  # noqa: F401
+import pulumi_aws as aws
+
+key = aws.kms.Key("key", enable_key_rotation=True, deletion_window_in_days=30)
+
+aws.secretsmanager.Secret("secret", kms_key_id=key.arn, replicas=[{"region": "eu-west-1"}])
