@@ -1,9 +1,6 @@
 """Leak: a workload is configured to write checkpoints to an endpoint in Frankfurt."""
 # expect: cloud-all-resource-references-in-country train-config
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_kubernetes as k8s
 
 k8s.core.v1.ConfigMap("train-config", data={"CHECKPOINT_URL": "https://s3.eu-central-1.amazonaws.com/ckpt",

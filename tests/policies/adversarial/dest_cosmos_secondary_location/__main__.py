@@ -1,9 +1,6 @@
 """Leak: a Cosmos DB account with a failover location in West Europe."""
 # expect: cloud-all-resource-references-in-country cosmos
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_azure_native as azure_native
 
 rg = azure_native.resources.ResourceGroup("rg", location="uaenorth")

@@ -1,9 +1,6 @@
 """Leak: a DynamoDB global-table replica in Virginia."""
 # expect: aws-dynamodb-table-replica-region-allowed table
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 key = aws.kms.Key("key", enable_key_rotation=True, deletion_window_in_days=30)

@@ -1,9 +1,8 @@
 """Leak: container logs shipped to CloudWatch in Ireland (inside a JSON document)."""
 # expect: cloud-all-resource-references-in-country task
 
-import json  # noqa: F401
+import json
 
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 aws.ecs.TaskDefinition("task", family="train", container_definitions=json.dumps([{

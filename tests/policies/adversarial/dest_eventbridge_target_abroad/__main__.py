@@ -1,9 +1,8 @@
 """Leak: events forwarded to an event bus in Ireland."""
 # expect: cloud-all-resource-references-in-country forward
 
-import json  # noqa: F401
+import json
 
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 rule = aws.cloudwatch.EventRule("rule", event_pattern=json.dumps({"source": ["sahab.training"]}))

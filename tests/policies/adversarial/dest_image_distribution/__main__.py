@@ -1,9 +1,6 @@
 """Leak: Image Builder distributes the AMI (and its data) to Frankfurt."""
 # expect: cloud-all-resource-references-in-country dist
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 aws.imagebuilder.DistributionConfiguration("dist", name="dist", distributions=[

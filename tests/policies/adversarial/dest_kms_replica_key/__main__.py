@@ -2,9 +2,6 @@
 # expect: aws-kms-key-single-region replica
 # expect: aws-all-resource-region-allowed replica
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 aws.kms.ReplicaKey("replica", primary_key_arn="arn:aws:kms:me-central-1:111122223333:key/mrk-1234",

@@ -1,9 +1,6 @@
 """Leak: a log subscription filter streaming to a Firehose in Virginia."""
 # expect: cloud-all-resource-references-in-country stream-out
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 key = aws.kms.Key("key", enable_key_rotation=True, deletion_window_in_days=30)

@@ -1,9 +1,6 @@
 """Leak (fail closed): blob object replication to an account outside the program."""
 # expect: cloud-all-resource-references-in-country orp
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_azure_native as azure_native
 
 rg = azure_native.resources.ResourceGroup("rg", location="uaenorth")

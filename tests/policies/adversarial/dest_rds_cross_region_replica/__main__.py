@@ -1,9 +1,6 @@
 """Leak: an RDS read replica of a primary in Ireland (data flows both ways)."""
 # expect: cloud-all-resource-references-in-country replica
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 key = aws.kms.Key("key", enable_key_rotation=True, deletion_window_in_days=30)

@@ -2,9 +2,6 @@
 # expect: aws-s3-bucketreplication-destination-region-allowed repl
 # expect: cloud-all-resource-references-in-country repl
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 key = aws.kms.Key("key", enable_key_rotation=True, deletion_window_in_days=30)

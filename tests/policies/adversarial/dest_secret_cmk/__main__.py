@@ -1,9 +1,6 @@
 """Look-alike: a secret under a customer-managed key, no replica."""
 # expect: pass
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 key = aws.kms.Key("key", enable_key_rotation=True, deletion_window_in_days=30)

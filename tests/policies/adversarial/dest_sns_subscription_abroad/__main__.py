@@ -1,9 +1,6 @@
 """Leak: an SNS subscription delivering to a queue in Ireland."""
 # expect: cloud-all-resource-references-in-country sub
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 key = aws.kms.Key("key", enable_key_rotation=True, deletion_window_in_days=30)

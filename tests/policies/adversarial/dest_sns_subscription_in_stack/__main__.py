@@ -1,9 +1,6 @@
 """Look-alike: the subscription delivers to an encrypted queue of this program in me-central-1."""
 # expect: pass
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 key = aws.kms.Key("key", enable_key_rotation=True, deletion_window_in_days=30)

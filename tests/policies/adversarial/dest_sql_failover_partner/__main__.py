@@ -1,9 +1,6 @@
 """Leak (fail closed): a SQL failover group whose partner server this program does not create."""
 # expect: cloud-all-resource-references-in-country fg
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_azure_native as azure_native
 
 rg = azure_native.resources.ResourceGroup("rg", location="uaenorth")

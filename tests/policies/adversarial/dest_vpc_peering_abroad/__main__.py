@@ -1,9 +1,6 @@
 """Leak: VPC peering with a VPC in Ireland."""
 # expect: cloud-all-resource-references-in-country peer
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 vpc = aws.ec2.Vpc("vpc", cidr_block="10.0.0.0/16")

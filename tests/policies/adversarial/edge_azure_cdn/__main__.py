@@ -1,9 +1,6 @@
 """Leak: an Azure CDN profile (location global)."""
 # expect: cloud-all-resource-edge-service-forbidden cdn
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_azure_native as azure_native
 
 rg = azure_native.resources.ResourceGroup("rg", location="uaenorth")

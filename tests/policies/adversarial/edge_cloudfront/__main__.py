@@ -1,9 +1,6 @@
 """Leak: CloudFront caches the bucket's objects at edge locations worldwide."""
 # expect: cloud-all-resource-edge-service-forbidden cdn
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 aws.cloudfront.Distribution("cdn", enabled=True, origins=[{"domain_name": "origin.example.ae", "origin_id": "o",

@@ -1,9 +1,6 @@
 """Leak: a WAF web ACL for CloudFront is an edge service too."""
 # expect: cloud-all-resource-edge-service-forbidden acl
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 aws.wafv2.WebAcl("acl", scope="CLOUDFRONT", default_action={"allow": {}},

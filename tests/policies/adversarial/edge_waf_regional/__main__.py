@@ -1,9 +1,6 @@
 """Look-alike: a regional WAF web ACL in me-central-1."""
 # expect: pass
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 aws.wafv2.WebAcl("acl", scope="REGIONAL", default_action={"allow": {}},

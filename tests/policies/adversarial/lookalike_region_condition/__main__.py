@@ -1,9 +1,8 @@
 """Look-alike: an IAM policy that *denies* requests to other regions names them only in its Condition."""
 # expect: pass
 
-import json  # noqa: F401
+import json
 
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 role = aws.iam.Role("role", assume_role_policy=json.dumps({"Version": "2012-10-17", "Statement": [

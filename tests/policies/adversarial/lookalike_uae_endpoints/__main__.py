@@ -1,9 +1,6 @@
 """Look-alike: VPC endpoints and ARNs in me-central-1 and its zones."""
 # expect: pass
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 vpc = aws.ec2.Vpc("vpc", cidr_block="10.0.0.0/16")

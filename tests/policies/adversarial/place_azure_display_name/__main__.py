@@ -1,9 +1,6 @@
 """Look-alike: the location written as a display name, `UAE North`."""
 # expect: pass
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_azure_native as azure_native
 
 rg = azure_native.resources.ResourceGroup("rg", location="UAE North")

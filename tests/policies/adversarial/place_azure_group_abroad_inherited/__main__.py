@@ -2,9 +2,6 @@
 # expect: azure-all-resource-location-allowed vnet
 # expect: azure-all-resource-location-allowed rg
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_azure_native as azure_native
 
 rg = azure_native.resources.ResourceGroup("rg", location="westeurope")

@@ -1,9 +1,6 @@
 """Look-alike: the location is only on the group (UAE North): no false positive for the network."""
 # expect: pass
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_azure_native as azure_native
 
 rg = azure_native.resources.ResourceGroup("rg", location="uaenorth")

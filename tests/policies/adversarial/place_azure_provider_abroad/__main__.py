@@ -3,9 +3,7 @@
 # expect: azure-pulumi-provider-location-allowed eu
 # expect: azure-all-resource-location-allowed ip
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
+import pulumi
 import pulumi_azure_native as azure_native
 
 eu = azure_native.Provider("eu", location="westeurope")

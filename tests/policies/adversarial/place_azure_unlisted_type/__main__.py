@@ -1,9 +1,6 @@
 """Leak: a type no list in the pack names (Dev Center) in West Europe."""
 # expect: azure-all-resource-location-allowed dc
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_azure_native as azure_native
 
 rg = azure_native.resources.ResourceGroup("rg", location="uaenorth")

@@ -2,9 +2,7 @@
 # expect: aws-all-resource-region-allowed sg
 # expect: aws-pulumi-provider-region-allowed frankfurt
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
+import pulumi
 import pulumi_aws as aws
 
 frankfurt = aws.Provider("frankfurt", region="eu-central-1")

@@ -1,9 +1,7 @@
 """Look-alike: an explicit provider pinned to me-central-1, no stack region."""
 # expect: pass
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
+import pulumi
 import pulumi_aws as aws
 
 uae = aws.Provider("uae", region="me-central-1")

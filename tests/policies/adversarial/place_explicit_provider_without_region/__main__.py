@@ -2,9 +2,7 @@
 # expect: aws-pulumi-provider-region-allowed bare
 # expect: aws-all-resource-region-allowed vpc
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
+import pulumi
 import pulumi_aws as aws
 
 bare = aws.Provider("bare")

@@ -1,9 +1,8 @@
 """Leak: the stack's default `aws:region` is Ireland."""
 # expect: aws-all-resource-region-allowed role
 
-import json  # noqa: F401
+import json
 
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
 aws.iam.Role("role", assume_role_policy=json.dumps({"Version": "2012-10-17", "Statement": [

@@ -1,12 +1,11 @@
-"""Leak (fail closed): the region comes from another resource's output, unknown until the update runs."""
-# expect: aws-all-resource-region-allowed vpc
-# xfail: engine gap: the offline engine resolves provider-computed outputs (RandomShuffle.results) to mock values instead of unknowns, so the region is known during `sahab check`
+"""Leak (fail closed): the region is read from another resource's ARN, an output the provider computes and only knows
+after the update. Under `pulumi preview` it is unknown and the region fails closed; the offline engine today fills
+it with a mock value.
+"""
+# expect: aws-all-resource-region-allowed sg
+# xfail: engine gap: provider-computed outputs (Vpc.arn) get mock values, not the preview's unknown
 
-import json  # noqa: F401
-
-import pulumi  # noqa: F401
 import pulumi_aws as aws
 
-import pulumi_random as random
-pick = random.RandomShuffle("pick", inputs=["me-central-1", "eu-west-1"], result_count=1)
-aws.ec2.Vpc("vpc", cidr_block="10.0.0.0/16", region=pick.results[0])
+vpc = aws.ec2.Vpc("vpc", cidr_block="10.0.0.0/16")
+aws.ec2.SecurityGroup("sg", description="x", vpc_id=vpc.id, region=vpc.arn.apply(lambda arn: arn.split(":")[3]))
