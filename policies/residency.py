@@ -191,10 +191,17 @@ def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
     """Every place named in the inputs outside the allowed set, and every destination this program does not
     create whose place cannot be shown. Top-level place inputs are the place rule's business."""
     own = _own_place_keys(view)
+    here = None
     seen: set[tuple[str, str]] = set()
     for path, place in places_in(view.props):
         if path in own or allowed(place, ctx.allowed_regions) or (path, place) in seen:
             continue
+        if path in ("id", "arn") and in_scope(view):
+            # The resource's own identity names where it is, which is the place rule's business; an `arn` input
+            # naming somewhere else (an event target's) is a reference like any other.
+            here = here or effective_place(view, ctx)
+            if isinstance(here.value, str) and region_of(place) == region_of(here.value):
+                continue
         seen.add((path, place))
         yield f"`{path}` names {region_of(place)!r}, outside the allowed places ({', '.join(ctx.allowed_regions)})"
     yield from _external_destinations(view, ctx, view.props, "")

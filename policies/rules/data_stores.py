@@ -315,7 +315,7 @@ RELAX_SCHEMA = {RELAX_SETTING: {"type": "boolean", "default": False,
                                                "stores must still be encrypted."}}
 
 
-@rule(id="SAHAB-AWS-030", name="aws-all-datastore-encrypted-cmk",
+@rule(id="SAHAB-AWS-030", name="aws-storage-datastore-encrypted-cmk",
       title="Every AWS data store is encrypted with a customer-managed key held in the UAE",
       description="RDS/Aurora, DocumentDB, Neptune, DynamoDB, EFS, FSx, ElastiCache, MemoryDB, OpenSearch, "
                   "Redshift, Kinesis, Firehose, MSK, SQS, SNS, Secrets Manager, CloudWatch Logs, ECR, Backup "
@@ -330,7 +330,7 @@ def aws_datastore_cmk(ctx: Context):
     yield from _judge_all(ctx, AWS_STORES)
 
 
-@rule(id="SAHAB-AZ-030", name="azure-all-datastore-encrypted-cmk",
+@rule(id="SAHAB-AZ-030", name="azure-storage-datastore-encrypted-cmk",
       title="Every Azure data store is encrypted with a customer-managed key held in the UAE",
       description="Storage accounts, managed disks, VM and scale-set OS/data disks, AKS node disks, SQL (TDE "
                   "protector), Cosmos DB, Synapse and PostgreSQL/MySQL flexible servers use a customer-managed "

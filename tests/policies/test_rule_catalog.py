@@ -396,19 +396,36 @@ CASES |= {
         "missing": (Res("aws:wafv2/webAcl:WebAcl", {"name": "acl"}, provider=ME), False),
         "unknown": (Res("aws:wafv2/webAcl:WebAcl", {"scope": UNKNOWN}, provider=ME), True),
     },
-    "aws-all-datastore-encrypted-cmk": {
+    "aws-storage-datastore-encrypted-cmk": {
         "compliant": (Res(RDS, {"storageEncrypted": True, "kmsKeyId": KEY_ARN}, provider=ME), False),
         "noncompliant": (Res(RDS, {"storageEncrypted": False}, provider=ME), True),
         "missing": (Res(SQS, {"name": "q"}, provider=ME), True),
         "unknown": (Res(RDS, {"storageEncrypted": True, "kmsKeyId": UNKNOWN}, provider=ME), False),
     },
-    "azure-all-datastore-encrypted-cmk": {
+    "azure-storage-datastore-encrypted-cmk": {
         "compliant": (Stack([azure(DES, {"location": "uaenorth"}), Res(
             DISK, {"encryption": {"diskEncryptionSetId": DES_ID}}, name="disk", provider={},
             provider_type="pulumi:providers:azure-native", deps={"encryption": ["r"]})]), False),
         "noncompliant": (account(encryption={"keySource": "Microsoft.Storage"}), True),
         "missing": (azure("azure-native:cosmosdb:DatabaseAccount", {"databaseAccountOfferType": "Standard"}), True),
         "unknown": (azure(DISK, {"encryption": {"diskEncryptionSetId": UNKNOWN}}), False),
+    },
+}
+CASES |= {
+    "aws-eks-cluster-public-endpoint-restricted": {
+        "compliant": (Res(CLUSTER, {"vpcConfig": {"endpointPublicAccess": True,
+                                                  "publicAccessCidrs": ["203.0.113.0/24"]}}, provider=ME), False),
+        "noncompliant": (Res(CLUSTER, {"vpcConfig": {"endpointPublicAccess": True,
+                                                     "publicAccessCidrs": ["0.0.0.0/0"]}}, provider=ME), True),
+        "missing": (Res(CLUSTER, {"vpcConfig": {"subnetIds": ["subnet-1"]}}, provider=ME), True),  # AWS: public
+        "unknown": (Res(CLUSTER, {"vpcConfig": {"endpointPublicAccess": UNKNOWN_BOOL}}, provider=ME), False),
+    },
+    "azure-containerservice-managedcluster-public-endpoint-restricted": {
+        "compliant": (azure(AKS, {"apiServerAccessProfile": {"authorizedIPRanges": ["203.0.113.0/24"]}}), False),
+        "noncompliant": (azure(AKS, {"apiServerAccessProfile": {"enablePrivateCluster": False,
+                                                                "authorizedIPRanges": ["0.0.0.0/0"]}}), True),
+        "missing": (azure(AKS, {"dnsPrefix": "aks"}), True),
+        "unknown": (azure(AKS, {"apiServerAccessProfile": {"enablePrivateCluster": UNKNOWN_BOOL}}), False),
     },
 }
 KINDS = ("compliant", "noncompliant", "missing", "unknown")

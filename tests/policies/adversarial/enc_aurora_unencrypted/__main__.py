@@ -1,5 +1,5 @@
 """Leak: an Aurora cluster with storage encryption off."""
-# expect: aws-all-datastore-encrypted-cmk aurora
+# expect: aws-storage-datastore-encrypted-cmk aurora
 
 import pulumi_aws as aws
 

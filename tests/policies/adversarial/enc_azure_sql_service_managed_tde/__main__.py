@@ -1,5 +1,5 @@
 """Leak: an Azure SQL server whose TDE uses the service-managed key."""
-# expect: azure-all-datastore-encrypted-cmk sql
+# expect: azure-storage-datastore-encrypted-cmk sql
 
 import pulumi_azure_native as azure_native
 

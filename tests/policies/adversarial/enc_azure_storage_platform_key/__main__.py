@@ -1,5 +1,5 @@
 """Leak: an Azure storage account under Microsoft-managed keys."""
-# expect: azure-all-datastore-encrypted-cmk data
+# expect: azure-storage-datastore-encrypted-cmk data
 
 import pulumi_azure_native as azure_native
 

@@ -1,5 +1,5 @@
 """Leak: a VM whose OS disk uses platform-managed keys."""
-# expect: azure-all-datastore-encrypted-cmk vm
+# expect: azure-storage-datastore-encrypted-cmk vm
 
 import pulumi_azure_native as azure_native
 

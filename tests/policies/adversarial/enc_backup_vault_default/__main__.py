@@ -1,5 +1,5 @@
 """Leak: a Backup vault under the AWS-managed backup key."""
-# expect: aws-all-datastore-encrypted-cmk vault
+# expect: aws-storage-datastore-encrypted-cmk vault
 
 import pulumi_aws as aws
 

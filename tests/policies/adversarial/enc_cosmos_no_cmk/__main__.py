@@ -1,5 +1,5 @@
 """Leak: a Cosmos DB account without a customer-managed key."""
-# expect: azure-all-datastore-encrypted-cmk cosmos
+# expect: azure-storage-datastore-encrypted-cmk cosmos
 
 import pulumi_azure_native as azure_native
 

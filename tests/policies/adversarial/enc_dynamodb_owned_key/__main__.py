@@ -1,5 +1,5 @@
 """Leak: a DynamoDB table under the AWS-owned key (the default)."""
-# expect: aws-all-datastore-encrypted-cmk table
+# expect: aws-storage-datastore-encrypted-cmk table
 
 import pulumi_aws as aws
 

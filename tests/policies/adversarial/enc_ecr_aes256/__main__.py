@@ -1,5 +1,5 @@
 """Leak: an ECR repository with the default AES256 encryption."""
-# expect: aws-all-datastore-encrypted-cmk images
+# expect: aws-storage-datastore-encrypted-cmk images
 
 import pulumi_aws as aws
 

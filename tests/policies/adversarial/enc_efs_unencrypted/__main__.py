@@ -1,5 +1,5 @@
 """Leak: an EFS file system without encryption."""
-# expect: aws-all-datastore-encrypted-cmk shared
+# expect: aws-storage-datastore-encrypted-cmk shared
 
 import pulumi_aws as aws
 

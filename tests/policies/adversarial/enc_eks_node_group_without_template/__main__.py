@@ -1,5 +1,5 @@
 """Leak: an EKS node group whose disks are the AMI's defaults."""
-# expect: aws-all-datastore-encrypted-cmk workers
+# expect: aws-storage-datastore-encrypted-cmk workers
 
 import pulumi_aws as aws
 

@@ -1,5 +1,5 @@
 """Leak: a Redis replication group without at-rest encryption."""
-# expect: aws-all-datastore-encrypted-cmk cache
+# expect: aws-storage-datastore-encrypted-cmk cache
 
 import pulumi_aws as aws
 

@@ -1,5 +1,5 @@
 """Leak: the Glue Data Catalog left unencrypted."""
-# expect: aws-all-datastore-encrypted-cmk catalog
+# expect: aws-storage-datastore-encrypted-cmk catalog
 
 import pulumi_aws as aws
 

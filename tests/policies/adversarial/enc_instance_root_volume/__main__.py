@@ -1,5 +1,5 @@
 """Leak: an EC2 instance whose root volume is the AMI's, unencrypted."""
-# expect: aws-all-datastore-encrypted-cmk box
+# expect: aws-storage-datastore-encrypted-cmk box
 
 import pulumi_aws as aws
 

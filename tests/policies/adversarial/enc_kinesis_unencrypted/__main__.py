@@ -1,5 +1,5 @@
 """Leak: a Kinesis stream without server-side encryption."""
-# expect: aws-all-datastore-encrypted-cmk clicks
+# expect: aws-storage-datastore-encrypted-cmk clicks
 
 import pulumi_aws as aws
 

@@ -1,5 +1,5 @@
 """Leak: launch-template volumes encrypted under the AWS-managed EBS key."""
-# expect: aws-all-datastore-encrypted-cmk nodes
+# expect: aws-storage-datastore-encrypted-cmk nodes
 
 import pulumi_aws as aws
 

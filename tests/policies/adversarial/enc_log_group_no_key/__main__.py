@@ -1,5 +1,5 @@
 """Leak: a CloudWatch log group without a KMS key."""
-# expect: aws-all-datastore-encrypted-cmk app-logs
+# expect: aws-storage-datastore-encrypted-cmk app-logs
 
 import pulumi_aws as aws
 

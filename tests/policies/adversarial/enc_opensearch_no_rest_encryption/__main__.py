@@ -1,5 +1,5 @@
 """Leak: an OpenSearch domain without encryption at rest."""
-# expect: aws-all-datastore-encrypted-cmk search
+# expect: aws-storage-datastore-encrypted-cmk search
 
 import pulumi_aws as aws
 

@@ -1,5 +1,5 @@
 """Leak: an encrypted RDS instance under the AWS-managed aws/rds key."""
-# expect: aws-all-datastore-encrypted-cmk db
+# expect: aws-storage-datastore-encrypted-cmk db
 
 import pulumi_aws as aws
 

@@ -1,5 +1,5 @@
 """Leak: RDS encrypted with a customer-managed key held in Ireland."""
-# expect: aws-all-datastore-encrypted-cmk db
+# expect: aws-storage-datastore-encrypted-cmk db
 
 import pulumi_aws as aws
 

@@ -1,5 +1,5 @@
 """Leak: a Redshift cluster without encryption."""
-# expect: aws-all-datastore-encrypted-cmk warehouse
+# expect: aws-storage-datastore-encrypted-cmk warehouse
 
 import pulumi_aws as aws
 

@@ -1,5 +1,5 @@
 """Leak: a SageMaker notebook whose volume uses the AWS-managed key."""
-# expect: aws-all-datastore-encrypted-cmk lab
+# expect: aws-storage-datastore-encrypted-cmk lab
 
 import pulumi_aws as aws
 

@@ -1,5 +1,5 @@
 """Leak: a Secrets Manager secret under the default aws/secretsmanager key."""
-# expect: aws-all-datastore-encrypted-cmk token
+# expect: aws-storage-datastore-encrypted-cmk token
 
 import pulumi_aws as aws
 

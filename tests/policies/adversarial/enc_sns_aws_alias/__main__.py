@@ -1,5 +1,5 @@
 """Leak: an SNS topic under the AWS-managed alias/aws/sns key."""
-# expect: aws-all-datastore-encrypted-cmk events
+# expect: aws-storage-datastore-encrypted-cmk events
 
 import pulumi_aws as aws
 

@@ -1,5 +1,5 @@
 """Leak: an SQS queue with SQS-managed encryption (a provider-managed key)."""
-# expect: aws-all-datastore-encrypted-cmk jobs
+# expect: aws-storage-datastore-encrypted-cmk jobs
 
 import pulumi_aws as aws
 

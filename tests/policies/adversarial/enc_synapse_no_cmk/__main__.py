@@ -1,5 +1,5 @@
 """Leak: a Synapse workspace without a customer-managed key."""
-# expect: azure-all-datastore-encrypted-cmk synapse
+# expect: azure-storage-datastore-encrypted-cmk synapse
 
 import pulumi_azure_native as azure_native
 
