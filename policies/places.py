@@ -87,7 +87,7 @@ def places_in_text(text: str) -> set[str]:
     return found
 
 
-_NAME_KEY = re.compile(r"(name|prefix|id)$", re.IGNORECASE)
+_NAME_KEY = re.compile(r"(name|prefix|id|bucket)$", re.IGNORECASE)
 _PLACE_KEY = re.compile(r"region|location|zone|endpoint|url|uri|arn", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"^[A-Za-z0-9._-]+$")
 
