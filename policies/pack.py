@@ -167,6 +167,13 @@ RESIDENCY_SCHEMA = PolicyConfigSchema(properties={
                             "description": "Azure resource types allowed the `global` location."},
 })
 
+def config_schema(rule: core.Rule) -> PolicyConfigSchema | None:
+    """The policy-config keys a rule takes: the residency settings, and the rule's own."""
+    properties = dict(RESIDENCY_SCHEMA.properties) if rule.residency else {}
+    properties |= rule.settings
+    return PolicyConfigSchema(properties=properties) if properties else None
+
+
 _LEVELS = {core.Enforcement.ADVISORY: EnforcementLevel.ADVISORY,
            core.Enforcement.MANDATORY: EnforcementLevel.MANDATORY,
            core.Enforcement.DISABLED: EnforcementLevel.DISABLED}
@@ -223,7 +230,7 @@ def _metadata(rule: core.Rule) -> dict[str, Any]:
         name=rule.name,
         description=f"{rule.id}: {rule.description}",
         enforcement_level=_LEVELS[rule.enforcement],
-        config_schema=RESIDENCY_SCHEMA if rule.residency else None,
+        config_schema=config_schema(rule),
         display_name=f"{rule.id} {rule.title}",
         severity=Severity(rule.severity.value),
         framework=PolicyComplianceFramework(name=first.name, reference=first.reference),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,7 @@ class CheckResult:
     violations: list[Violation]
     waived: list[Waived]
     levels: dict[str, str]  # policy name -> effective enforcement level
+    relaxations: list[str] = field(default_factory=list)  # what the stack's policy config relaxed
 
     @property
     def mandatory(self) -> list[Violation]:
@@ -78,12 +79,31 @@ class CheckResult:
         from sahab.schema import SCHEMA_VERSION
 
         return {"schemaVersion": SCHEMA_VERSION, "violations": [v.contract() for v in self.violations],
-                "summary": self.summary(),
-                "waived": [w.__dict__ for w in self.waived]}
+                "summary": self.summary(), "waived": [w.__dict__ for w in self.waived],
+                "relaxations": list(self.relaxations)}
 
 
 # ---------------------------------------------------------------------------------------------------------
 # Policy-pack config (the --policy-pack-config format)
+#
+# Layers, applied in order: the pack's defaults; the pack's own `policies/config/<stack>.json`; the operator's
+# `--policy-config`; then the program folder's `<program>/policies/config/<stack>.json`, which comes with the
+# code under review and so may only narrow: raise an enforcement level, shrink an allowed list, or turn a
+# relaxation off. Anything else in it is an error naming the key.
+
+PACK_CONFIG_DIR = Path(__file__).resolve().parent.parent / "policies" / "config"
+LEVEL_RANK = {"disabled": 0, "advisory": 1, "mandatory": 2, "remediate": 2}
+# Settings that list what is allowed: a narrowing config may only remove entries.
+ALLOW_LISTS = ("allowedRegions", "allowedCountries", "globalLocationTypes")
+# Stacks whose policy config may accept provider-managed keys for data stores.
+RELAXABLE_STACKS = ("dev", "smb")
+
+
+@dataclass(frozen=True)
+class ConfigLayer:
+    doc: dict[str, Any]
+    where: str  # the file, for error messages
+    narrow_only: bool = False
 
 
 def load_policy_config(path: Path | str) -> dict[str, Any]:
@@ -91,7 +111,11 @@ def load_policy_config(path: Path | str) -> dict[str, Any]:
     if not file.is_file():
         raise ConfigError(str(file), "no such policy config file")
     try:
-        doc = json.loads(file.read_text())
+        text = file.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(file), f"not a readable UTF-8 JSON file ({exc.__class__.__name__})") from None
+    try:
+        doc = json.loads(text)
     except ValueError as exc:
         raise ConfigError(str(file), f"not valid JSON: {exc}") from None
     if not isinstance(doc, dict):
@@ -99,35 +123,112 @@ def load_policy_config(path: Path | str) -> dict[str, Any]:
     return doc
 
 
-def _levels_and_settings(policies: list, doc: dict[str, Any], where: str) -> tuple[dict[str, str], dict[str, dict]]:
-    names = {p.name for p in policies}
-    for key, value in doc.items():
-        if key != "all" and key not in names:
-            raise ConfigError(f"{where}: {key}", "not a policy of the pack; see `sahab check --list-policies`")
-        level = value if isinstance(value, str) else value.get("enforcementLevel") if isinstance(value, dict) \
-            else None
-        if level is not None and level not in LEVELS:
-            raise ConfigError(f"{where}: {key}", f"enforcement level {level!r}; allowed: {', '.join(LEVELS)}")
-        if key == "all" and not isinstance(value, str):
-            raise ConfigError(f"{where}: all", "must be an enforcement level")
+def _check_layer(policies: list, layer: ConfigLayer) -> None:
+    """Every key names a policy (or `all`), every level is a level, every setting is one the policy takes, with
+    the type its schema gives."""
+    by_name = {p.name: p for p in policies}
+    for key, value in layer.doc.items():
+        where = f"{layer.where}: {key}"
+        if key == "all":
+            if value not in LEVELS:
+                raise ConfigError(where, f"must be an enforcement level; allowed: {', '.join(LEVELS)}")
+            continue
+        policy = by_name.get(key)
+        if policy is None:
+            raise ConfigError(where, "not a policy of the pack; see `sahab check --list-policies`")
+        if isinstance(value, str):
+            if value not in LEVELS:
+                raise ConfigError(where, f"enforcement level {value!r}; allowed: {', '.join(LEVELS)}")
+            continue
+        if not isinstance(value, dict):
+            raise ConfigError(where, "must be an enforcement level or an object of settings")
+        schema = policy.config_schema.properties if policy.config_schema is not None else {}
+        for setting, given in value.items():
+            if setting == "enforcementLevel":
+                if given not in LEVELS:
+                    raise ConfigError(f"{where}.enforcementLevel", f"{given!r}; allowed: {', '.join(LEVELS)}")
+                continue
+            spec = schema.get(setting)
+            if spec is None:
+                allowed = ", ".join(["enforcementLevel", *schema])
+                raise ConfigError(f"{where}.{setting}", f"not a setting of this policy; allowed: {allowed}")
+            if spec.get("type") == "array" and not (
+                    isinstance(given, list) and given and all(isinstance(x, str) and x for x in given)):
+                raise ConfigError(f"{where}.{setting}", "must be a non-empty list of strings")
+            if spec.get("type") == "boolean" and not isinstance(given, bool):
+                raise ConfigError(f"{where}.{setting}", "must be true or false")
+
+
+def _apply_level(name: str, current: str, wanted: str, layer: ConfigLayer, key: str) -> str:
+    if layer.narrow_only and LEVEL_RANK[wanted] < LEVEL_RANK[current]:
+        raise ConfigError(f"{layer.where}: {key}", f"would lower {name} from {current} to {wanted}; a program's own "
+                                                   "policy config can only narrow (raise levels, shrink lists)")
+    return "mandatory" if wanted == "remediate" else wanted
+
+
+def _apply_setting(name: str, props: dict[str, Any], setting: str, given: Any, layer: ConfigLayer) -> None:
+    where = f"{layer.where}: {name}.{setting}"
+    if layer.narrow_only:
+        current = props.get(setting)
+        if setting in ALLOW_LISTS and isinstance(current, list):
+            wider = [x for x in given if x not in current]
+            if wider:
+                raise ConfigError(where, f"would widen the allowed set with {', '.join(wider)}; a program's own "
+                                         f"policy config can only narrow it (now: {', '.join(current)})")
+        elif isinstance(given, bool) and given and not current:
+            raise ConfigError(where, "would relax the policy; a program's own policy config can only narrow")
+    props[setting] = list(given) if isinstance(given, list) else given
+
+
+def _levels_and_settings(policies: list, layers: list[ConfigLayer],
+                         stack: str | None = None) -> tuple[dict[str, str], dict[str, dict]]:
     levels: dict[str, str] = {}
     settings: dict[str, dict] = {}
     for p in policies:
-        level = p.enforcement_level.value if p.enforcement_level else "advisory"
-        if "all" in doc:
-            level = doc["all"]
-        own = doc.get(p.name)
-        props: dict[str, Any] = {}
-        if p.config_schema is not None:
-            props = {k: v["default"] for k, v in p.config_schema.properties.items() if "default" in v}
-        if isinstance(own, str):
-            level = own
-        elif isinstance(own, dict):
-            level = own.get("enforcementLevel", level)
-            props |= {k: v for k, v in own.items() if k != "enforcementLevel"}
-        levels[p.name] = "mandatory" if level == "remediate" else level
-        settings[p.name] = props
+        levels[p.name] = p.enforcement_level.value if p.enforcement_level else "advisory"
+        settings[p.name] = {k: v["default"] for k, v in p.config_schema.properties.items() if "default" in v} \
+            if p.config_schema is not None else {}
+    for layer in layers:
+        _check_layer(policies, layer)
+        if "all" in layer.doc:
+            for name in levels:
+                levels[name] = _apply_level(name, levels[name], layer.doc["all"], layer, "all")
+        for name, value in layer.doc.items():
+            if name == "all":
+                continue
+            wanted = value if isinstance(value, str) else value.get("enforcementLevel")
+            if wanted is not None:
+                levels[name] = _apply_level(name, levels[name], wanted, layer, name)
+            if isinstance(value, dict):
+                for setting, given in value.items():
+                    if setting != "enforcementLevel":
+                        _apply_setting(name, settings[name], setting, given, layer)
+    for name, props in settings.items():
+        if props.get("allowProviderManagedKeys") and stack is not None and stack not in RELAXABLE_STACKS:
+            raise ConfigError(f"{name}.allowProviderManagedKeys", f"provider-managed keys may be accepted only for "
+                                                                  f"the {' and '.join(RELAXABLE_STACKS)} stacks, "
+                                                                  f"not {stack!r}")
     return levels, settings
+
+
+def policy_config_layers(program_dir: Path, stack: str, operator_config: Path | str | None) -> list[ConfigLayer]:
+    """The config layers `sahab check` applies for a program and stack (see above)."""
+    layers = []
+    pack_file = PACK_CONFIG_DIR / f"{stack}.json"
+    if pack_file.is_file():
+        layers.append(ConfigLayer(load_policy_config(pack_file), str(pack_file)))
+    if operator_config is not None:
+        layers.append(ConfigLayer(load_policy_config(operator_config), str(operator_config)))
+    program_file = Path(program_dir) / "policies" / "config" / f"{stack}.json"
+    if program_file.is_file() and program_file.resolve() != pack_file.resolve():
+        layers.append(ConfigLayer(load_policy_config(program_file), str(program_file), narrow_only=True))
+    return layers
+
+
+def relaxations(settings: dict[str, dict]) -> list[str]:
+    """What the stack's policy config relaxed, for the report."""
+    return [f"{name}: provider-managed keys accepted for data stores (policy config allowProviderManagedKeys)"
+            for name, props in sorted(settings.items()) if props.get("allowProviderManagedKeys")]
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -187,22 +288,28 @@ def preload() -> None:
     threading.Thread(target=importlib.import_module, args=("policies.pack",), daemon=True).start()
 
 
-def check_plan(plan: Plan, policy_config: dict[str, Any] | None = None, config_where: str = "policy config",
-               waivers_path: Path | str | None = None, today: dt.date | None = None) -> CheckResult:
+def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | None = None,
+               config_where: str = "policy config", waivers_path: Path | str | None = None,
+               today: dt.date | None = None) -> CheckResult:
+    """Run the pack over a plan. `policy_config` is one trusted config document (as `--policy-config`) or the
+    layers `policy_config_layers` returns."""
     from pulumi_policy import ResourceValidationArgs, ResourceValidationPolicy, StackValidationArgs
 
     from policies import pack
     from policies.waivers import WaiverError, load_waivers
 
+    today = today or dt.datetime.now(dt.UTC).date()
     try:
-        waivers = load_waivers(waivers_path)
+        waivers = load_waivers(waivers_path, today=today)
     except WaiverError as exc:
         raise ConfigError(exc.path, exc.message) from None
-    levels, settings = _levels_and_settings(pack.POLICIES, policy_config or {}, config_where)
+    layers = policy_config if isinstance(policy_config, list) else \
+        [ConfigLayer(policy_config, config_where)] if policy_config else []
+    levels, settings = _levels_and_settings(pack.POLICIES, layers, plan.stack)
     resources = [r for r in plan.resources if r.type != "pulumi:pulumi:Stack"]
     by_urn = {r.urn: r for r in resources}
     session = pack.Session(stack_config={k: pack.parse_config_value(v) for k, v in plan.config.items()},
-                           waivers=waivers, today=today or dt.datetime.now(dt.UTC).date())
+                           waivers=waivers, today=today)
     token = pack.open_session(session)
     violations: list[Violation] = []
     gc.freeze()  # the plan's objects outlive the check: keep the collector from rescanning them for each policy
@@ -238,7 +345,8 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | None = None, config_w
               for name, urn, message, w in session.waived]
     order = {s: i for i, s in enumerate(SEVERITY_ORDER)}
     violations.sort(key=lambda v: (v.enforcement != "mandatory", order.get(v.severity, 9), v.rule_id, v.urn or ""))
-    return CheckResult(plan=plan, violations=violations, waived=waived, levels=levels)
+    return CheckResult(plan=plan, violations=violations, waived=waived, levels=levels,
+                       relaxations=relaxations(settings))
 
 
 def _clean(message: str, rule_id: str) -> str:

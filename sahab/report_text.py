@@ -32,6 +32,8 @@ def render_text(result: CheckResult, out: TextIO) -> None:
                 out.write(f"    - {what} ({file}:{line})\n      {v.message}\n")
             if rule is not None:
                 out.write(f"    fix: {rule.remediation}\n")
+    for note in result.relaxations:
+        out.write(f"\nrelaxed: {note}\n")
     for w in result.waived:
         out.write(f"\nwaived: {w.policy} on {w.urn} by {w.approver} until {w.expires} ({w.reason})\n")
     verdict = "FAILED" if result.exit_code else "passed"

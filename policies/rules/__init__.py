@@ -11,6 +11,8 @@ from policies.rules import (  # noqa: F401  (each module registers its rules)
     azure_platform,
     azure_residency,
     azure_storage,
+    cloud_residency,
+    data_stores,
     kubernetes,
     kubernetes_burst,
     onprem,

@@ -85,3 +85,29 @@ def aws_ecr_kms(view: ResourceView, ctx: Context):
                                                                         "not set (AWS: AES256)"))
 
 
+
+
+OPEN_TO_ALL = ("0.0.0.0/0", "::/0")
+
+
+@rule(id="SAHAB-AWS-027", name="aws-eks-cluster-public-endpoint-restricted",
+      title="A public EKS API endpoint is limited to known networks",
+      description="An EKS API endpoint that is public (AWS's default) must list the CIDRs allowed to reach it; a "
+                  "public endpoint with no CIDRs, or with 0.0.0.0/0, opens the cluster API to the internet.",
+      remediation="Set `vpc_config.endpoint_public_access=False` (and `endpoint_private_access=True`), or list "
+                  "your operators' networks in `vpc_config.public_access_cidrs`.",
+      severity=Severity.HIGH, frameworks=(pdpl("Art. 20 (security of processing)"), iso27001("A.8.20")),
+      enforcement=Enforcement.MANDATORY, residency=False, types=CLUSTER)
+def aws_eks_public_endpoint(view: ResourceView, ctx: Context):
+    public = lookup(view.props, "vpcConfig", "endpointPublicAccess")
+    if public is UNKNOWN or public is False or (isinstance(public, str) and public.lower() == "false"):
+        return
+    cidrs = items(view.props, "vpcConfig", "publicAccessCidrs")
+    if UNKNOWN in cidrs:
+        return
+    if not cidrs:
+        yield Finding("the API endpoint is public (`vpcConfig.endpointPublicAccess` is "
+                      f"{describe(public) if public is not MISSING else 'not set, AWS: public'}) with no "
+                      "`publicAccessCidrs`: AWS opens it to 0.0.0.0/0")
+    elif any(c in OPEN_TO_ALL for c in cidrs):
+        yield Finding(f"the public API endpoint is open to the internet (`publicAccessCidrs` {cidrs!r})")

@@ -20,6 +20,7 @@ from policies.core import (
     pdpl,
     rule,
 )
+from policies.residency import AWS_PACKAGES, place_problem
 
 RESIDENCY = (pdpl("Art. 22 (cross-border transfer)"), health_data("Art. 13"), iso27001("A.5.34"))
 
@@ -36,20 +37,20 @@ def region_problem(region, allowed, what: str) -> str | None:
 
 @rule(id="SAHAB-AWS-001", name="aws-all-resource-region-allowed",
       title="Every AWS resource lives in an allowed region",
-      description="The effective region of every AWS resource (its own `region`, else its provider's, else the "
-                  "stack's `aws:region`) must be in the residency list, so personal and health data stays in the UAE.",
+      description="The effective region of every resource of the aws and aws-native packages (its own `region`, "
+                  "else its provider's, else the stack's `aws:region`) must be in the residency list, so personal "
+                  "and health data stays in the UAE. A region that cannot be resolved fails closed.",
       remediation="Create the resource through a provider pinned to me-central-1 (`aws.Provider(region="
                   "\"me-central-1\")`) or set `region=\"me-central-1\"` on it; remove explicit providers for other "
                   "regions.",
       severity=Severity.CRITICAL, frameworks=RESIDENCY,
-      enforcement=Enforcement.MANDATORY, residency=True, packages=("aws",))
-def aws_resource_region(view: ResourceView, ctx: Context):
-    region = effective_aws_region(view, ctx)
-    where = "its own region" if lookup(view.props, "region") is not MISSING else (
-        f"the region of its provider {view.provider.name!r}" if view.provider else "the stack region")
-    problem = region_problem(region, ctx.allowed_regions, f"effective region ({where})")
-    if problem:
-        yield Finding(problem)
+      enforcement=Enforcement.MANDATORY, residency=True, scope="stack")
+def aws_resource_region(ctx: Context):
+    for view in ctx.resources:
+        if view.package in AWS_PACKAGES:
+            problem = place_problem(view, ctx)
+            if problem:
+                yield Finding(problem, view.urn)
 
 @rule(id="SAHAB-AWS-002", name="aws-pulumi-provider-region-allowed",
       title="AWS providers are pinned to an allowed region",
@@ -63,15 +64,21 @@ def aws_provider_region(view: ResourceView, ctx: Context):
     if problem:
         yield Finding(problem)
 
+KMS_REPLICA_TYPES = ("aws:kms/replicaKey:ReplicaKey", "aws:kms/replicaExternalKey:ReplicaExternalKey",
+                     "aws-native:kms:ReplicaKey")
+
+
 @rule(id="SAHAB-AWS-003", name="aws-kms-key-single-region",
       title="KMS keys are single-Region",
-      description="A multi-Region KMS key can be replicated to any Region, and its replicas decrypt data there.",
-      remediation="Set `multi_region=False` (the default) on `aws.kms.Key`; do not create `aws.kms.ReplicaKey`.",
+      description="A multi-Region KMS key can be replicated to any Region, and its replicas decrypt data there. "
+                  "Every resource of the aws and aws-native packages with a `multiRegion` input (keys, imported "
+                  "external keys, a type never seen before) must leave it off; replica keys are forbidden.",
+      remediation="Set `multi_region=False` (the default) on `aws.kms.Key`/`aws.kms.ExternalKey`; do not create "
+                  "`aws.kms.ReplicaKey` or `aws.kms.ReplicaExternalKey`.",
       severity=Severity.HIGH, frameworks=RESIDENCY,
-      enforcement=Enforcement.MANDATORY, residency=True,
-      types=("aws:kms/key:Key", "aws:kms/replicaKey:ReplicaKey", "aws:kms/replicaExternalKey:ReplicaExternalKey"))
+      enforcement=Enforcement.MANDATORY, residency=True, packages=("aws", "aws-native"))
 def aws_kms_single_region(view: ResourceView, ctx: Context):
-    if view.type != "aws:kms/key:Key":
+    if view.type in KMS_REPLICA_TYPES:
         yield Finding("a KMS replica key copies a multi-Region key's material to another Region")
         return
     multi = lookup(view.props, "multiRegion")

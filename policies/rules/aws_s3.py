@@ -54,9 +54,28 @@ def _sse_problem(default) -> str | None:
     return None
 
 
+def attached_to(bucket: ResourceView, ctx: Context, *types: str) -> list[ResourceView]:
+    """Resources of `types` whose `bucket` input names this bucket and only this one: by value when the value is
+    known, else by a property dependency on exactly one bucket. A value computed from several buckets (one
+    configuration shared through an Output) configures only the one it names, so it is credited to none."""
+    found = []
+    for r in ctx.referencing(bucket, "bucket", *types):
+        value = lookup(r.props, "bucket")
+        if isinstance(value, str) and (value == bucket.urn or value in bucket.identities):
+            found.append(r)
+            continue
+        if isinstance(value, str) and ctx.resolve(value, (), BUCKET_TYPES) is not None:
+            continue  # it names another bucket of the stack
+        sources = [u for u in r.property_dependencies.get("bucket", ())
+                   if (b := ctx.by_urn(u)) is not None and b.type in BUCKET_TYPES]
+        if sources == [bucket.urn]:
+            found.append(r)
+    return found
+
+
 def _encryption_verdict(bucket: ResourceView, ctx: Context) -> str | None:
     """None when the bucket is SSE-KMS with a CMK (inline or through a separate resource), else why not."""
-    separate = ctx.referencing(bucket, "bucket", *SSE_TYPES)
+    separate = attached_to(bucket, ctx, *SSE_TYPES)
     blocks = [(f"{r.name}", lookup(rule_, "applyServerSideEncryptionByDefault"))
               for r in separate for rule_ in items(r.props, "rules")]
     inline = lookup(bucket.props, "serverSideEncryptionConfiguration", "rule", "applyServerSideEncryptionByDefault")
@@ -87,8 +106,60 @@ def aws_s3_sse_kms(ctx: Context):
             yield Finding(f"bucket {bucket.name!r}: {problem}", bucket.urn)
 
 
+def _as_list(value) -> list:
+    value = lookup(value) if value is not None else MISSING
+    if value is MISSING:
+        return []
+    if isinstance(value, str) or value is UNKNOWN:
+        return [value]
+    return items(value)
+
+
+def _covers_everything(statement) -> bool | None:
+    """Whether a Deny statement covers every S3 action on the bucket and its objects (None: unknown)."""
+    if lookup(statement, "NotAction") is not MISSING or lookup(statement, "NotResource") is not MISSING:
+        return False
+    actions = _as_list(lookup(statement, "Action"))
+    resources = _as_list(lookup(statement, "Resource"))
+    principal = lookup(statement, "Principal")
+    if UNKNOWN in actions or UNKNOWN in resources or principal is UNKNOWN:
+        return None
+    if not any(isinstance(a, str) and a.lower() in ("*", "s3:*") for a in actions):
+        return False
+    if principal not in ("*",) and "*" not in _as_list(lookup(principal, "AWS")):
+        return False
+    strings = [r for r in resources if isinstance(r, str)]
+    return "*" in strings or (any(r.endswith("/*") for r in strings) and any(not r.endswith("*") for r in strings))
+
+
+def _condition_values(condition, operators: tuple[str, ...], key: str) -> list | None:
+    """The values a Condition tests `key` against under any of `operators`; keys match case-insensitively, as
+    AWS matches them. None when the condition is unknown."""
+    if condition is UNKNOWN:
+        return None
+    found: list = []
+    if not hasattr(condition, "keys"):
+        return found
+    for operator in list(condition):
+        if operator.lower() not in {o.lower() for o in operators}:
+            continue
+        tests = lookup(condition, operator)
+        if tests is UNKNOWN:
+            return None
+        if not hasattr(tests, "keys"):
+            continue
+        for name in list(tests):
+            if name.lower() == key.lower():
+                value = lookup(tests, name)
+                if value is UNKNOWN:
+                    return None
+                found.extend(_as_list(value))
+    return found
+
+
 def _denies_insecure_transport(document) -> bool | None:
-    """True if the policy has a Deny for `aws:SecureTransport` false; None when the document is unknown."""
+    """True if the policy has a Deny of every action on the bucket and its objects when `aws:SecureTransport`
+    is false; None when the document is unknown."""
     if document is UNKNOWN:
         return None
     if isinstance(document, str):
@@ -102,13 +173,13 @@ def _denies_insecure_transport(document) -> bool | None:
             return None
         if lookup(st, "Effect") != "Deny":
             continue
-        for test in ("Bool", "BoolIfExists"):
-            value = lookup(st, "Condition", test, "aws:SecureTransport")
-            if value is UNKNOWN:
-                return None
-            values = value if isinstance(value, list) else [value]
-            if any(str(v).lower() == "false" for v in values):
-                return True
+        values = _condition_values(lookup(st, "Condition"), ("Bool", "BoolIfExists"), "aws:SecureTransport")
+        if values is None:
+            return None
+        if any(str(v).lower() == "false" for v in values):
+            covers = _covers_everything(st)
+            if covers is None or covers:
+                return covers
     return False
 
 
@@ -122,15 +193,15 @@ def _denies_insecure_transport(document) -> bool | None:
       enforcement=Enforcement.MANDATORY, residency=False, scope="stack")
 def aws_s3_tls_only(ctx: Context):
     for bucket in ctx.of_type(*BUCKET_TYPES):
-        policies_ = ctx.referencing(bucket, "bucket", *POLICY_TYPES)
+        policies_ = attached_to(bucket, ctx, *POLICY_TYPES)
         documents = [lookup(p.props, "policy") for p in policies_]
         inline = lookup(bucket.props, "policy")
         if inline is not MISSING:
             documents.append(inline)
         verdicts = [_denies_insecure_transport(d) for d in documents]
         if not any(v is None or v for v in verdicts):
-            why = "no bucket policy names it" if not documents else "its bucket policy has no Deny on " \
-                                                                  "aws:SecureTransport=false"
+            why = "no bucket policy names it" if not documents else "its bucket policy has no Deny of every " \
+                "action (s3:*) on the bucket and its objects when aws:SecureTransport is false"
             yield Finding(f"bucket {bucket.name!r}: {why}", bucket.urn)
 
 

@@ -12,6 +12,7 @@ from policies.core import (
     Severity,
     describe,
     iso27001,
+    items,
     lookup,
     rule,
 )
@@ -68,3 +69,28 @@ def azure_disk_cmk(view: ResourceView, ctx: Context):
     des = lookup(view.props, "encryption", "diskEncryptionSetId")
     if des in (MISSING, ""):
         yield Finding("`encryption.diskEncryptionSetId` is not set: the disk uses platform-managed keys")
+
+
+OPEN_TO_ALL = ("0.0.0.0/0", "::/0")
+
+
+@rule(id="SAHAB-AZ-027", name="azure-containerservice-managedcluster-public-endpoint-restricted",
+      title="A public AKS API server is limited to known networks",
+      description="An AKS API server that is not private must list the authorized IP ranges allowed to reach it; "
+                  "none, or 0.0.0.0/0, opens the cluster API to the internet.",
+      remediation="Set `api_server_access_profile={\"enable_private_cluster\": True}`, or list your operators' "
+                  "networks in `api_server_access_profile.authorized_ip_ranges`.",
+      severity=Severity.HIGH, frameworks=(iso27001("A.8.20"),),
+      enforcement=Enforcement.MANDATORY, residency=False, types=AKS)
+def azure_aks_public_endpoint(view: ResourceView, ctx: Context):
+    private = lookup(view.props, "apiServerAccessProfile", "enablePrivateCluster")
+    if private is UNKNOWN or private is True:
+        return
+    ranges = items(view.props, "apiServerAccessProfile", "authorizedIPRanges")
+    if UNKNOWN in ranges:
+        return
+    if not ranges:
+        yield Finding("the API server is public (`apiServerAccessProfile.enablePrivateCluster` is "
+                      f"{describe(private)}) with no `authorizedIPRanges`: it is open to the internet")
+    elif any(r in OPEN_TO_ALL for r in ranges):
+        yield Finding(f"the public API server is open to the internet (`authorizedIPRanges` {ranges!r})")

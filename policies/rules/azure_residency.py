@@ -18,33 +18,11 @@ from policies.core import (
     pdpl,
     rule,
 )
+from policies.residency import AZURE_PACKAGES, place_problem
 
 RESIDENCY = (pdpl("Art. 22 (cross-border transfer)"), health_data("Art. 13"), iso27001("A.5.34"))
 PROVIDER = "pulumi:providers:azure-native"
 RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
-# Tracked resources that take a location even when the program leaves it out (the provider then uses the
-# resource group's, or its own `location` setting).
-TRACKED_TYPES = frozenset({
-    RESOURCE_GROUP,
-    "azure-native:storage:StorageAccount",
-    "azure-native:containerservice:ManagedCluster",
-    "azure-native:network:VirtualNetwork",
-    "azure-native:network:NetworkSecurityGroup",
-    "azure-native:network:PublicIPAddress",
-    "azure-native:network:NatGateway",
-    "azure-native:network:RouteTable",
-    "azure-native:network:PrivateEndpoint",
-    "azure-native:keyvault:Vault",
-    "azure-native:compute:DiskEncryptionSet",
-    "azure-native:compute:Disk",
-    "azure-native:compute:VirtualMachine",
-    "azure-native:compute:VirtualMachineScaleSet",
-    "azure-native:managedidentity:UserAssignedIdentity",
-    "azure-native:containerregistry:Registry",
-    "azure-native:containerregistry:Replication",
-    "azure-native:operationalinsights:Workspace",
-    "azure-native:applicationinsights:Component",
-})
 # Azure's paired regions: geo-redundant storage keeps its second copy in the pair.
 PAIRED_LOCATION = {
     "uaenorth": "uaecentral", "uaecentral": "uaenorth",
@@ -83,19 +61,20 @@ def location_problem(location, ctx: Context, what: str, resource_type: str) -> s
 
 @rule(id="SAHAB-AZ-001", name="azure-all-resource-location-allowed",
       title="Every Azure resource lives in an allowed location",
-      description="The effective location of every located Azure resource (its own `location`, else its "
-                  "resource group's, else the provider's) is uaenorth or uaecentral; `global` only for "
-                  "allow-listed control-plane types.",
-      remediation="Set `location=\"uaenorth\"` (or uaecentral) on the resource or its resource group, and pin "
-                  "the provider's `location`.",
+      description="The effective location of every resource of the azure-native and azure packages (its own "
+                  "`location`, else its resource group's, else the provider's) is uaenorth or uaecentral; "
+                  "`global` only for allow-listed control-plane types. A type whose SDK gives it no `location` "
+                  "lives where its parent does; a location that cannot be resolved fails closed.",
+      remediation="Set `location=\"uaenorth\"` (or uaecentral) on the resource or on a resource group this "
+                  "program creates, and pin the provider's `location`.",
       severity=Severity.CRITICAL, frameworks=RESIDENCY,
-      enforcement=Enforcement.MANDATORY, residency=True, packages=("azure-native",))
-def azure_resource_location(view: ResourceView, ctx: Context):
-    if lookup(view.props, "location") is MISSING and view.type not in TRACKED_TYPES:
-        return  # a child resource (container, role assignment, subnet) lives where its parent does
-    problem = location_problem(effective_azure_location(view, ctx), ctx, "effective location", view.type)
-    if problem:
-        yield Finding(problem)
+      enforcement=Enforcement.MANDATORY, residency=True, scope="stack")
+def azure_resource_location(ctx: Context):
+    for view in ctx.resources:
+        if view.package in AZURE_PACKAGES:
+            problem = place_problem(view, ctx)
+            if problem:
+                yield Finding(problem, view.urn)
 
 
 @rule(id="SAHAB-AZ-002", name="azure-pulumi-provider-location-allowed",

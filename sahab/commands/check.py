@@ -18,8 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="output format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", default=None, help="write the report here (default: stdout)")
     parser.add_argument("--policy-config", metavar="FILE", default=None,
-                        help="enforcement levels and settings in the `pulumi preview --policy-pack-config` format "
-                             "(default: <program>/policies/config/<stack>.json when it exists)")
+                        help="enforcement levels and settings in the `pulumi preview --policy-pack-config` format, "
+                             "over the pack's policies/config/<stack>.json; <program>/policies/config/<stack>.json "
+                             "then applies too but may only narrow")
     parser.add_argument("--waivers", metavar="FILE", default=None,
                         help="waivers file (default: the pack's policies/waivers.yaml)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", default=None,
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
 
     from sahab.engine import default_program_dir, plan
     from sahab.errors import UsageError
-    from sahab.policy_check import check_plan, load_policy_config, preload
+    from sahab.policy_check import check_plan, policy_config_layers, preload
 
     if args.list_policies:
         from policies.core import all_rules
@@ -49,17 +50,14 @@ def run(args: argparse.Namespace) -> int:
 
         ensure_writable(args.output, "--output")
     program_dir = Path(args.program) if args.program else default_program_dir()
-    config_path = Path(args.policy_config) if args.policy_config else None
-    if config_path is None:
-        candidate = program_dir / "policies" / "config" / f"{args.stack}.json"
-        config_path = candidate if candidate.is_file() else None
-    policy_config = load_policy_config(config_path) if config_path else None
+    # The pack's own config, the operator's --policy-config, then the program folder's (which can only narrow).
+    layers = policy_config_layers(program_dir, args.stack, args.policy_config)
 
     preload()
     planned = plan(program_dir, args.stack, preview=True, timeout=args.timeout)
     for warning in planned.notices:
         print(f"warning: {warning}", file=sys.stderr)
-    result = check_plan(planned, policy_config, str(config_path or "policy config"), args.waivers)
+    result = check_plan(planned, layers, waivers_path=args.waivers)
 
     if args.format == "json":
         text = json.dumps(result.contract(), indent=2) + "\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import boto3
@@ -69,11 +70,11 @@ def test_waivers_are_applied_by_arn_and_recorded(aws, capsys, tmp_path):
     waivers = tmp_path / "waivers.yaml"
     waivers.write_text(
         "waivers:\n"
-        "  - policy: SAHAB-AWS-001\n"
-        "    resource: 'arn:aws:s3:::sahab-us-*'\n"
+        "  - policy: SAHAB-AWS-001\n"  # residency: one concrete resource, at most 90 days
+        "    resource: 'arn:aws:s3:::sahab-us-legacy'\n"
         "    reason: Legacy bucket being migrated to me-central-1 (OPS-42)\n"
         "    approver: ciso@example.ae\n"
-        "    expires: 2099-12-31\n"
+        f"    expires: {dt.datetime.now(dt.UTC).date() + dt.timedelta(days=60)}\n"
         "  - policy: aws-s3-bucket-sse-kms-cmk\n"
         "    resource: arn:aws:s3:::sahab-us-legacy\n"
         "    reason: Expired exception\n"
@@ -109,7 +110,7 @@ def test_clean_account_exits_zero_and_encryption_by_default_off_fails(aws, capsy
 def test_sarif_names_rules_and_suppresses_waived(aws, capsys, tmp_path):
     seeded = seed_account()
     waivers = tmp_path / "waivers.yaml"
-    waivers.write_text("waivers:\n  - {policy: SAHAB-AWS-012, resource: 'arn:aws:ec2:me-central-1:*', "
+    waivers.write_text("waivers:\n  - {policy: SAHAB-AWS-012, resource: 'arn:aws:ec2:me-central-1:*:volume/vol-*', "
                        "reason: scratch disk, approver: ops@example.ae, expires: 2099-01-01}\n")
     code, out, _ = audit(capsys, *THREE_REGIONS, "--format", "sarif", "--waivers", str(waivers),
                          "--evidence-dir", str(tmp_path / "ev"))

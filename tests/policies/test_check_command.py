@@ -3,6 +3,7 @@ output format honours its contract; configuration and usage errors exit 2 with o
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import xml.etree.ElementTree as ET
 from importlib import resources
@@ -72,8 +73,9 @@ def test_raw_azure_and_kubernetes_program_is_flagged(capsys):
     assert ("azure-all-resource-location-allowed", "europe") in found
     assert ("azure-storage-storageaccount-no-public-blob-access", "europe") in found
     assert ("kubernetes-storage-storageclass-encrypted", "plain") in found
-    # Geo-redundant storage in UAE North replicates to UAE Central: no false positive.
-    assert not any(name == "good" for _, name in found)
+    # Geo-redundant storage in UAE North replicates to UAE Central: no residency finding; only its platform-managed
+    # key is reported.
+    assert {policy for policy, name in found if name == "good"} == {"azure-storage-datastore-encrypted-cmk"}
 
 
 def test_sarif_locates_every_result_in_the_repository(capsys, tmp_path):
@@ -137,8 +139,9 @@ def test_policy_config_sets_enforcement_per_stack(capsys, tmp_path):
 def test_waivers_file_is_honoured_and_expiry_reported(capsys, tmp_path):
     remote = "urn:pulumi:dev::raw-aws::aws:s3/bucketV2:BucketV2::remote"
     waivers = tmp_path / "waivers.yaml"
+    soon = (dt.datetime.now(dt.UTC).date() + dt.timedelta(days=30)).isoformat()
     waivers.write_text(f"waivers:\n  - policy: SAHAB-AWS-001\n    resource: '{remote}'\n    reason: migration\n"
-                       "    approver: dpo@example.ae\n    expires: 2999-12-31\n"
+                       f"    owner: dpo@example.ae\n    expires: {soon}\n"
                        "  - policy: aws-s3-bucket-sse-kms-cmk\n    resource: 'urn:pulumi:dev::raw-aws::*::logs'\n"
                        "    reason: old\n    approver: dpo@example.ae\n    expires: 2020-01-31\n")
     _, out, _ = check(capsys, "--program", str(RAW_AWS), "--format", "json", "--waivers", str(waivers))

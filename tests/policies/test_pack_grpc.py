@@ -76,15 +76,24 @@ def test_analyzer_info_lists_every_rule_with_metadata(analyzer):
     assert policies["aws-s3-bucket-versioning-enabled"].enforcementLevel == analyzer_pb2.ADVISORY
 
 
+def analyze_stack(stub, type_: str, name: str, props: dict, prov) -> dict[str, analyzer_pb2.AnalyzeDiagnostic]:
+    """Residency is a stack policy (it follows references between resources): one resource, as a whole stack."""
+    resource = analyzer_pb2.AnalyzerResource(type=type_, name=name, urn=f"{PROJECT}{type_}::{name}",
+                                             properties=struct(props), provider=prov)
+    request = analyzer_pb2.AnalyzeStackRequest(resources=[resource])
+    return {d.policyName: d for d in stub.AnalyzeStack(request).diagnostics}
+
+
 def test_out_of_region_provider_is_a_mandatory_violation(analyzer):
-    found = analyze(analyzer, BUCKET, "remote", {}, provider("eu-central-1", "frankfurt"))
+    found = analyze_stack(analyzer, BUCKET, "remote", {}, provider("eu-central-1", "frankfurt"))
     assert found["aws-all-resource-region-allowed"].enforcementLevel == analyzer_pb2.MANDATORY
     assert "eu-central-1" in found["aws-all-resource-region-allowed"].message
-    assert "aws-all-resource-region-allowed" not in analyze(analyzer, BUCKET, "ok", {}, provider("me-central-1"))
+    assert found["aws-all-resource-region-allowed"].urn.endswith("::remote")
+    assert "aws-all-resource-region-allowed" not in analyze_stack(analyzer, BUCKET, "ok", {}, provider("me-central-1"))
 
 
 def test_unknown_region_fails_closed_not_downgraded_to_advisory(analyzer):
-    found = analyze(analyzer, BUCKET, "b", {"region": UNKNOWN_STRING_VALUE}, provider("me-central-1"))
+    found = analyze_stack(analyzer, BUCKET, "b", {"region": UNKNOWN_STRING_VALUE}, provider("me-central-1"))
     diagnostic = found["aws-all-resource-region-allowed"]
     assert diagnostic.enforcementLevel == analyzer_pb2.MANDATORY
     assert "fails closed" in diagnostic.message

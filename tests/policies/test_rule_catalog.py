@@ -371,6 +371,75 @@ CASES = {
         "unknown": (Stack([Res("sahab:onprem:Site", {"name": "dc", "country": UNKNOWN}, name="dc")]), True),
     },
 }
+SQS = "aws:sqs/queue:Queue"
+RDS = "aws:rds/instance:Instance"
+SUBSCRIPTION = "aws:sns/topicSubscription:TopicSubscription"
+DISK = "azure-native:compute:Disk"
+DES = "azure-native:compute:DiskEncryptionSet"
+DES_ID = "/subscriptions/s/resourceGroups/g/providers/Microsoft.Compute/diskEncryptionSets/des"
+
+
+def other_cloud(type_, props, package):
+    return Res(type_, props, provider={}, provider_type=f"pulumi:providers:{package}")
+
+
+def subscription(endpoint):
+    return Res(SUBSCRIPTION, {"protocol": "sqs", "topic": "arn:aws:sns:me-central-1:111122223333:t",
+                              "endpoint": endpoint}, name="sub", provider=ME)
+
+
+CASES |= {
+    "cloud-all-resource-region-allowed": {
+        "compliant": (other_cloud("azapi:index:Resource", {"location": "uaenorth", "type": "X@2024"}, "azapi"), False),
+        "noncompliant": (other_cloud("digitalocean:index/droplet:Droplet", {"region": "fra1"}, "digitalocean"),
+                         True),
+        "missing": (other_cloud("mongodbatlas:index/cluster:Cluster", {"name": "c"}, "mongodbatlas"), True),
+        "unknown": (other_cloud("azapi:index:Resource", {"location": UNKNOWN}, "azapi"), True),
+    },
+    "cloud-all-resource-references-in-country": {
+        "compliant": (subscription("arn:aws:sqs:me-central-1:111122223333:q"), False),
+        "noncompliant": (subscription("arn:aws:sqs:eu-west-1:111122223333:q"), True),
+        "missing": (Res(SUBSCRIPTION, {"protocol": "sqs"}, name="sub", provider=ME), False),
+        "unknown": (subscription(UNKNOWN), True),  # from no resource of this program
+    },
+    "cloud-all-resource-edge-service-forbidden": {
+        "compliant": (Res("aws:wafv2/webAcl:WebAcl", {"scope": "REGIONAL"}, provider=ME), False),
+        "noncompliant": (Res("aws:cloudfront/distribution:Distribution", {"enabled": True}, provider=ME), True),
+        "missing": (Res("aws:wafv2/webAcl:WebAcl", {"name": "acl"}, provider=ME), False),
+        "unknown": (Res("aws:wafv2/webAcl:WebAcl", {"scope": UNKNOWN}, provider=ME), True),
+    },
+    "aws-storage-datastore-encrypted-cmk": {
+        "compliant": (Res(RDS, {"storageEncrypted": True, "kmsKeyId": KEY_ARN}, provider=ME), False),
+        "noncompliant": (Res(RDS, {"storageEncrypted": False}, provider=ME), True),
+        "missing": (Res(SQS, {"name": "q"}, provider=ME), True),
+        "unknown": (Res(RDS, {"storageEncrypted": True, "kmsKeyId": UNKNOWN}, provider=ME), False),
+    },
+    "azure-storage-datastore-encrypted-cmk": {
+        "compliant": (Stack([azure(DES, {"location": "uaenorth"}), Res(
+            DISK, {"encryption": {"diskEncryptionSetId": DES_ID}}, name="disk", provider={},
+            provider_type="pulumi:providers:azure-native", deps={"encryption": ["r"]})]), False),
+        "noncompliant": (account(encryption={"keySource": "Microsoft.Storage"}), True),
+        "missing": (azure("azure-native:cosmosdb:DatabaseAccount", {"databaseAccountOfferType": "Standard"}), True),
+        "unknown": (azure(DISK, {"encryption": {"diskEncryptionSetId": UNKNOWN}}), False),
+    },
+}
+CASES |= {
+    "aws-eks-cluster-public-endpoint-restricted": {
+        "compliant": (Res(CLUSTER, {"vpcConfig": {"endpointPublicAccess": True,
+                                                  "publicAccessCidrs": ["203.0.113.0/24"]}}, provider=ME), False),
+        "noncompliant": (Res(CLUSTER, {"vpcConfig": {"endpointPublicAccess": True,
+                                                     "publicAccessCidrs": ["0.0.0.0/0"]}}, provider=ME), True),
+        "missing": (Res(CLUSTER, {"vpcConfig": {"subnetIds": ["subnet-1"]}}, provider=ME), True),  # AWS: public
+        "unknown": (Res(CLUSTER, {"vpcConfig": {"endpointPublicAccess": UNKNOWN_BOOL}}, provider=ME), False),
+    },
+    "azure-containerservice-managedcluster-public-endpoint-restricted": {
+        "compliant": (azure(AKS, {"apiServerAccessProfile": {"authorizedIPRanges": ["203.0.113.0/24"]}}), False),
+        "noncompliant": (azure(AKS, {"apiServerAccessProfile": {"enablePrivateCluster": False,
+                                                                "authorizedIPRanges": ["0.0.0.0/0"]}}), True),
+        "missing": (azure(AKS, {"dnsPrefix": "aks"}), True),
+        "unknown": (azure(AKS, {"apiServerAccessProfile": {"enablePrivateCluster": UNKNOWN_BOOL}}), False),
+    },
+}
 KINDS = ("compliant", "noncompliant", "missing", "unknown")
 RULES = {r.name: r for r in all_rules()}
 
@@ -387,7 +456,7 @@ def test_catalog_metadata():
     assert len(set(ids)) == len(ids)
     for rule in RULES.values():
         vendor = rule.name.split("-")[0]
-        assert vendor in ("aws", "azure", "kubernetes", "onprem"), rule.name
+        assert vendor in ("aws", "azure", "cloud", "kubernetes", "onprem"), rule.name
         assert len(rule.name.split("-")) >= 4, rule.name  # vendor-service-resource-rule
         assert rule.description and rule.remediation and rule.title
         assert rule.frameworks

@@ -1,0 +1,156 @@
+"""Places named inside values: cloud region codes, Azure locations, and the references that carry them.
+
+Residency has two halves (policies/residency.py): where a resource sits, and where its inputs point. This
+module is the second half's vocabulary. `places_in(value)` walks any input value (dicts, lists, the SDK's
+unknown-checking proxies, JSON documents stored as strings, base64 user data) and yields every place a string
+names, with the path it was found at:
+
+* AWS region codes of every partition (`eu-west-1`, `us-gov-west-1`, `cn-north-1`), also inside ARNs
+  (`arn:aws:sns:eu-west-1:...`), service endpoints (`s3.eu-west-1.amazonaws.com`, `com.amazonaws.eu-west-1.s3`)
+  and availability zones (`eu-west-1a`, reported as their region);
+* GCP regions and zones (`europe-west1`, `us-central1-a`), also inside hostnames (`europe-west1-docker.pkg.dev`);
+* Azure locations (`westeurope`, `West Europe`), as whole values or as tokens of ARM ids
+  (`/locations/westeurope/`) and hostnames (`westeurope.api.cognitive.microsoft.com`).
+
+Region codes are recognised by their grammar, not looked up in a list, so a region launched after this was
+written is still a place. Azure location names have no grammar; their list is a list of places, not of types.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+_DIRECTIONS = "northeast|northwest|southeast|southwest|north|south|east|west|central"
+AWS_REGION = re.compile(
+    r"(?<![a-z0-9])((?:us-gov|us-iso[a-z]?|eu-iso[a-z]?|eusc-[a-z]{2}|us|eu|ap|sa|ca|me|af|il|mx|cn)"
+    rf"-(?:{_DIRECTIONS})-\d{{1,2}})(?=[a-z]?(?:[^a-z0-9]|$))")
+GCP_REGION = re.compile(
+    r"(?<![a-z0-9-])((?:africa|asia|australia|europe|me|northamerica|southamerica|us)"
+    rf"-(?:{_DIRECTIONS})\d{{1,2}})(?=(?:-[a-z])?(?:[^a-z0-9]|$)|-)")
+_AZURE_LOCATION_NAMES = """
+eastus eastus2 westus westus2 westus3 centralus northcentralus southcentralus westcentralus canadacentral
+canadaeast brazilsouth brazilsoutheast mexicocentral chilecentral northeurope westeurope uksouth ukwest
+francecentral francesouth germanywestcentral germanynorth germanycentral germanynortheast switzerlandnorth
+switzerlandwest norwayeast norwaywest swedencentral swedensouth polandcentral italynorth spaincentral
+austriaeast belgiumcentral denmarkeast israelcentral qatarcentral uaenorth uaecentral saudiarabiacentral
+southafricanorth southafricawest centralindia southindia westindia jioindiawest jioindiacentral eastasia
+southeastasia japaneast japanwest koreacentral koreasouth australiaeast australiasoutheast australiacentral
+australiacentral2 newzealandnorth indonesiacentral malaysiawest taiwannorth chinaeast chinaeast2 chinaeast3
+chinanorth chinanorth2 chinanorth3 usgovvirginia usgovarizona usgovtexas usgoviowa usdodeast usdodcentral
+eastus2euap centraluseuap
+"""
+AZURE_LOCATIONS = frozenset(_AZURE_LOCATION_NAMES.split())
+# Azure geographies: places only when they are a whole value (e.g. a Cosmos DB or backup `location`).
+AZURE_GEOGRAPHIES = frozenset({"europe", "asia", "asiapacific", "unitedstates", "unitedkingdom", "japan", "india",
+                               "canada", "brazil", "australia", "france", "germany", "switzerland", "norway",
+                               "korea", "southafrica", "uae", "qatar", "israel", "poland", "sweden", "italy"})
+
+# Keys whose values describe a resource rather than place it: tags, labels, annotations, free text.
+METADATA_KEYS = frozenset({"tags", "tagsAll", "defaultTags", "labels", "annotations", "description",
+                           "displayName", "__provider"})
+# IAM policy documents: a Condition restricts where a request may go; it never sends data there.
+CONDITION_KEYS = frozenset({"Condition", "condition"})
+_TOKEN = re.compile(r"[a-z0-9]+")
+_MAX_DEPTH = 12
+
+
+def normalise_location(text: str) -> str:
+    """`UAE North` and `uaenorth` are the same Azure location."""
+    return re.sub(r"\s+", "", text).lower()
+
+
+def region_of(place: str) -> str:
+    """An availability zone's region (`me-central-1a` -> `me-central-1`); other places unchanged."""
+    match = AWS_REGION.match(place)
+    if match:
+        return match.group(1)
+    gcp = GCP_REGION.match(place)
+    if gcp:
+        return gcp.group(1)
+    return normalise_location(place)
+
+
+def places_in_text(text: str) -> set[str]:
+    """Every place a string names (regions, zones reported as regions, Azure locations)."""
+    lowered = text.lower()
+    found = set(AWS_REGION.findall(lowered)) | set(GCP_REGION.findall(lowered))
+    whole = normalise_location(text)
+    if whole in AZURE_LOCATIONS or whole in AZURE_GEOGRAPHIES:
+        found.add(whole)
+    if len(lowered) > len(whole) or not lowered.isalnum():
+        found |= {t for t in _TOKEN.findall(lowered) if t in AZURE_LOCATIONS}
+    return found
+
+
+_NAME_KEY = re.compile(r"(name|prefix|id|bucket)$", re.IGNORECASE)
+_PLACE_KEY = re.compile(r"region|location|zone|endpoint|url|uri|arn", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"^[A-Za-z0-9._-]+$")
+
+
+def _is_name(path: str, value: str) -> bool:
+    """A plain name (`bucket: backup-eu-west-1`, `resourceGroupName: westeurope-legacy`) names the resource, not
+    a place; place-bearing keys (`locationName`, `regionName`) and references (ARNs, URLs, ids with `/`) still
+    count."""
+    key = re.split(r"[.\[]", path)[-1] if path else ""
+    return bool(_NAME_KEY.search(key)) and not _PLACE_KEY.search(key) and bool(_IDENTIFIER.match(value))
+
+
+def _unwrap(value: Any) -> Any:
+    """The plain dict/list behind one of pulumi_policy's unknown-checking proxies (whose children are proxies
+    too); reading through `__target` never raises for unknown values, which the scan skips."""
+    if type(value).__name__ in ("_DictProxy", "_ListProxy"):
+        return value["__target"]
+    return value
+
+
+def _decoded(text: str) -> Any:
+    """A JSON document or base64 text stored in a string (policies, container definitions, user data), else
+    None."""
+    stripped = text.strip()
+    if stripped[:1] in "[{" and len(stripped) > 1:
+        try:
+            return json.loads(stripped)
+        except ValueError:
+            return None
+    if len(stripped) >= 16 and len(stripped) % 4 == 0 and re.fullmatch(r"[A-Za-z0-9+/=\s]+", stripped):
+        try:
+            return base64.b64decode(stripped, validate=False).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError, ValueError):
+            return None
+    return None
+
+
+def places_in(value: Any, path: str = "", _depth: int = 0) -> Iterator[tuple[str, str]]:
+    """(path, place) for every place named anywhere in `value`; unknown values name nothing yet."""
+    if _depth > _MAX_DEPTH:
+        return
+    value = _unwrap(value)
+    if isinstance(value, str):
+        inner = _decoded(value)
+        if inner is not None:  # judge the document, so its Conditions are skipped like any other
+            yield from places_in(inner, path, _depth + 1)
+            return
+        if _is_name(path, value):
+            return
+        for place in sorted(places_in_text(value)):
+            yield path, place
+        return
+    if isinstance(value, Mapping):
+        for key in list(value):
+            if key in METADATA_KEYS or key in CONDITION_KEYS:
+                continue
+            yield from places_in(value[key], f"{path}.{key}" if path else str(key), _depth + 1)
+        return
+    if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
+        for i, child in enumerate(value):
+            yield from places_in(child, f"{path}[{i}]", _depth + 1)
+
+
+def allowed(place: str, allowed_places: Sequence[str]) -> bool:
+    """Whether a place (a region, zone or location) is one of the allowed ones."""
+    return region_of(place) in {region_of(p) for p in allowed_places}

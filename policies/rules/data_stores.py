@@ -1,0 +1,344 @@
+"""Every data store of AWS and Azure is encrypted at rest with a customer-managed key held in an allowed place.
+
+Each store type says where its encryption switch and its key are (`AWS_STORES`, `AZURE_STORES`); one judge
+applies the same three questions to every one of them: is it encrypted, is the key customer-managed (not the
+provider's own `alias/aws/*` or platform key), and is that key held in an allowed place (an ARN's region, or
+the key, vault or disk encryption set this program creates, whose own place the residency rules judge).
+
+A stack's policy config may accept provider-managed keys (`"allowProviderManagedKeys": true`, meant for the
+dev and smb stacks); encryption itself is never optional, and `sahab check` reports the relaxation."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from policies.core import (
+    MISSING,
+    UNKNOWN,
+    Context,
+    Enforcement,
+    Finding,
+    ResourceView,
+    Severity,
+    describe,
+    iso27001,
+    items,
+    lookup,
+    pdpl,
+    rule,
+    truthy,
+)
+from policies.places import allowed, places_in_text, region_of
+
+ENCRYPTION = (pdpl("Art. 20 (security of processing)"), iso27001("A.8.24"), iso27001("A.5.34"))
+RELAX_SETTING = "allowProviderManagedKeys"
+AWS_MANAGED_KEY = re.compile(r"(^|:)alias/aws/")
+_ARN_REGION = re.compile(r"^arn:[a-z0-9-]+:[a-z0-9-]+:([a-z0-9-]*):")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One place a store keeps data: whether it is encrypted, and with which key."""
+
+    where: str  # e.g. "storageEncrypted/kmsKeyId" or "rootBlockDevice"
+    encrypted: Any  # True/False/UNKNOWN/MISSING; True when the service always encrypts
+    key: Any  # the key reference, UNKNOWN or MISSING (provider-managed)
+    key_input: str  # the top-level input the key came from (for property dependencies)
+
+
+Points = Callable[[ResourceView, Context], list[Point]]
+
+
+def _flag_and_key(flag: str | None, *key: str, always: bool = False) -> Points:
+    def points(view: ResourceView, ctx: Context) -> list[Point]:
+        encrypted = True if flag is None else lookup(view.props, *flag.split("."))
+        return [Point(f"`{flag}`/`{'.'.join(key)}`" if flag else f"`{'.'.join(key)}`",
+                      True if always else encrypted, lookup(view.props, *key), key[0])]
+
+    return points
+
+
+def _kinesis(view: ResourceView, ctx: Context) -> list[Point]:
+    kind = lookup(view.props, "encryptionType")
+    return [Point("`encryptionType`/`kmsKeyId`", kind if kind is UNKNOWN else kind == "KMS",
+                  lookup(view.props, "kmsKeyId"), "kmsKeyId")]
+
+
+def _ecr(view: ResourceView, ctx: Context) -> list[Point]:
+    configs = items(view.props, "encryptionConfigurations")
+    if not configs:
+        return [Point("`encryptionConfigurations`", True, MISSING, "encryptionConfigurations")]
+    out = []
+    for i, c in enumerate(configs):
+        kind = lookup(c, "encryptionType")
+        out.append(Point(f"`encryptionConfigurations[{i}]`", True,
+                         lookup(c, "kmsKey") if kind in ("KMS", "KMS_DSSE", UNKNOWN) else MISSING,
+                         "encryptionConfigurations"))
+    return out
+
+
+def _ebs_points(block: Any, where: str, key_input: str) -> Point:
+    return Point(where, lookup(block, "encrypted"), lookup(block, "kmsKeyId"), key_input)
+
+
+def _instance(view: ResourceView, ctx: Context) -> list[Point]:
+    root = lookup(view.props, "rootBlockDevice")
+    out = []
+    if root is MISSING:
+        if lookup(view.props, "launchTemplate") is MISSING:
+            out.append(Point("root volume (no `rootBlockDevice` and no launch template)", MISSING, MISSING,
+                             "rootBlockDevice"))
+    else:
+        out.append(_ebs_points(root, "`rootBlockDevice`", "rootBlockDevice"))
+    for i, device in enumerate(items(view.props, "ebsBlockDevices")):
+        out.append(_ebs_points(device, f"`ebsBlockDevices[{i}]`", "ebsBlockDevices"))
+    return out
+
+
+def _launch_template(view: ResourceView, ctx: Context) -> list[Point]:
+    out = []
+    for i, device in enumerate(items(view.props, "blockDeviceMappings")):
+        ebs = lookup(device, "ebs")
+        if device is UNKNOWN or ebs is MISSING:
+            continue  # instance-store or unknown mappings: SAHAB-AWS-013 judges whether they are encrypted
+        out.append(Point(f"`blockDeviceMappings[{i}].ebs`", lookup(ebs, "encrypted"), lookup(ebs, "kmsKeyId"),
+                         "blockDeviceMappings"))
+    return out
+
+
+def _node_group(view: ResourceView, ctx: Context) -> list[Point]:
+    if lookup(view.props, "launchTemplate") is not MISSING:
+        return []  # its disks are the launch template's, judged there
+    return [Point("node disks (no `launchTemplate`: the AMI's default volumes)", MISSING, MISSING, "launchTemplate")]
+
+
+def _firehose(view: ResourceView, ctx: Context) -> list[Point]:
+    sse = lookup(view.props, "serverSideEncryption")
+    key_type = lookup(sse, "keyType")
+    key = lookup(sse, "keyArn") if key_type in ("CUSTOMER_MANAGED_CMK", UNKNOWN) else MISSING
+    return [Point("`serverSideEncryption`", lookup(sse, "enabled"), key, "serverSideEncryption")]
+
+
+def _glue_catalog(view: ResourceView, ctx: Context) -> list[Point]:
+    rest = lookup(view.props, "dataCatalogEncryptionSettings", "encryptionAtRest")
+    mode = lookup(rest, "catalogEncryptionMode")
+    return [Point("`dataCatalogEncryptionSettings.encryptionAtRest`", mode if mode is UNKNOWN else mode == "SSE-KMS",
+                  lookup(rest, "sseAwsKmsKeyId"), "dataCatalogEncryptionSettings")]
+
+
+def _glue_security(view: ResourceView, ctx: Context) -> list[Point]:
+    out = []
+    for part, mode_key, wanted in (("s3Encryptions", "s3EncryptionMode", "SSE-KMS"),
+                                   ("cloudwatchEncryption", "cloudwatchEncryptionMode", "SSE-KMS"),
+                                   ("jobBookmarksEncryption", "jobBookmarksEncryptionMode", "CSE-KMS")):
+        block = lookup(view.props, "encryptionConfiguration", part)
+        if isinstance(block, list) or type(block).__name__ == "_ListProxy":
+            block = lookup(block, 0)
+        mode = lookup(block, mode_key)
+        out.append(Point(f"`encryptionConfiguration.{part}`", mode if mode is UNKNOWN else mode == wanted,
+                         lookup(block, "kmsKeyArn"), "encryptionConfiguration"))
+    return out
+
+
+AWS_STORES: dict[str, tuple[str, Points]] = {
+    "aws:rds/instance:Instance": ("RDS instance", _flag_and_key("storageEncrypted", "kmsKeyId")),
+    "aws:rds/cluster:Cluster": ("Aurora/RDS cluster", _flag_and_key("storageEncrypted", "kmsKeyId")),
+    "aws:docdb/cluster:Cluster": ("DocumentDB cluster", _flag_and_key("storageEncrypted", "kmsKeyId")),
+    "aws:neptune/cluster:Cluster": ("Neptune cluster", _flag_and_key("storageEncrypted", "kmsKeyArn")),
+    "aws:dynamodb/table:Table": ("DynamoDB table", _flag_and_key(None, "serverSideEncryption", "kmsKeyArn")),
+    "aws:efs/fileSystem:FileSystem": ("EFS file system", _flag_and_key("encrypted", "kmsKeyId")),
+    "aws:fsx/lustreFileSystem:LustreFileSystem": ("FSx for Lustre", _flag_and_key(None, "kmsKeyId")),
+    "aws:fsx/windowsFileSystem:WindowsFileSystem": ("FSx for Windows", _flag_and_key(None, "kmsKeyId")),
+    "aws:fsx/ontapFileSystem:OntapFileSystem": ("FSx for ONTAP", _flag_and_key(None, "kmsKeyId")),
+    "aws:fsx/openZfsFileSystem:OpenZfsFileSystem": ("FSx for OpenZFS", _flag_and_key(None, "kmsKeyId")),
+    "aws:elasticache/replicationGroup:ReplicationGroup": (
+        "ElastiCache replication group", _flag_and_key("atRestEncryptionEnabled", "kmsKeyId")),
+    "aws:elasticache/serverlessCache:ServerlessCache": ("ElastiCache serverless cache",
+                                                        _flag_and_key(None, "kmsKeyId")),
+    "aws:elasticache/cluster:Cluster": ("ElastiCache cluster (no at-rest encryption; use a replication group)",
+                                        lambda v, c: [Point("the cluster resource", False, MISSING, "engine")]),
+    "aws:memorydb/cluster:Cluster": ("MemoryDB cluster", _flag_and_key(None, "kmsKeyArn")),
+    "aws:opensearch/domain:Domain": ("OpenSearch domain", _flag_and_key("encryptAtRest.enabled", "encryptAtRest",
+                                                                         "kmsKeyId")),
+    "aws:elasticsearch/domain:Domain": ("Elasticsearch domain", _flag_and_key("encryptAtRest.enabled",
+                                                                               "encryptAtRest", "kmsKeyId")),
+    "aws:redshift/cluster:Cluster": ("Redshift cluster", _flag_and_key("encrypted", "kmsKeyId")),
+    "aws:redshiftserverless/namespace:Namespace": ("Redshift Serverless namespace", _flag_and_key(None, "kmsKeyId")),
+    "aws:kinesis/stream:Stream": ("Kinesis stream", _kinesis),
+    "aws:kinesis/firehoseDeliveryStream:FirehoseDeliveryStream": ("Firehose delivery stream", _firehose),
+    "aws:msk/cluster:Cluster": ("MSK cluster", _flag_and_key(None, "encryptionInfo", "encryptionAtRestKmsKeyArn")),
+    "aws:sqs/queue:Queue": ("SQS queue", _flag_and_key(None, "kmsMasterKeyId")),
+    "aws:sns/topic:Topic": ("SNS topic", _flag_and_key(None, "kmsMasterKeyId")),
+    "aws:secretsmanager/secret:Secret": ("Secrets Manager secret", _flag_and_key(None, "kmsKeyId")),
+    "aws:cloudwatch/logGroup:LogGroup": ("CloudWatch log group", _flag_and_key(None, "kmsKeyId")),
+    "aws:ecr/repository:Repository": ("ECR repository", _ecr),
+    "aws:backup/vault:Vault": ("Backup vault", _flag_and_key(None, "kmsKeyArn")),
+    "aws:glue/dataCatalogEncryptionSettings:DataCatalogEncryptionSettings": ("Glue Data Catalog", _glue_catalog),
+    "aws:glue/securityConfiguration:SecurityConfiguration": ("Glue security configuration", _glue_security),
+    "aws:sagemaker/notebookInstance:NotebookInstance": ("SageMaker notebook", _flag_and_key(None, "kmsKeyId")),
+    "aws:sagemaker/domain:Domain": ("SageMaker domain", _flag_and_key(None, "kmsKeyId")),
+    "aws:sagemaker/endpointConfiguration:EndpointConfiguration": ("SageMaker endpoint configuration",
+                                                                  _flag_and_key(None, "kmsKeyArn")),
+    "aws:sagemaker/featureGroup:FeatureGroup": ("SageMaker feature group",
+                                                _flag_and_key(None, "offlineStoreConfig", "s3StorageConfig",
+                                                              "kmsKeyId")),
+    "aws:timestreamwrite/database:Database": ("Timestream database", _flag_and_key(None, "kmsKeyId")),
+    "aws:ebs/volume:Volume": ("EBS volume", _flag_and_key("encrypted", "kmsKeyId")),
+    "aws:ec2/instance:Instance": ("EC2 instance volumes", _instance),
+    "aws:ec2/launchTemplate:LaunchTemplate": ("launch template volumes", _launch_template),
+    "aws:eks/nodeGroup:NodeGroup": ("EKS node group disks", _node_group),
+}
+
+
+def _des(*path: str) -> Points:
+    """Azure disks: a disk encryption set (customer-managed key) at `path`."""
+    def points(view: ResourceView, ctx: Context) -> list[Point]:
+        return [Point(f"`{'.'.join(path)}`", True, lookup(view.props, *path), path[0])]
+
+    return points
+
+
+def _storage_account(view: ResourceView, ctx: Context) -> list[Point]:
+    source = lookup(view.props, "encryption", "keySource")
+    vault = lookup(view.props, "encryption", "keyVaultProperties", "keyVaultUri")
+    key = vault if source in ("Microsoft.Keyvault", UNKNOWN) else MISSING
+    if key is MISSING and source in ("Microsoft.Keyvault", UNKNOWN):
+        key = lookup(view.props, "encryption", "keyVaultProperties", "keyName")
+    return [Point("`encryption.keySource`/`keyVaultProperties`", True, key, "encryption")]
+
+
+def _vm(view: ResourceView, ctx: Context) -> list[Point]:
+    profile = lookup(view.props, "storageProfile")
+    out = [Point("`storageProfile.osDisk`", True,
+                 lookup(profile, "osDisk", "managedDisk", "diskEncryptionSet", "id"), "storageProfile")]
+    for i, disk in enumerate(items(profile, "dataDisks")):
+        out.append(Point(f"`storageProfile.dataDisks[{i}]`", True,
+                         lookup(disk, "managedDisk", "diskEncryptionSet", "id"), "storageProfile"))
+    return out
+
+
+def _scale_set(view: ResourceView, ctx: Context) -> list[Point]:
+    profile = lookup(view.props, "virtualMachineProfile", "storageProfile")
+    out = [Point("`virtualMachineProfile.storageProfile.osDisk`", True,
+                 lookup(profile, "osDisk", "managedDisk", "diskEncryptionSet", "id"), "virtualMachineProfile")]
+    for i, disk in enumerate(items(profile, "dataDisks")):
+        out.append(Point(f"`virtualMachineProfile.storageProfile.dataDisks[{i}]`", True,
+                         lookup(disk, "managedDisk", "diskEncryptionSet", "id"), "virtualMachineProfile"))
+    return out
+
+
+def _sql_server(view: ResourceView, ctx: Context) -> list[Point]:
+    key = lookup(view.props, "keyId")
+    if key is MISSING:
+        # A separate EncryptionProtector with a Key Vault key protects the server's TDE as well.
+        for protector in ctx.referencing(view, "serverName", *SQL_PROTECTORS):
+            if lookup(protector.props, "serverKeyType") in ("AzureKeyVault", UNKNOWN):
+                key = lookup(protector.props, "uri")
+                key = UNKNOWN if key is MISSING else key
+                break
+    return [Point("TDE protector (`keyId` or an EncryptionProtector)", True, key, "keyId")]
+
+
+def _postgres(view: ResourceView, ctx: Context) -> list[Point]:
+    kind = lookup(view.props, "dataEncryption", "type")
+    key = lookup(view.props, "dataEncryption", "primaryKeyURI") if kind in ("AzureKeyVault", UNKNOWN) else MISSING
+    return [Point("`dataEncryption`", True, key, "dataEncryption")]
+
+
+SQL_PROTECTORS = ("azure-native:sql:EncryptionProtector",)
+AZURE_STORES: dict[str, tuple[str, Points]] = {
+    "azure-native:storage:StorageAccount": ("storage account", _storage_account),
+    "azure-native:compute:Disk": ("managed disk", _des("encryption", "diskEncryptionSetId")),
+    "azure-native:compute:VirtualMachine": ("virtual machine disks", _vm),
+    "azure-native:compute:VirtualMachineScaleSet": ("scale set disks", _scale_set),
+    "azure-native:containerservice:ManagedCluster": ("AKS node disks", _des("diskEncryptionSetID")),
+    "azure-native:sql:Server": ("SQL server (TDE)", _sql_server),
+    "azure-native:cosmosdb:DatabaseAccount": ("Cosmos DB account", _des("keyVaultKeyUri")),
+    "azure-native:synapse:Workspace": ("Synapse workspace", _des("encryption", "cmk", "key", "keyVaultUrl")),
+    "azure-native:dbforpostgresql:Server": ("PostgreSQL flexible server", _postgres),
+    "azure-native:dbformysql:Server": ("MySQL flexible server", _postgres),
+}
+
+
+def _key_place_problem(view: ResourceView, ctx: Context, point: Point) -> str | None:
+    """Why the key is not shown to be held in an allowed place; None when it is."""
+    key = point.key
+    deps = view.property_dependencies.get(point.key_input, ())
+    in_stack = [r for urn in deps if (r := ctx.by_urn(urn)) is not None and r.type != view.type]
+    if key is UNKNOWN:
+        return None  # computed from a key, vault or set of this program, whose place the residency rules judge
+    if not isinstance(key, str):
+        return f"{point.where}: the key reference is {key!r}, not an id, ARN or URI"
+    named = {region_of(p) for p in places_in_text(key)}
+    outside = sorted(p for p in named if not allowed(p, ctx.allowed_regions))
+    if outside:
+        return f"{point.where}: the key is held in {', '.join(outside)}, outside the allowed places"
+    if named or in_stack or any(key in r.identities for r in ctx.resources):
+        return None
+    arn = _ARN_REGION.match(key)
+    if arn is not None or not key.startswith(("https://", "/subscriptions/")):
+        return None  # an ARN with an allowed region (above), or a key id/alias, which lives in the store's region
+    return f"{point.where}: the key {key} is not created by this program and names no place, so it cannot be " \
+           "shown to be held in an allowed place"
+
+
+def judge(view: ResourceView, ctx: Context, what: str, points: list[Point]) -> Iterator[Finding]:
+    relaxed = truthy(ctx.settings.get(RELAX_SETTING))
+    for point in points:
+        if point.encrypted is not UNKNOWN and not truthy(point.encrypted):
+            yield Finding(f"{what} {view.name!r}: {point.where} is not encrypted at rest "
+                          f"(encryption is {describe(point.encrypted)})", view.urn)
+            continue
+        provider_managed = point.key is MISSING or point.key == "" or (
+            isinstance(point.key, str) and bool(AWS_MANAGED_KEY.search(point.key)))
+        if provider_managed:
+            if not relaxed:
+                yield Finding(f"{what} {view.name!r}: {point.where} uses a provider-managed key, not a "
+                              "customer-managed key", view.urn)
+            continue
+        problem = _key_place_problem(view, ctx, point)
+        if problem:
+            yield Finding(f"{what} {view.name!r}: {problem}", view.urn)
+
+
+def _judge_all(ctx: Context, stores: dict[str, tuple[str, Points]]) -> Iterator[Finding]:
+    for type_, (what, points) in stores.items():
+        for view in ctx.of_type(type_):
+            yield from judge(view, ctx, what, points(view, ctx))
+
+
+RELAX_SCHEMA = {RELAX_SETTING: {"type": "boolean", "default": False,
+                                "description": "Accept provider-managed keys (dev and smb stacks only); data "
+                                               "stores must still be encrypted."}}
+
+
+@rule(id="SAHAB-AWS-030", name="aws-storage-datastore-encrypted-cmk",
+      title="Every AWS data store is encrypted with a customer-managed key held in the UAE",
+      description="RDS/Aurora, DocumentDB, Neptune, DynamoDB, EFS, FSx, ElastiCache, MemoryDB, OpenSearch, "
+                  "Redshift, Kinesis, Firehose, MSK, SQS, SNS, Secrets Manager, CloudWatch Logs, ECR, Backup "
+                  "vaults, Glue, SageMaker, Timestream, EBS volumes, EC2 instance and launch-template volumes and "
+                  "EKS node-group disks are encrypted at rest with a customer-managed KMS key whose region is "
+                  "allowed.",
+      remediation="Create an `aws.kms.Key` (rotation on, single-Region) in me-central-1 and pass its ARN as the "
+                  "store's KMS key (`kms_key_id`, `kms_master_key_id`, `kms_key_arn`, ...), with encryption on.",
+      severity=Severity.HIGH, frameworks=ENCRYPTION, enforcement=Enforcement.MANDATORY, residency=False,
+      scope="stack", settings=RELAX_SCHEMA)
+def aws_datastore_cmk(ctx: Context):
+    yield from _judge_all(ctx, AWS_STORES)
+
+
+@rule(id="SAHAB-AZ-030", name="azure-storage-datastore-encrypted-cmk",
+      title="Every Azure data store is encrypted with a customer-managed key held in the UAE",
+      description="Storage accounts, managed disks, VM and scale-set OS/data disks, AKS node disks, SQL (TDE "
+                  "protector), Cosmos DB, Synapse and PostgreSQL/MySQL flexible servers use a customer-managed "
+                  "key (Key Vault key or disk encryption set) that this program creates in an allowed location.",
+      remediation="Create a Key Vault (purge protection on) and key in uaenorth, a disk encryption set for disks, "
+                  "and point the store's encryption at them (`encryption.key_source=\"Microsoft.Keyvault\"`, "
+                  "`disk_encryption_set_id`, `key_vault_key_uri`, `key_id`).",
+      severity=Severity.HIGH, frameworks=ENCRYPTION, enforcement=Enforcement.MANDATORY, residency=False,
+      scope="stack", settings=RELAX_SCHEMA)
+def azure_datastore_cmk(ctx: Context):
+    yield from _judge_all(ctx, AZURE_STORES)

@@ -1,0 +1,19 @@
+"""Look-alike: a storage account under a Key Vault key this program creates in UAE North."""
+# expect: pass
+
+import pulumi_azure_native as azure_native
+
+rg = azure_native.resources.ResourceGroup("rg", location="uaenorth")
+
+identity = azure_native.managedidentity.UserAssignedIdentity("id", resource_group_name=rg.name)
+vault = azure_native.keyvault.Vault("vault", resource_group_name=rg.name, properties={
+    "tenant_id": "00000000-0000-0000-0000-000000000000", "sku": {"family": "A", "name": "standard"},
+    "enable_purge_protection": True, "enable_rbac_authorization": True})
+key = azure_native.keyvault.Key("key", resource_group_name=rg.name, vault_name=vault.name, key_name="data",
+                                properties={"kty": "RSA", "key_size": 3072})
+azure_native.storage.StorageAccount("data", resource_group_name=rg.name, kind="StorageV2",
+    sku={"name": "Standard_ZRS"}, minimum_tls_version="TLS1_2", enable_https_traffic_only=True,
+    allow_blob_public_access=False,
+    identity={"type": "UserAssigned", "user_assigned_identities": [identity.id]},
+    encryption={"key_source": "Microsoft.Keyvault", "identity": {"user_assigned_identity": identity.id},
+                "key_vault_properties": {"key_name": "data", "key_vault_uri": vault.properties.vault_uri}})

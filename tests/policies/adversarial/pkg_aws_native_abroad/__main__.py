@@ -1,0 +1,6 @@
+"""Leak: an aws-native resource placed by the stack's `aws-native:region`."""
+# expect: aws-all-resource-region-allowed vpc
+
+import pulumi
+
+pulumi.CustomResource("aws-native:ec2:Vpc", "vpc", {"cidrBlock": "10.0.0.0/16"})

@@ -1,0 +1,51 @@
+"""The place vocabulary: region codes are recognised by grammar wherever they appear; names, tags and IAM
+conditions are not places."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from policies.places import allowed, places_in, places_in_text
+
+ALLOWED = ("me-central-1", "uaenorth", "uaecentral")
+
+
+@pytest.mark.parametrize(("text", "place"), [
+    ("arn:aws:sns:eu-west-1:111122223333:t", "eu-west-1"),
+    ("https://s3.eu-west-1.amazonaws.com/b", "eu-west-1"),
+    ("com.amazonaws.us-gov-west-1.s3", "us-gov-west-1"),
+    ("cn-northwest-1", "cn-northwest-1"),
+    ("us-east-1-bos-1a", "us-east-1"),
+    ("ap-southeast-7", "ap-southeast-7"),  # a region the pack was never told about
+    ("europe-west1-docker.pkg.dev/p/i", "europe-west1"),
+    ("me-central1", "me-central1"),  # GCP Doha, not AWS me-central-1
+    ("West Europe", "westeurope"),
+    ("/subscriptions/s/providers/Microsoft.Compute/locations/westeurope/x", "westeurope"),
+    ("westeurope.api.cognitive.microsoft.com", "westeurope"),
+])
+def test_places_named_in_text(text, place):
+    assert place in places_in_text(text)
+    assert not allowed(place, ALLOWED)
+
+
+@pytest.mark.parametrize("text", ["me-central-1a", "UAE North", "com.amazonaws.me-central-1.s3", "uaecentral"])
+def test_uae_places_are_allowed(text):
+    (place,) = places_in_text(text)
+    assert allowed(place, ALLOWED)
+
+
+def test_scan_reads_documents_and_user_data_but_not_names_tags_or_conditions():
+    props = {
+        "bucket": "backup-eu-west-1",
+        "tags": {"from": "eu-west-1"},
+        "policy": json.dumps({"Statement": [{"Effect": "Deny", "Action": "*", "Resource": "*",
+                                             "Condition": {"StringEquals": {"aws:RequestedRegion": "us-east-1"}}}]}),
+        "containerDefinitions": json.dumps([{"logConfiguration": {"options": {"awslogs-region": "ap-south-1"}}}]),
+        "userData": base64.b64encode(b"#!/bin/sh\naws s3 cp /data s3://x --region sa-east-1\n").decode(),
+        "locationName": "westeurope",
+    }
+    found = {place for _, place in places_in(props)}
+    assert found == {"ap-south-1", "sa-east-1", "westeurope"}
