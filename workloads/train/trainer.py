@@ -11,6 +11,7 @@ from pathlib import Path
 import torch
 from torch.nn.parallel import DistributedDataParallel as DDP
 
+from sahab.schema import SCHEMA_VERSION
 from workloads.train import checkpoint
 from workloads.train.config import TrainConfig
 from workloads.train.data import TokenBatches, default_batches
@@ -22,14 +23,11 @@ WARMUP_STEPS_UNTIMED = 2  # first steps pay for allocation, oneDNN primitive cre
 
 
 def resolve_precision(requested: str, device: torch.device) -> str:
-    """bf16 where the hardware has a fast bf16 path, fp16 on CUDA parts without bf16, else fp32."""
-    if requested != "auto":
-        return requested
-    if device.type == "cuda":
-        return "bf16" if torch.cuda.is_bf16_supported(including_emulation=False) else "fp16"
-    from workloads.bench.catalog import cpu_has_fast_bf16
+    """bf16 where the hardware has a native bf16 path, fp16 on CUDA parts without bf16, else fp32: decided
+    once per node by workloads.bench.capability."""
+    from workloads.bench import capability
 
-    return "bf16" if cpu_has_fast_bf16() else "fp32"
+    return capability.resolve_precision(requested, device.type)
 
 
 def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
@@ -192,6 +190,7 @@ class Trainer:
         if tokens_per_s and self.peak_flops:
             utilisation = round(mfu(tokens_per_s, m, self.peak_flops * devices), 4)
         return {
+            "schemaVersion": SCHEMA_VERSION,
             "steps": self.step,
             "restarts": self.env.restart_count,
             "first_loss": None if self.first_loss is None else round(self.first_loss, 4),
