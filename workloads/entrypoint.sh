@@ -19,7 +19,11 @@ esac
 
 checkpoint_dir="${SAHAB_CHECKPOINT_DIR:-/checkpoints}"
 node_rank="${SAHAB_NODE_RANK:-${JOB_COMPLETION_INDEX:-0}}"
-result_file="${SAHAB_RESULT_FILE:-$checkpoint_dir/validation/node-$node_rank.json}"
+case "$checkpoint_dir" in
+  s3://*|az://*) result_dir="${TMPDIR:-/tmp}/sahab-validation" ;;  # an object store is no place to mkdir
+  *) result_dir="$checkpoint_dir/validation" ;;
+esac
+result_file="${SAHAB_RESULT_FILE:-$result_dir/node-$node_rank.json}"
 
 validate() {
   mkdir -p "$(dirname "$result_file")"

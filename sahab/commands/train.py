@@ -55,9 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="optimizer steps in the whole run (200)")
     parser.add_argument("--checkpoint-every", type=_non_negative, default=50,
                         help="steps between checkpoints; 0: only the final one (50)")
-    parser.add_argument("--checkpoint-dir", type=Path,
-                        help="where checkpoints live; a run resumes from the newest one here (default: a "
-                             "temporary directory removed afterwards)")
+    parser.add_argument("--checkpoint-dir", metavar="DIR|s3://BUCKET/PREFIX|az://CONTAINER/PREFIX",
+                        help="where sharded checkpoints live; a run resumes from the newest complete one there, "
+                             "on any node (default: a temporary directory removed afterwards). Credentials "
+                             "for s3:// and az:// come from the environment only")
     parser.add_argument("--max-restarts", type=_between(0, 100), default=3,
                         help="times torchrun restarts the worker group after a failure (3)")
     parser.add_argument("--skip-validation", action="store_true", help="train without validating first")
@@ -78,7 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     model.add_argument("--lr", type=_learning_rate, default=3e-3, help="peak learning rate, (0, 1] (3e-3)")
 
 
-def build_config(args: argparse.Namespace, checkpoint_dir: Path, summary_file: Path):
+def build_config(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path):
     from workloads.train.config import ModelConfig, TrainConfig
 
     try:
@@ -97,11 +98,11 @@ def build_config(args: argparse.Namespace, checkpoint_dir: Path, summary_file: P
 
 def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="sahab-train-") as tmp:
-        checkpoint_dir = args.checkpoint_dir or Path(tmp) / "checkpoints"
+        checkpoint_dir = args.checkpoint_dir or str(Path(tmp) / "checkpoints")
         return _train(args, checkpoint_dir, Path(tmp) / "summary.json")
 
 
-def _train(args: argparse.Namespace, checkpoint_dir: Path, summary_file: Path) -> int:
+def _train(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -109,8 +110,10 @@ def _train(args: argparse.Namespace, checkpoint_dir: Path, summary_file: Path) -
 
     cfg = build_config(args, checkpoint_dir, summary_file)
     _check_fits_in_memory(cfg, args.nproc)
-    if args.checkpoint_dir:
-        check_writable_dir("--checkpoint-dir", checkpoint_dir)
+    from workloads.train.storage import is_remote
+
+    if args.checkpoint_dir and not is_remote(checkpoint_dir):
+        check_writable_dir("--checkpoint-dir", Path(checkpoint_dir))
     _check_resumable(cfg)
     console = Console(stderr=True)
     refused, peak = _validate(args, cfg.precision, console)
@@ -175,24 +178,31 @@ def _available_memory() -> int | None:
 
 
 def _check_resumable(cfg) -> None:
-    """A checkpoint directory holding another model is a usage error, caught before any worker starts."""
+    """The checkpoint location is reachable and holds no other model: usage errors, caught before any
+    worker starts (for s3:// and az:// this is also where missing credentials show)."""
     import dataclasses
 
-    import torch
-
     from workloads.train import checkpoint
+    from workloads.train.storage import StoreError, open_store
 
-    directory = Path(cfg.checkpoint_dir)
-    steps = checkpoint.available_steps(directory)
-    if not steps:
-        return
-    path = checkpoint.checkpoint_path(directory, steps[-1])
+    where = cfg.checkpoint_dir
     try:
-        saved = json.loads(torch.load(path, map_location="cpu", weights_only=True)["config"])["model"]
-    except Exception as exc:  # an unreadable checkpoint: say which, rather than fail in every worker
-        raise ConfigError(str(path), f"cannot read checkpoint ({type(exc).__name__}: {exc})") from exc
+        store = open_store(where)
+        steps = checkpoint.complete_steps(store)
+        if not steps:
+            return
+        saved = json.loads(checkpoint.read_manifest(store, steps[-1])["config"])["model"]
+    except StoreError as exc:
+        raise UsageError(f"--checkpoint-dir {exc}") from exc
+    except ImportError as exc:
+        raise UsageError(f"--checkpoint-dir {where}: needs the {exc.name} package (pip install "
+                         f"'sahab[workload]')") from exc
+    except Exception as exc:  # credentials, network, an unreadable manifest: say which, once
+        raise ConfigError(f"--checkpoint-dir {where}",
+                          f"cannot read checkpoints ({type(exc).__name__}: {exc})") from exc
     if saved != dataclasses.asdict(cfg.model):
-        raise ConfigError(str(path), f"holds a different model {saved}; use another --checkpoint-dir")
+        raise ConfigError(f"--checkpoint-dir {where}",
+                          f"step {steps[-1]} holds a different model {saved}; use another --checkpoint-dir")
 
 
 def _validate(args: argparse.Namespace, precision: str, console) -> tuple[int, float | None]:
@@ -228,7 +238,7 @@ def _validate(args: argparse.Namespace, precision: str, console) -> tuple[int, f
 
 
 def _measured_peak(precision: str) -> float | None:
-    """Measure the peak once here (about a second), before the workers start, so they do not each measure it."""
+    """Measure the peak once here (two seconds at most), before the workers start, so they do not each measure it."""
     from workloads.bench.capability import peak_flops, resolve_precision
     from workloads.bench.catalog import UnknownHardware
 
@@ -244,7 +254,7 @@ def _describe(summary: dict) -> str:
     tps = "n/a" if summary["tokens_per_s"] is None else f"{summary['tokens_per_s']:,.0f}"
     return (
         f"trained {summary['steps']} steps ({summary['restarts']} restarts, last start at step "
-        f"{summary['resumed_from_step']}): loss {summary['first_loss']} -> {summary['final_loss']}, "
+        f"{summary['resumed_from']}): loss {summary['first_loss']} -> {summary['final_loss']}, "
         f"{tps} tokens/s, MFU {mfu}; {m['n_params']:,} parameters, {m['n_layers']} layers x {m['d_model']}"
     )
 

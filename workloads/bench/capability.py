@@ -140,7 +140,7 @@ def detect() -> Capability:
     return _detected()
 
 
-def peak_flops(precision: str | None = None, budget_s: float = 1.0) -> float | None:
+def peak_flops(precision: str | None = None, budget_s: float = 2.0) -> float | None:
     """Per-device peak FLOP/s that MFU is reported against, in `precision` (default: this node's own):
     the catalog's dense peak on GPU, this CPU's measured GEMM rate (within `budget_s`) on CPU."""
     cap = detect()

@@ -76,10 +76,11 @@ class LocalStore:
         self.uri = str(root)
 
     def list(self, prefix: str) -> list[str]:
-        base = self.root / prefix
-        if not base.is_dir():
+        """Like an object store: every file whose path relative to the root starts with `prefix`."""
+        if not self.root.is_dir():
             return []
-        return sorted(str(p.relative_to(self.root)) for p in base.rglob("*") if p.is_file())
+        keys = (p.relative_to(self.root).as_posix() for p in self.root.rglob("*") if p.is_file())
+        return sorted(k for k in keys if k.startswith(prefix) and not Path(k).name.startswith(".sahab-"))
 
     def read(self, key: str) -> bytes:
         return (self.root / key).read_bytes()
