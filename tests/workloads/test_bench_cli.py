@@ -42,10 +42,14 @@ def contention():
 def calibrated(tmp_path_factory):
     """A baseline saved on this (known-good) machine, and the JSON of that run."""
     path = tmp_path_factory.mktemp("bench") / "baseline.json"
-    result = subprocess.run(
-        [sys.executable, "-m", "sahab", "bench", "--format", "json", "--save-baseline", str(path)],
-        cwd=ROOT, env=sahab_env(), capture_output=True, text=True, timeout=150,
-    )  # fmt: skip
+    for _ in range(3):  # as an operator would: an inconclusive run (the shared host was busy) is run again
+        result = subprocess.run(
+            [sys.executable, "-m", "sahab", "bench", "--format", "json", "--save-baseline", str(path)],
+            cwd=ROOT, env=sahab_env(), capture_output=True, text=True, timeout=150,
+        )  # fmt: skip
+        if result.returncode != 3:
+            break
+        assert not path.exists()  # an inconclusive run saves no baseline
     assert result.returncode == 0, result.stderr[-2000:]
     return path, json.loads(result.stdout)
 
@@ -95,7 +99,9 @@ def test_an_avx2_only_cpu_runs_every_probe_in_fp32_within_the_budget(run_sahab):
     _passed_or_busy(result, raw)
     assert (raw["hardware_class"], raw["precision"]) == ("cpu-avx2", "fp32")
     assert raw["capability"]["source"] == "injected"
-    assert raw["probes"]["gemm"]["precision"] == raw["probes"]["train_step"]["precision"] == "fp32"
+    assert raw["probes"]["gemm"]["precision"] == "fp32"
+    # whatever was measured was measured in fp32 (a probe stopped on a busy host records no precision)
+    assert {p.get("precision", "fp32") for p in raw["probes"].values()} == {"fp32"}
     assert raw["probes"]["gemm"]["floor_source"] == "catalog"
     assert raw["seconds"] <= raw["time_budget"] == 60
 

@@ -189,8 +189,8 @@ def test_a_probe_that_overruns_is_stopped_and_the_run_is_inconclusive(monkeypatc
 
     monkeypatch.setattr(probes, "gemm", stuck)
     cap = detect_cpu(cpuinfo=AVX2, torch_flags=AVX2, measure=_never_measured)
-    result = validate.run_validation(probes=("gemm",), time_budget=8.0, capability=cap)
+    result = validate.run_validation(probes=("gemm",), time_budget=20.0, capability=cap)
     nominal = validate.PROBE_BUDGETS["gemm"][0]
     assert result.verdict == "inconclusive" and "gemm cut short" in result.reason
-    assert result.probes["gemm"].extra["cut_short"] == f"stopped at its {nominal:.0f} s budget"
-    assert result.seconds < nominal + validate.HARD_LIMIT_GRACE_S + 0.5
+    assert result.probes["gemm"].extra["cut_short"].startswith("stopped after")
+    assert result.seconds < nominal * validate.HARD_LIMIT_FACTOR + 0.5
