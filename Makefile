@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-16)
 PIP_QUIET := 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: install test demo lint bench clean host-deps
+.PHONY: install test demo lint bench clean host-deps azurite
 
 install: $(STAMP)
 
@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-test: install host-deps
+test: install host-deps azurite
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
@@ -31,6 +31,13 @@ test: install host-deps
 host-deps:
 	@if [ "$$(id -u)" = 0 ] && ! command -v debootstrap >/dev/null; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap openssh-client >/dev/null; \
+	fi
+
+# Azurite (Azure Storage emulator, npm) on loopback for the az:// checkpoint test; skipped without npm.
+AZURITE := $(VENV)/azurite/node_modules/.bin/azurite-blob
+azurite:
+	@if [ ! -x $(AZURITE) ] && command -v npm >/dev/null; then \
+	  npm install --silent --no-audit --no-fund --prefix $(VENV)/azurite azurite@3.37.0 >/dev/null; \
 	fi
 
 lint: install

@@ -1,11 +1,13 @@
-"""MFU and throughput of the bundled trainer on this CPU, against the machine's own measured bf16 GEMM peak.
+"""MFU and throughput of the bundled trainer on this CPU, against the machine's own measured GEMM peak in the
+precision the trainer uses (bf16 where the CPU has a native bf16 path, else fp32: workloads.bench.capability).
 
 One run, in rounds, so a noisy neighbour hits every figure alike. Each round measures
-  - the bf16 GEMM peak (`sahab bench`'s gemm probe: best rate over a few shapes),
+  - the GEMM peak in that precision (`sahab bench`'s gemm probe: best rate over a few shapes),
   - a plain fp32 PyTorch loop of the same model shape: the same GPT module, eager fp32, `torch.optim.AdamW`
     with its defaults, torch's default threads, no autocast, no compile,
   - the Trainer exactly as a torchrun worker runs it (its `_run_batch`: bf16 autocast where the CPU has
     AVX512-BF16/AMX, fused AdamW, gradient clipping, torch.compile), one worker owning every core.
+SAHAB_CPU_FLAGS="avx2 fma" runs it as an AVX2-only CPU would (fp32 throughout).
 Figures are best-of-rounds for all three (interference only ever slows a run; the same statistic on every
 side keeps the ratios fair); medians are printed too. MFU = trainer tokens/s x FLOPs/token / peak.
 
@@ -74,7 +76,8 @@ def main() -> int:
 
     import torch
 
-    from workloads.bench.catalog import cpu_count, cpu_has_fast_bf16, cpu_model
+    from workloads.bench.capability import detect
+    from workloads.bench.catalog import cpu_count, cpu_model
     from workloads.bench.gemm import gemm_flops
     from workloads.train.config import ModelConfig, TrainConfig
     from workloads.train.distributed import DistEnv
@@ -86,8 +89,9 @@ def main() -> int:
                             seq_len=args.seq_len)
     tokens_per_step = args.batch_size * args.seq_len
     fpt = flops_per_token(model_cfg)
-    print(f"machine: {cpu_count()} x {cpu_model()}, AVX512-BF16/AMX: {cpu_has_fast_bf16()}, "
-          f"torch {torch.__version__}")
+    cap = detect()
+    print(f"machine: {cpu_count()} x {cpu_model()}, class {cap.hardware_class}, precision {cap.precision} "
+          f"({cap.detail}), torch {torch.__version__}")
     print(f"model: d_model {args.d_model}, {args.n_layers} layers, {args.n_heads} heads, seq {args.seq_len}, "
           f"batch {args.batch_size}: {fpt / 1e6:.1f} MFLOP/token")
 
@@ -101,16 +105,17 @@ def main() -> int:
         trainer._run_batch(1)  # compile, oneDNN primitive creation, optimizer state
         print(f"trainer: {trainer.precision}, compile={cfg.compile}, {threads} threads; "
               f"warm-up {time.perf_counter() - started:.0f} s")
+        precision = trainer.precision
     plain = PlainFp32Loop(model_cfg, args.batch_size)
     plain.step(0)
 
     peaks, plain_times, trainer_times = [], [], []
     step = iter(range(2, 10**6))
     for r in range(args.rounds):
-        peaks.append(gemm_flops("bf16", budget_s=0.5))
+        peaks.append(gemm_flops(precision, budget_s=1.5))
         plain_times += timed(lambda: plain.step(next(step)), args.steps)
         trainer_times += timed(lambda: trainer._run_batch(next(step)), args.steps)
-        print(f"round {r + 1}: peak {peaks[-1] / 1e9:.0f} GFLOP/s, fp32 loop "
+        print(f"round {r + 1}: {precision} peak {peaks[-1] / 1e9:.0f} GFLOP/s, fp32 loop "
               f"{tokens_per_step / min(plain_times[-args.steps:]):,.0f} tok/s, trainer "
               f"{tokens_per_step / min(trainer_times[-args.steps:]):,.0f} tok/s", flush=True)
 
@@ -120,7 +125,9 @@ def main() -> int:
     median_trainer = tokens_per_step / statistics.median(trainer_times)
     median_plain = tokens_per_step / statistics.median(plain_times)
     result = {
-        "peak_bf16_gflops": round(peak / 1e9, 1),
+        "hardware_class": cap.hardware_class,
+        "precision": precision,
+        "peak_gflops": round(peak / 1e9, 1),
         "trainer_tokens_per_s": round(trainer_tps, 1),
         "fp32_loop_tokens_per_s": round(plain_tps, 1),
         "speedup_vs_fp32_loop": round(trainer_tps / plain_tps, 2),
@@ -128,7 +135,7 @@ def main() -> int:
         "median_speedup": round(median_trainer / median_plain, 2),
         "median_mfu": round(median_trainer * fpt / statistics.median(peaks), 3),
     }
-    print(f"MFU {result['mfu']:.2f} of the measured bf16 peak (target >= 0.40); "
+    print(f"MFU {result['mfu']:.2f} of the measured {precision} peak (target >= 0.40); "
           f"{result['speedup_vs_fp32_loop']:.2f}x the plain fp32 loop (target >= 2); "
           f"medians: MFU {result['median_mfu']:.2f}, {result['median_speedup']:.2f}x")
     print(json.dumps(result))

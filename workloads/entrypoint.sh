@@ -3,8 +3,9 @@
 #
 #   sahab-entrypoint [all|validate|train] [worker flags...]      (default: all)
 #
-# validate  runs `sahab bench`; exit 0 pass, 1 fail; the JSON result is the last stdout line and is also
-#           written to $SAHAB_RESULT_FILE. Exit 2: the node could not be validated (bad baseline file, ...).
+# validate  runs `sahab bench`; exit 0 pass, 1 fail, 3 inconclusive (node busy: validate again later); the
+#           JSON result is the last stdout line and is also written to $SAHAB_RESULT_FILE. Exit 2: the node
+#           could not be validated (bad baseline file, ...).
 # train     runs torchrun with c10d rendezvous; worker flags (e.g. --steps 1000 --d-model 1024) are passed on.
 # all       validate, and only if the node passed, train. Environment: see workloads/README.md.
 set -eu
@@ -18,7 +19,11 @@ esac
 
 checkpoint_dir="${SAHAB_CHECKPOINT_DIR:-/checkpoints}"
 node_rank="${SAHAB_NODE_RANK:-${JOB_COMPLETION_INDEX:-0}}"
-result_file="${SAHAB_RESULT_FILE:-$checkpoint_dir/validation/node-$node_rank.json}"
+case "$checkpoint_dir" in
+  s3://*|az://*) result_dir="${TMPDIR:-/tmp}/sahab-validation" ;;  # an object store is no place to mkdir
+  *) result_dir="$checkpoint_dir/validation" ;;
+esac
+result_file="${SAHAB_RESULT_FILE:-$result_dir/node-$node_rank.json}"
 
 validate() {
   mkdir -p "$(dirname "$result_file")"
@@ -63,7 +68,7 @@ case "$mode" in
       status=0
       validate || status=$?
       if [ "$status" -ne 0 ]; then
-        echo "error: node $node_rank failed validation (exit $status); not training on it" >&2
+        echo "error: node $node_rank was not validated (exit $status: 1 failed, 3 inconclusive); not training on it" >&2
         exit "$status"
       fi
     fi

@@ -10,6 +10,17 @@ from pathlib import Path
 from sahab.errors import ConfigError, SahabError, UsageError
 
 HELP = "Validate this node (GEMM, memory, all-reduce, training step, data loader) against its floors."
+# exit codes: 0 pass, 1 below a floor, 2 could not validate (usage), 3 inconclusive (node busy / budget spent)
+
+
+def _budget(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text!r}") from None
+    if not 5 <= value <= 3600:  # below 5 s not even the GEMM probes fit
+        raise argparse.ArgumentTypeError(f"must be between 5 and 3600 seconds, not {text}")
+    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", metavar="FILE", type=Path,
                         help="judge against a baseline from known-good hardware (how CPU nodes are judged)")
     parser.add_argument("--output", metavar="FILE", type=Path, help="also write the JSON result to FILE")
+    parser.add_argument("--time-budget", metavar="SECONDS", type=_budget, default=60.0,
+                        help="hard limit on the whole validation; probes that do not fit are cut short and "
+                             "the verdict is inconclusive (60)")
     parser.add_argument("--fleet-report", metavar="HTML", type=Path,
                         help="instead of measuring: write a fleet report from --results files")
     parser.add_argument("--results", metavar="JSON", type=Path, nargs="+", default=[],
@@ -33,21 +47,29 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
+    from sahab.outputs import check_writable
+    from sahab.schema import SCHEMA_VERSION
     from workloads.bench.catalog import UnknownHardware
-    from workloads.bench.validate import BaselineError, result_to_text, run_validation, save_baseline
+    from workloads.bench.validate import BaselineError, exit_code, result_to_text, run_validation, save_baseline
 
+    for option, path in (("--output", args.output), ("--save-baseline", args.save_baseline)):
+        check_writable(option, path)
     console = Console(stderr=True)
     try:
         with console.status("validating this node") as status:
-            result = run_validation(args.baseline, on_probe=lambda name: status.update(f"probe: {name}"))
+            result = run_validation(args.baseline, on_probe=lambda name: status.update(f"probe: {name}"),
+                                    time_budget=args.time_budget)
     except BaselineError as exc:
         raise ConfigError(str(args.baseline), str(exc).split(": ", 1)[-1]) from exc
     except UnknownHardware as exc:
         raise SahabError(str(exc).strip("'\"")) from exc
-    if args.save_baseline:
+    if args.save_baseline and result.verdict == "inconclusive":
+        print(f"baseline not saved: a known-good baseline needs a conclusive run ({result.reason})",
+              file=sys.stderr)
+    elif args.save_baseline:
         save_baseline(result, args.save_baseline)
         print(f"baseline saved to {args.save_baseline}", file=sys.stderr)
-    raw = result.to_json()
+    raw = {"schemaVersion": SCHEMA_VERSION, **result.to_json()}
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(raw, indent=2) + "\n")
@@ -57,16 +79,20 @@ def run(args: argparse.Namespace) -> int:
         print(result_to_text(result))
     for failure in result.failures():
         print(f"failed: {failure}", file=sys.stderr)
-    return 0 if result.passed else 1
+    if result.verdict == "inconclusive":
+        print(f"inconclusive: {result.reason}", file=sys.stderr)
+    return exit_code(result)
 
 
 def _fleet_report(args: argparse.Namespace) -> int:
+    from sahab.outputs import check_writable
     from workloads.bench.fleet import failing_nodes, outliers
     from workloads.bench.report import write_report
     from workloads.bench.validate import NodeResult
 
     if not args.results:
         raise UsageError("--fleet-report needs --results FILE [FILE ...]")
+    check_writable("--fleet-report", args.fleet_report)
     results = []
     for path in args.results:
         try:

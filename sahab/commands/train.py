@@ -4,38 +4,62 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import tempfile
 from pathlib import Path
 
 from sahab.errors import ConfigError, SahabError, UsageError
+from sahab.outputs import check_writable_dir
 
 HELP = "Validate this node, then train the bundled GPT model under torchrun (restarts on a lost worker)."
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
 
 
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {value}")
+def _between(low: int, high: int):
+    """An argparse type: a whole number from `low` to `high` (bounds keep typos from becoming runs that
+    cannot start: a million workers, a billion steps)."""
+
+    def parse(text: str) -> int:
+        value = _integer(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high:,}, not {value}")
+        return value
+
+    return parse
+
+
+_positive = _between(1, 1_000_000)
+_non_negative = _between(0, 1_000_000)
+
+
+def _learning_rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+    if not (math.isfinite(value) and 0 < value <= 1):
+        raise argparse.ArgumentTypeError(f"must be a number above 0 and at most 1, not {text}")
     return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--nproc", type=_positive, default=2, help="local workers (2)")
-    parser.add_argument("--steps", type=_positive, default=200, help="optimizer steps in the whole run (200)")
+    parser.add_argument("--nproc", type=_between(1, 256), default=2, help="local workers, 1-256 (2)")
+    parser.add_argument("--steps", type=_between(1, 1_000_000_000), default=200,
+                        help="optimizer steps in the whole run (200)")
     parser.add_argument("--checkpoint-every", type=_non_negative, default=50,
                         help="steps between checkpoints; 0: only the final one (50)")
-    parser.add_argument("--checkpoint-dir", type=Path,
-                        help="where checkpoints live; a run resumes from the newest one here (default: a "
-                             "temporary directory removed afterwards)")
-    parser.add_argument("--max-restarts", type=_non_negative, default=3,
+    parser.add_argument("--checkpoint-dir", metavar="DIR|s3://BUCKET/PREFIX|az://CONTAINER/PREFIX",
+                        help="where sharded checkpoints live; a run resumes from the newest complete one there, "
+                             "on any node (default: a temporary directory removed afterwards). Credentials "
+                             "for s3:// and az:// come from the environment only")
+    parser.add_argument("--max-restarts", type=_between(0, 100), default=3,
                         help="times torchrun restarts the worker group after a failure (3)")
     parser.add_argument("--skip-validation", action="store_true", help="train without validating first")
     parser.add_argument("--baseline", type=Path, metavar="FILE", help="validate against this baseline")
@@ -52,10 +76,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="auto: bf16 autocast where the hardware has fast bf16 (auto)")
     model.add_argument("--compile", action="store_true",
                        help="torch.compile the model (slower start, faster steps)")
-    model.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (3e-3)")
+    model.add_argument("--lr", type=_learning_rate, default=3e-3, help="peak learning rate, (0, 1] (3e-3)")
 
 
-def build_config(args: argparse.Namespace, checkpoint_dir: Path, summary_file: Path):
+def build_config(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path):
     from workloads.train.config import ModelConfig, TrainConfig
 
     try:
@@ -74,22 +98,27 @@ def build_config(args: argparse.Namespace, checkpoint_dir: Path, summary_file: P
 
 def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="sahab-train-") as tmp:
-        checkpoint_dir = args.checkpoint_dir or Path(tmp) / "checkpoints"
+        checkpoint_dir = args.checkpoint_dir or str(Path(tmp) / "checkpoints")
         return _train(args, checkpoint_dir, Path(tmp) / "summary.json")
 
 
-def _train(args: argparse.Namespace, checkpoint_dir: Path, summary_file: Path) -> int:
+def _train(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path) -> int:
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from workloads.train.launch import TrainingFailed, run_torchrun
 
     cfg = build_config(args, checkpoint_dir, summary_file)
+    _check_fits_in_memory(cfg, args.nproc)
+    from workloads.train.storage import is_remote
+
+    if args.checkpoint_dir and not is_remote(checkpoint_dir):
+        check_writable_dir("--checkpoint-dir", Path(checkpoint_dir))
     _check_resumable(cfg)
     console = Console(stderr=True)
-    peak = _validate(args, console)
-    if peak is False:
-        return 1
+    refused, peak = _validate(args, cfg.precision, console)
+    if refused:
+        return refused
 
     columns = (TextColumn("training"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[status]}"),
                TimeRemainingColumn())
@@ -119,33 +148,75 @@ def _train(args: argparse.Namespace, checkpoint_dir: Path, summary_file: Path) -
     return 0
 
 
+# fp32 weights, gradients and AdamW's two moments: 16 bytes a parameter, before any activation
+BYTES_PER_PARAMETER = 16
+
+
+def _check_fits_in_memory(cfg, nproc: int) -> None:
+    """A model whose weights and optimizer state alone exceed this node's free memory cannot start; say so
+    here instead of in every worker's out-of-memory traceback."""
+    from workloads.train.flops import matmul_params
+
+    available = _available_memory()
+    needed = matmul_params(cfg.model) * BYTES_PER_PARAMETER * nproc
+    if available and needed > available:
+        raise UsageError(
+            f"--d-model {cfg.model.d_model} --n-layers {cfg.model.n_layers} x --nproc {nproc}: weights and "
+            f"optimizer state alone need {needed / 2**30:,.1f} GiB, this node has {available / 2**30:,.1f} GiB free"
+        )
+
+
+def _available_memory() -> int | None:
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def _check_resumable(cfg) -> None:
-    """A checkpoint directory holding another model is a usage error, caught before any worker starts."""
+    """The checkpoint location is reachable and holds no other model: usage errors, caught before any
+    worker starts (for s3:// and az:// this is also where missing credentials show)."""
     import dataclasses
 
-    import torch
-
     from workloads.train import checkpoint
+    from workloads.train.storage import StoreError, open_store
 
-    directory = Path(cfg.checkpoint_dir)
-    steps = checkpoint.available_steps(directory)
-    if not steps:
-        return
-    path = checkpoint.checkpoint_path(directory, steps[-1])
+    where = cfg.checkpoint_dir
     try:
-        saved = json.loads(torch.load(path, map_location="cpu", weights_only=True)["config"])["model"]
-    except Exception as exc:  # an unreadable checkpoint: say which, rather than fail in every worker
-        raise ConfigError(str(path), f"cannot read checkpoint ({type(exc).__name__}: {exc})") from exc
+        store = open_store(where)
+        steps = checkpoint.complete_steps(store)
+        if not steps:
+            return
+        saved = json.loads(checkpoint.read_manifest(store, steps[-1])["config"])["model"]
+    except StoreError as exc:
+        raise UsageError(f"--checkpoint-dir {exc}") from exc
+    except ImportError as exc:
+        raise UsageError(f"--checkpoint-dir {where}: needs the {exc.name} package (pip install "
+                         f"'sahab[workload]')") from exc
+    except Exception as exc:  # credentials, network, an unreadable manifest: say which, once
+        raise ConfigError(f"--checkpoint-dir {where}",
+                          f"cannot read checkpoints ({type(exc).__name__}: {exc})") from exc
     if saved != dataclasses.asdict(cfg.model):
-        raise ConfigError(str(path), f"holds a different model {saved}; use another --checkpoint-dir")
+        raise ConfigError(f"--checkpoint-dir {where}",
+                          f"step {steps[-1]} holds a different model {saved}; use another --checkpoint-dir")
 
 
-def _validate(args: argparse.Namespace, console) -> float | bool | None:
-    """Run `sahab bench`'s validation; the measured peak for MFU, None if skipped, False if it failed."""
+def _validate(args: argparse.Namespace, precision: str, console) -> tuple[int, float | None]:
+    """Run `sahab bench`'s validation: (exit code if the node is refused, else 0; peak FLOP/s for MFU)."""
     if args.skip_validation:
-        return _measured_peak()
+        return 0, _measured_peak(precision)
     from workloads.bench.catalog import UnknownHardware
-    from workloads.bench.validate import BaselineError, peak_flops_from, result_to_text, run_validation
+    from workloads.bench.validate import (
+        BaselineError,
+        exit_code,
+        peak_flops_from,
+        result_to_text,
+        run_validation,
+    )
 
     try:
         with console.status("validating this node") as status:
@@ -158,25 +229,23 @@ def _validate(args: argparse.Namespace, console) -> float | bool | None:
     if not result.passed:
         for failure in result.failures():
             print(f"failed: {failure}", file=sys.stderr)
-        print("error: this node failed validation; not training on it (--skip-validation overrides)",
-              file=sys.stderr)
-        return False
-    return peak_flops_from(result)
+        what = "failed validation" if result.verdict == "fail" else f"could not be validated ({result.reason})"
+        print(f"error: this node {what}; not training on it (--skip-validation overrides)", file=sys.stderr)
+        return exit_code(result), None
+    if precision not in ("auto", result.precision):
+        return 0, _measured_peak(precision)  # MFU against the peak of the precision the run uses
+    return 0, peak_flops_from(result)
 
 
-def _measured_peak() -> float | None:
-    """Measure the GEMM peak once here, before the workers start, so they do not each measure it."""
-    from workloads.bench.catalog import CATALOG, UnknownHardware, detect
-    from workloads.bench.gemm import gemm_flops
+def _measured_peak(precision: str) -> float | None:
+    """Measure the peak once here (two seconds at most), before the workers start, so they do not each measure it."""
+    from workloads.bench.capability import peak_flops, resolve_precision
+    from workloads.bench.catalog import UnknownHardware
 
     try:
-        name, _ = detect()
+        return peak_flops(resolve_precision(precision, "cpu"))
     except UnknownHardware as exc:
         raise SahabError(str(exc).strip("'\"")) from exc
-    hw = CATALOG[name]
-    if hw.is_gpu:
-        return hw.peak_flops("bf16") or hw.peak_flops("fp16")
-    return max(gemm_flops("bf16", budget_s=0.3), gemm_flops("fp32", budget_s=0.3))
 
 
 def _describe(summary: dict) -> str:
@@ -185,7 +254,7 @@ def _describe(summary: dict) -> str:
     tps = "n/a" if summary["tokens_per_s"] is None else f"{summary['tokens_per_s']:,.0f}"
     return (
         f"trained {summary['steps']} steps ({summary['restarts']} restarts, last start at step "
-        f"{summary['resumed_from_step']}): loss {summary['first_loss']} -> {summary['final_loss']}, "
+        f"{summary['resumed_from']}): loss {summary['first_loss']} -> {summary['final_loss']}, "
         f"{tps} tokens/s, MFU {mfu}; {m['n_params']:,} parameters, {m['n_layers']} layers x {m['d_model']}"
     )
 

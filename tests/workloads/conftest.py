@@ -13,10 +13,10 @@ from workload_helpers import ROOT, sahab_env
 def run_sahab():
     """Run `python -m sahab ARGS` from this checkout; returns the CompletedProcess."""
 
-    def run(*args: str, timeout: float = 150) -> subprocess.CompletedProcess:
+    def run(*args: str, timeout: float = 150, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-m", "sahab", *args], cwd=ROOT, env=sahab_env(), capture_output=True, text=True,
-            timeout=timeout,
+            [sys.executable, "-m", "sahab", *args], cwd=ROOT, env=sahab_env() | (env or {}), capture_output=True,
+            text=True, timeout=timeout,
         )
 
     return run

@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 from workload_helpers import ROOT, sahab_env
 
+from sahab.schema import SCHEMA_VERSION
+from workloads.bench.catalog import CATALOG, CPU_CLASSES
+
 pytestmark = pytest.mark.slow
 
 PROBES = {"gemm", "gemm_fp32", "memory_bandwidth", "allreduce", "train_step", "dataloader"}
@@ -39,23 +42,35 @@ def contention():
 def calibrated(tmp_path_factory):
     """A baseline saved on this (known-good) machine, and the JSON of that run."""
     path = tmp_path_factory.mktemp("bench") / "baseline.json"
-    result = subprocess.run(
-        [sys.executable, "-m", "sahab", "bench", "--format", "json", "--save-baseline", str(path)],
-        cwd=ROOT, env=sahab_env(), capture_output=True, text=True, timeout=150,
-    )  # fmt: skip
+    for _ in range(3):  # as an operator would: an inconclusive run (the shared host was busy) is run again
+        result = subprocess.run(
+            [sys.executable, "-m", "sahab", "bench", "--format", "json", "--save-baseline", str(path)],
+            cwd=ROOT, env=sahab_env(), capture_output=True, text=True, timeout=150,
+        )  # fmt: skip
+        if result.returncode != 3:
+            break
+        assert not path.exists()  # an inconclusive run saves no baseline
     assert result.returncode == 0, result.stderr[-2000:]
     return path, json.loads(result.stdout)
 
 
 def test_bench_json_names_every_probe_with_value_unit_floor_and_verdict(calibrated):
     _, raw = calibrated
-    assert raw["hardware_class"] == "cpu" and raw["passed"] is True
+    assert raw["schemaVersion"] == SCHEMA_VERSION
+    assert raw["hardware_class"] in CPU_CLASSES and raw["passed"] is True and raw["verdict"] == "pass"
+    hw = CATALOG[raw["hardware_class"]]
+    # the report names the class and the one precision every probe and the MFU used
+    assert raw["precision"] == raw["probes"]["gemm"]["precision"] == raw["probes"]["train_step"]["precision"]
+    assert raw["capability"]["source"] in ("flags", "measured")
     assert set(raw["probes"]) == PROBES
     for name, probe in raw["probes"].items():
         assert {"value", "unit", "floor", "passed"} <= set(probe), name
         assert probe["value"] > 0, name
-    # a CPU has no absolute floors until it is calibrated; the loader is always held to the step
-    assert raw["probes"]["gemm"]["floor"] is None
+    # before calibration a CPU is held only to its class's GEMM floor; the loader always to the step
+    threads = raw["probes"]["gemm"]["threads"]
+    expected = hw.gemm_floor_per_core * threads / 1e9 if hw.gemm_floor_per_core else None
+    assert raw["probes"]["gemm"]["floor"] == pytest.approx(expected)
+    assert raw["probes"]["memory_bandwidth"]["floor"] is None
     assert raw["probes"]["dataloader"]["floor"] > 0
     assert 0 < raw["probes"]["train_step"]["mfu"] < 1
     assert raw["probes"]["allreduce"]["ranks"] == 2 and raw["probes"]["allreduce"]["backend"] == "gloo"
@@ -64,19 +79,44 @@ def test_bench_json_names_every_probe_with_value_unit_floor_and_verdict(calibrat
 def test_a_healthy_node_passes_against_its_own_baseline(calibrated, run_sahab):
     baseline, _ = calibrated
     result = run_sahab("bench", "--baseline", str(baseline), "--format", "json")
-    assert result.returncode == 0, result.stdout + result.stderr[-2000:]
     raw = json.loads(result.stdout)
-    assert raw["passed"] and raw["probes"]["gemm"]["floor_source"] == "baseline"
+    assert raw["probes"]["gemm"]["floor_source"] == "baseline"
+    # never failed: it passes, or, while the shared test host is busy, it is inconclusive and says why
+    _passed_or_busy(result, raw)
 
 
-def test_a_node_under_contention_fails_against_its_baseline(calibrated, run_sahab, contention):
+def _passed_or_busy(result: subprocess.CompletedProcess, raw: dict) -> None:
+    if raw["verdict"] == "pass":
+        assert result.returncode == 0
+    else:
+        assert result.returncode == 3 and raw["reason"].startswith("node busy"), result.stderr[-2000:]
+
+
+def test_an_avx2_only_cpu_runs_every_probe_in_fp32_within_the_budget(run_sahab):
+    """Issue 17: no native bf16, so nothing is measured in bf16 (emulated, ~40x slower than fp32)."""
+    result = run_sahab("bench", "--format", "json", env={"SAHAB_CPU_FLAGS": "sse4_2 avx avx2 fma"})
+    raw = json.loads(result.stdout)
+    _passed_or_busy(result, raw)
+    assert (raw["hardware_class"], raw["precision"]) == ("cpu-avx2", "fp32")
+    assert raw["capability"]["source"] == "injected"
+    assert raw["probes"]["gemm"]["precision"] == "fp32"
+    # whatever was measured was measured in fp32 (a probe stopped on a busy host records no precision)
+    assert {p.get("precision", "fp32") for p in raw["probes"].values()} == {"fp32"}
+    assert raw["probes"]["gemm"]["floor_source"] == "catalog"
+    assert raw["seconds"] <= raw["time_budget"] == 60
+
+
+def test_a_busy_node_is_inconclusive_within_its_time_budget(calibrated, run_sahab, contention):
+    """Issue 14: on a node other processes hold, bench neither fails the hardware nor runs for minutes."""
     baseline, _ = calibrated
-    result = run_sahab("bench", "--baseline", str(baseline))
-    assert result.returncode == 1
-    failed = [line for line in result.stderr.splitlines() if line.startswith("failed: ")]
-    assert any(line.startswith("failed: gemm:") for line in failed), result.stderr[-2000:]
-    assert all("below its baseline floor" in line for line in failed)
-    assert "FAILED" in result.stdout
+    result = run_sahab("bench", "--baseline", str(baseline), "--time-budget", "30", "--format", "json")
+    assert result.returncode == 3, result.stdout + result.stderr[-2000:]
+    raw = json.loads(result.stdout)
+    assert raw["verdict"] == "inconclusive" and raw["passed"] is False
+    assert raw["reason"].startswith("node busy: other processes held")
+    assert "inconclusive: node busy" in result.stderr
+    # the budget holds: at most one probe's last timed call runs past it
+    assert raw["seconds"] <= 30 + 3
 
 
 def test_train_refuses_a_node_that_fails_validation(calibrated, run_sahab, tmp_path):
@@ -85,7 +125,7 @@ def test_train_refuses_a_node_that_fails_validation(calibrated, run_sahab, tmp_p
     raised["values"] = {k: v * 10 for k, v in raised["values"].items()}  # "known-good" hardware 10x faster
     (tmp_path / "fast.json").write_text(json.dumps(raised))
     result = run_sahab("train", "--baseline", str(tmp_path / "fast.json"), "--steps", "5")
-    assert result.returncode == 1
+    assert result.returncode in (1, 3)  # failed, or inconclusive if the host was busy meanwhile
     assert "not training on it" in result.stderr
     assert "FAIL" in result.stderr and result.stdout == ""  # no training, so no summary line
 
@@ -120,7 +160,8 @@ def test_fleet_report_flags_the_slow_node(calibrated, run_sahab, tmp_path):
 
 
 def test_container_entrypoint_stops_a_failing_node_before_torchrun(calibrated, tmp_path):
-    """The Job's contract: exit 1, the JSON verdict on stdout and in the result file, no training."""
+    """The Job's contract: exit 1 (3 if the host was busy meanwhile), the JSON verdict on stdout and in the
+    result file, no training."""
     baseline, _ = calibrated
     raised = json.loads(baseline.read_text())
     raised["values"] = {k: v * 10 for k, v in raised["values"].items()}
@@ -135,10 +176,10 @@ def test_container_entrypoint_stops_a_failing_node_before_torchrun(calibrated, t
         ["sh", str(ROOT / "workloads" / "entrypoint.sh"), "all", "--steps", "5"],
         env=env, capture_output=True, text=True, timeout=150,
     )  # fmt: skip
-    assert result.returncode == 1
+    assert result.returncode in (1, 3)
     verdict = json.loads(result.stdout.strip().splitlines()[-1])
     assert verdict["passed"] is False
     saved = json.loads((tmp_path / "ckpt" / "validation" / "node-3.json").read_text())
     assert saved["passed"] is False and saved["probes"].keys() == verdict["probes"].keys()
-    assert "node 3 failed validation" in result.stderr
+    assert "node 3 was not validated" in result.stderr
     assert not list((tmp_path / "ckpt").glob("ckpt-*.pt"))  # torchrun never started

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from workloads.bench.catalog import CATALOG, classify_gpu
+from workloads.bench.catalog import CATALOG, CPU_CLASSES, classify_gpu
 from workloads.bench.fleet import failing_nodes, outliers
 from workloads.bench.probes import Measurement, bus_bandwidth
 from workloads.bench.report import render
@@ -24,7 +24,7 @@ GPU_CLASSES = ("h100-sxm", "h200", "h100-pcie", "a100-sxm", "a100-pcie", "l40s",
 
 
 def test_catalog_has_every_class_with_sourced_figures():
-    assert set(CATALOG) == {*GPU_CLASSES, "cpu"}
+    assert set(CATALOG) == {*GPU_CLASSES, *CPU_CLASSES}
     for name in GPU_CLASSES:
         hw = CATALOG[name]
         assert hw.peak_flops("bf16") or hw.peak_flops("fp16"), name
@@ -87,18 +87,18 @@ def test_a_slow_gpu_fails_and_says_by_how_much():
 
 def test_a_loader_slower_than_the_step_fails_on_any_hardware():
     slow_loader = {**_measurements(), "dataloader": Measurement(500.0, "samples/s")}
-    results = judge(slow_loader, CATALOG["cpu"], None, flops_per_token=1e9)
+    results = judge(slow_loader, CATALOG["cpu-generic"], None, flops_per_token=1e9)
     assert not results["dataloader"].passed and results["dataloader"].floor == 800.0
 
 
-def test_cpu_nodes_have_no_absolute_floors_only_baseline_ones(tmp_path):
-    cpu = CATALOG["cpu"]
+def test_a_cpu_of_no_known_class_has_no_absolute_floors_only_baseline_ones(tmp_path):
+    cpu = CATALOG["cpu-generic"]
     unjudged = judge(_measurements(), cpu, None, flops_per_token=1e9)
     assert unjudged["gemm"].floor is None and unjudged["gemm"].passed
 
-    node = NodeResult("cpu-1", "cpu", "2 x EPYC", unjudged)
+    node = NodeResult("cpu-1", "cpu-generic", "2 x Graviton", unjudged)
     save_baseline(node, tmp_path / "base.json")
-    baseline = load_baseline(tmp_path / "base.json", "cpu")
+    baseline = load_baseline(tmp_path / "base.json", "cpu-generic")
     assert baseline["gemm"] == 600_000
 
     again = judge(_measurements(scale=0.9), cpu, baseline, flops_per_token=1e9)
@@ -108,15 +108,15 @@ def test_cpu_nodes_have_no_absolute_floors_only_baseline_ones(tmp_path):
 
 
 def test_a_baseline_from_other_hardware_or_not_a_baseline_is_refused(tmp_path):
-    node = NodeResult("cpu-1", "cpu", "x", judge(_measurements(), CATALOG["cpu"], None, 1e9))
+    node = NodeResult("cpu-1", "cpu-generic", "x", judge(_measurements(), CATALOG["cpu-generic"], None, 1e9))
     save_baseline(node, tmp_path / "base.json")
-    with pytest.raises(BaselineError, match="measured on cpu, this node is h100-sxm"):
+    with pytest.raises(BaselineError, match="measured on cpu-generic, this node is h100-sxm"):
         load_baseline(tmp_path / "base.json", "h100-sxm")
     (tmp_path / "junk.json").write_text("[1, 2]")
     with pytest.raises(BaselineError, match="not a Sahab baseline"):
-        load_baseline(tmp_path / "junk.json", "cpu")
+        load_baseline(tmp_path / "junk.json", "cpu-generic")
     with pytest.raises(BaselineError, match="cannot read"):
-        load_baseline(tmp_path / "missing.json", "cpu")
+        load_baseline(tmp_path / "missing.json", "cpu-generic")
 
 
 def _node(name: str, gemm: float, hw: str = "a100-sxm") -> NodeResult:
@@ -137,7 +137,7 @@ def test_no_median_rule_without_enough_peers():
 
 
 def test_results_round_trip_through_json():
-    node = NodeResult("n", "cpu", "d", judge(_measurements(), CATALOG["cpu"], None, 1e9), seconds=12.5)
+    node = NodeResult("n", "cpu-generic", "d", judge(_measurements(), CATALOG["cpu-generic"], None, 1e9), seconds=12.5)
     raw = json.loads(json.dumps(node.to_json()))
     assert set(raw) >= {"node", "hardware_class", "probes", "passed"}
     assert set(raw["probes"]["gemm"]) >= {"value", "unit", "floor", "passed"}

@@ -13,11 +13,13 @@ from pathlib import Path
 import pytest
 from workload_helpers import ROOT, sahab_env
 
+from sahab.schema import SCHEMA_VERSION
 from workloads.train.checkpoint import available_steps
 
 pytestmark = [pytest.mark.torchrun, pytest.mark.slow]
 
 TINY = ["--d-model", "64", "--n-layers", "2", "--n-heads", "2", "--seq-len", "32", "--batch-size", "8"]
+AVX2_ONLY = {"SAHAB_CPU_FLAGS": "sse4_2 avx avx2 fma"}
 
 
 def _children(pid: int) -> dict[int, list[int]]:
@@ -78,7 +80,7 @@ def test_a_killed_worker_costs_only_the_steps_since_the_last_checkpoint(tmp_path
     assert summary["steps"] == steps
     assert summary["restarts"] >= 1
     # the restarted group resumed from a checkpoint written before or just after the kill, not from zero
-    resumed = summary["resumed_from_step"]
+    resumed = summary["resumed_from"]
     assert resumed >= saved_before_kill >= every and resumed % every == 0 and resumed < steps
     assert summary["final_loss"] < summary["first_loss"]
     assert set(summary["model"]) == {"n_params", "n_layers", "n_heads", "d_model", "seq_len", "vocab_size",
@@ -87,22 +89,24 @@ def test_a_killed_worker_costs_only_the_steps_since_the_last_checkpoint(tmp_path
 
 
 def test_train_summary_is_one_json_line_and_a_rerun_resumes_from_the_end(tmp_path, run_sahab):
+    """On an AVX2-only CPU (injected): fp32 throughout, MFU against the fp32 peak."""
     args = ["train", "--nproc", "2", "--steps", "12", "--checkpoint-every", "5", "--checkpoint-dir",
             str(tmp_path), "--skip-validation", "--format", "json", *TINY]
-    first = run_sahab(*args)
+    first = run_sahab(*args, env=AVX2_ONLY)
     assert first.returncode == 0, first.stderr[-2000:]
     lines = first.stdout.strip().splitlines()
     assert len(lines) == 1
     summary = json.loads(lines[0])
-    assert summary["steps"] == 12 and summary["restarts"] == 0 and summary["resumed_from_step"] == 0
+    assert summary["schemaVersion"] == SCHEMA_VERSION and summary["precision"] == "fp32"
+    assert summary["steps"] == 12 and summary["restarts"] == 0 and summary["resumed_from"] == 0
     assert summary["tokens_per_s"] > 0 and 0 < summary["mfu"] < 1
     assert summary["model"]["batch_size"] == 16  # 8 sequences on each of 2 workers
     assert available_steps(tmp_path) == [10, 12]
 
-    longer = run_sahab(*[a if a != "12" else "15" for a in args])
+    longer = run_sahab(*[a if a != "12" else "15" for a in args], env=AVX2_ONLY)
     assert longer.returncode == 0, longer.stderr[-2000:]
     resumed = json.loads(longer.stdout.strip().splitlines()[-1])
-    assert resumed["resumed_from_step"] == 12 and resumed["steps"] == 15
+    assert resumed["resumed_from"] == 12 and resumed["steps"] == 15
     assert resumed["first_loss"] == summary["first_loss"]
 
     wider = run_sahab(*[a if a != "64" else "128" for a in args])  # another model, same directory

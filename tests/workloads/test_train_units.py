@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 from collections import Counter
 
 import pytest
@@ -70,13 +69,19 @@ def test_learning_rate_warms_up_then_decays_to_the_floor():
     assert learning_rate(100, cfg) == pytest.approx(1e-4)
 
 
-def test_checkpoints_are_atomic_and_pruned(tmp_path):
-    (tmp_path / ".ckpt-00000030.pt.tmp-123").write_bytes(b"half a file")  # a save that was killed
+def test_checkpoints_are_visible_only_when_complete_and_pruned(tmp_path):
+    saver = checkpoint.Checkpointer(str(tmp_path), is_main=True, is_node_main=True, keep=2)
     for step in (10, 20, 30):
-        checkpoint.save_atomic({"step": step, "w": torch.ones(2) * step}, tmp_path, step, keep=2)
+        saver.save(step, {"w": torch.ones(2) * step}, {"first_loss": 1.0})
+    # a save killed before its manifest: shards on disk, never a checkpoint
+    (tmp_path / "step-00000040").mkdir()
+    (tmp_path / "step-00000040" / "__0_0.distcp").write_bytes(b"half a shard")
     assert checkpoint.available_steps(tmp_path) == [20, 30]
-    assert checkpoint.load(tmp_path, 30, torch.device("cpu"))["w"].tolist() == [30.0, 30.0]
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".") and str(os.getpid()) in p.name]
+    assert not (tmp_path / "step-00000010").exists()  # pruned with its manifest
+    state = {"w": torch.zeros(2)}
+    manifest = saver.load(30, state)
+    assert state["w"].tolist() == [30.0, 30.0] and manifest["step"] == 30
+    assert set(manifest["files"]) >= {"step-00000030/.metadata", "step-00000030/__0_0.distcp"}
 
 
 def _trainer(tmp_path, steps, every=0):
@@ -94,7 +99,7 @@ def unigram_entropy(text: str) -> float:
 def test_trainer_learns_and_resumes_exactly_where_it_stopped(tmp_path):
     torch.set_num_threads(1)
     summary = _trainer(tmp_path, steps=80, every=40).train()
-    assert summary["steps"] == 80 and summary["resumed_from_step"] == 0
+    assert summary["steps"] == 80 and summary["resumed_from"] == 0
     # it has learned structure (where digits, "+", "=" and newlines go), not just symbol frequencies
     assert summary["final_loss"] < unigram_entropy(generate_corpus(100_000, seed=1337)) - 0.15
     assert summary["final_loss"] < summary["first_loss"] - 0.4
@@ -102,8 +107,9 @@ def test_trainer_learns_and_resumes_exactly_where_it_stopped(tmp_path):
 
     # a new start with more steps picks up the newest checkpoint, its weights and its first loss
     resumed = _trainer(tmp_path, steps=85, every=40)
-    assert resumed.step == 80 and resumed.resumed_from_step == 80
-    saved = checkpoint.load(tmp_path, 80, torch.device("cpu"))["model"]
+    assert resumed.step == 80 and resumed.resumed_from == 80
+    saved = {k: torch.zeros_like(v) for k, v in resumed.raw_model.state_dict().items()}
+    checkpoint.Checkpointer(str(tmp_path), True, True).load(80, {"model": saved})
     assert all(torch.equal(saved[k], v) for k, v in resumed.raw_model.state_dict().items())
     again = resumed.train()
     assert again["steps"] == 85 and again["first_loss"] == summary["first_loss"]

@@ -5,9 +5,14 @@ PCIe part named. Floors are `peak x pass fraction`; the fractions sit below what
 practice (cuBLAS bf16 GEMM reaches ~70-80% of dense peak on H100/A100, a device copy ~85-90% of HBM bandwidth,
 NCCL all-reduce bus bandwidth ~70-80% of the per-direction NVLink figure).
 
-CPU nodes get no absolute figures: core counts, clocks, SIMD width and memory channels vary too much. Their
-floors come from a baseline measured on known-good hardware (`sahab bench --save-baseline`), and their
-"peak" for MFU is the node's own measured bf16 GEMM throughput.
+CPU nodes are classed by their widest matrix instructions (capability.py decides which one a node is):
+AVX2-only, AVX-512, AVX512-BF16 and AMX. A class has a compute precision (bf16 only where the CPU has a
+native bf16 path; everything else runs fp32, since emulated bf16 is ~40x slower than fp32 on AVX2) and a
+GEMM floor per core in that precision, set low (a fraction of what one vCPU, often one SMT thread, peaks at
+2 GHz) so that it only catches a node that is badly broken or throttled. Memory and the rest vary too much
+between CPU parts for absolute figures: those floors come from a baseline measured on known-good hardware
+(`sahab bench --save-baseline`). The "peak" for MFU on a CPU is the node's own measured GEMM throughput in
+its precision.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import os
 from dataclasses import dataclass
 
 TERA = 1e12
+GFLOP = 1e9
 GB = 1e9
 
 
@@ -35,13 +41,34 @@ class HardwareClass:
     train_mfu_floor: float = 0.20  # the bench probe's small model on one device; the trainer aims higher
     mfu_target: float = 0.45  # what the bundled trainer should reach at scale on this class
     baseline_fraction: float = 0.75  # against a saved baseline: pass at >= 75% of the known-good value
+    # CPU classes only: GEMM floors per core (FLOP/s) in the class's precision and in fp32
+    gemm_floor_per_core: float | None = None
+    fp32_floor_per_core: float | None = None
+    cpu_precision: str = "fp32"  # CPU classes: the precision every probe, peak and MFU uses
 
     @property
     def is_gpu(self) -> bool:
-        return self.name != "cpu"
+        return not self.name.startswith("cpu")
+
+    @property
+    def precision(self) -> str:
+        """The precision this class computes in: its tensor path on GPU, its native path on CPU."""
+        if self.is_gpu:
+            return "bf16" if self.bf16_flops else "fp16"
+        return self.cpu_precision
 
     def peak_flops(self, precision: str) -> float | None:
         return {"bf16": self.bf16_flops, "fp16": self.fp16_flops}.get(precision)
+
+
+def _cpu_class(name: str, precision: str, gemm_per_core: float | None, fp32_per_core: float | None,
+               source: str) -> HardwareClass:
+    return HardwareClass(
+        name, None, None, None, None, "loopback / host network", source,
+        # shared and virtualised CPUs wander by 20-30% between healthy runs; contention costs 2x or more
+        baseline_fraction=0.60,
+        gemm_floor_per_core=gemm_per_core, fp32_floor_per_core=fp32_per_core, cpu_precision=precision,
+    )
 
 
 CATALOG: dict[str, HardwareClass] = {
@@ -80,14 +107,34 @@ CATALOG: dict[str, HardwareClass] = {
             "t4", None, 65 * TERA, 320 * GB, 16 * GB, "PCIe Gen3 x16",
             "NVIDIA T4 datasheet (Turing: FP16 tensor cores, no bf16)",
         ),
-        HardwareClass(
-            "cpu", None, None, None, None, "loopback / host network",
-            "no absolute figures: measured against a baseline saved on known-good hardware",
-            # shared and virtualised CPUs wander by 20-30% between healthy runs; contention costs 2x or more
-            baseline_fraction=0.60,
+        # Per-core floors: FMA FLOP/cycle of one vCPU (an SMT thread shares its core's units) x 2 GHz, then
+        # roughly a third of that. Measured for scale: fp32 ~32 GFLOP/s per core on an AVX2 EPYC (issue 17),
+        # bf16 ~215 GFLOP/s per vCPU on Zen 4 (AVX512-BF16), ~500 per vCPU with AMX (Sapphire Rapids VM).
+        _cpu_class(
+            "cpu-avx2", "fp32", 10 * GFLOP, 10 * GFLOP,
+            "AVX2 + FMA (2 x 256-bit FMA: 32 fp32 FLOP/cycle per core); no native bf16: runs fp32",
+        ),
+        _cpu_class(
+            "cpu-avx512", "fp32", 20 * GFLOP, 20 * GFLOP,
+            "AVX-512F (up to 2 x 512-bit FMA: 64 fp32 FLOP/cycle per core); no native bf16: runs fp32",
+        ),
+        _cpu_class(
+            "cpu-avx512-bf16", "bf16", 40 * GFLOP, 20 * GFLOP,
+            "AVX512-BF16 (VDPBF16PS: twice the fp32 rate in oneDNN); runs bf16",
+        ),
+        _cpu_class(
+            "cpu-amx", "bf16", 100 * GFLOP, 20 * GFLOP,
+            "AMX-BF16 tiles (TDPBF16PS: 1024 bf16 FLOP/cycle per core); runs bf16",
+        ),
+        _cpu_class(
+            "cpu-generic", "fp32", None, None,
+            "a CPU of none of the x86 classes above (e.g. Arm): no absolute figures, baseline floors only; "
+            "bf16 only where a measured check finds it faster than fp32",
         ),
     )
 }
+
+CPU_CLASSES = tuple(name for name in CATALOG if name.startswith("cpu"))
 
 class UnknownHardware(LookupError):
     """A device the catalog has no figures for: it cannot be judged, so it is not guessed at."""
@@ -115,29 +162,17 @@ def classify_gpu(device_name: str) -> str | None:
     return None
 
 
-def detect() -> tuple[str, str]:
-    """(hardware class, device description) of this node."""
-    import torch
-
-    if torch.cuda.is_available():
-        device_name = torch.cuda.get_device_name(0)
-        name = classify_gpu(device_name)
-        if name is None:
-            raise UnknownHardware(f"GPU {device_name!r} is not in the hardware catalog")
-        return name, f"{torch.cuda.device_count()} x {device_name}"
-    return "cpu", f"{cpu_count()} x {cpu_model()}"
-
-
 def cpu_count() -> int:
     """Cores this process may run on (the container's cpuset, not the host's)."""
     return len(os.sched_getaffinity(0))
 
 
 def cpu_flags() -> set[str]:
+    """The kernel's CPU flags (`flags` on x86, `Features` on Arm)."""
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("flags"):
+                if line.startswith(("flags", "Features")):
                     return set(line.split(":", 1)[1].split())
     except OSError:
         pass
@@ -153,8 +188,3 @@ def cpu_model() -> str:
     except OSError:
         pass
     return "unknown CPU"
-
-
-def cpu_has_fast_bf16() -> bool:
-    """AVX512-BF16 or AMX: oneDNN then runs bf16 matmuls at 2x (or far more) the fp32 rate."""
-    return bool(cpu_flags() & {"avx512_bf16", "amx_bf16"})

@@ -1,7 +1,9 @@
 """The probes: each measures one thing a training node must deliver and returns a value with its unit.
 
 Floors and verdicts are not decided here (see validate.py); a probe only measures, as fast as it can
-while still being a fair measurement (best of several repeats, see timing.py).
+while still being a fair measurement (best of several repeats, see timing.py). Every probe takes a time
+budget and keeps it on any CPU: work that would not fit is cut short and says so (`extra["cut_short"]`,
+value None), never left running for minutes.
 """
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ import dataclasses
 import os
 import socket
 import tempfile
+import time
 from dataclasses import dataclass, field
 
 import torch
 
-from workloads.bench.gemm import gemm_flops
+from workloads.bench.gemm import measure_gemm
 from workloads.bench.timing import best_time, no_sync
 
 
@@ -29,16 +32,25 @@ def _sync_for(device: str):
     return torch.cuda.synchronize if device.startswith("cuda") else no_sync
 
 
-def gemm(precision: str, device: str) -> Measurement:
-    return Measurement(gemm_flops(precision, device) / 1e9, "GFLOP/s", {"precision": precision})
+def cut_short(unit: str, why: str, **extra) -> Measurement:
+    return Measurement(None, unit, {"cut_short": why, **extra})
 
 
-def memory_bandwidth(device: str, nbytes: int | None = None) -> Measurement:
+def gemm(precision: str, device: str, threads: int, budget_s: float = 3.0) -> Measurement:
+    rate = measure_gemm(precision, device, budget_s)
+    extra = {"precision": precision, "threads": threads}
+    if rate.shapes_skipped:
+        extra["shapes_skipped"] = rate.shapes_skipped  # a call at that size would have broken the budget
+    return Measurement(rate.flops / 1e9, "GFLOP/s", extra)
+
+
+def memory_bandwidth(device: str, nbytes: int | None = None, budget_s: float = 1.5) -> Measurement:
     """Device copy: reads and writes `nbytes` each, so 2 x bytes / time. Sized far past the caches."""
+    deadline = time.perf_counter() + budget_s
     nbytes = nbytes or (1 << 30 if device.startswith("cuda") else 256 << 20)
     src = torch.empty(nbytes, dtype=torch.uint8, device=device).fill_(1)
     dst = torch.empty_like(src)
-    seconds = best_time(lambda: dst.copy_(src), _sync_for(device), budget_s=0.6)
+    seconds = best_time(lambda: dst.copy_(src), _sync_for(device), budget_s=0.6, deadline=deadline)
     return Measurement(2 * nbytes / seconds / 1e9, "GB/s", {"bytes": nbytes})
 
 
@@ -50,17 +62,30 @@ def bus_bandwidth(nbytes: int, seconds: float, ranks: int) -> float:
     return nbytes / seconds * 2 * (ranks - 1) / ranks
 
 
-def _allreduce_seconds(nbytes: int, device: str, budget_s: float) -> float:
+def _allreduce_seconds(nbytes: int, device: str, budget_s: float, min_reps: int = 3) -> float:
+    """Best time of one all-reduce of `nbytes`. Every rank must issue the same collectives, so whether to
+    go on is agreed after each repeat (a rank's own clock alone would let one rank stop while another
+    waits on it: gloo reports that as a size mismatch and aborts)."""
     import torch.distributed as dist
 
+    sync = _sync_for(device)
     tensor = torch.ones(nbytes // 4, dtype=torch.float32, device=device)
-
-    def once():
+    dist.all_reduce(tensor)  # warm-up: connections, buffers
+    sync()
+    best, reps = float("inf"), 0
+    deadline = time.perf_counter() + budget_s
+    while True:
+        start = time.perf_counter()
         dist.all_reduce(tensor)
-
-    seconds = best_time(once, _sync_for(device), budget_s)
+        sync()
+        best = min(best, time.perf_counter() - start)
+        reps += 1
+        more = torch.tensor([1.0 if reps < min_reps or time.perf_counter() < deadline else 0.0], device=device)
+        dist.all_reduce(more, op=dist.ReduceOp.MIN)
+        if not more.item():
+            break
     # every rank must agree on the figure: the slowest rank's best is the collective's best
-    result = torch.tensor([seconds], dtype=torch.float64, device=device)
+    result = torch.tensor([best], dtype=torch.float64, device=device)
     dist.all_reduce(result, op=dist.ReduceOp.MAX)
     return result.item()
 
@@ -90,9 +115,10 @@ def _free_loopback_port() -> int:
         return s.getsockname()[1]
 
 
-def allreduce(device: str, cores: int) -> Measurement:
+def allreduce(device: str, cores: int, budget_s: float = 20.0) -> Measurement:
     """Bus bandwidth of torch.distributed all-reduce: over the running group if there is one, else over
-    several local ranks on loopback (one per GPU; two on a CPU node), gloo on CPU and NCCL on GPU."""
+    several local ranks on loopback (one per GPU; two on a CPU node), gloo on CPU and NCCL on GPU.
+    Local ranks that have not finished within `budget_s` (start-up included) are stopped."""
     import torch.distributed as dist
 
     if dist.is_available() and dist.is_initialized():
@@ -108,18 +134,29 @@ def allreduce(device: str, cores: int) -> Measurement:
     threads = max(1, cores // ranks)
     import torch.multiprocessing as mp
 
+    backend = "nccl" if device.startswith("cuda") else "gloo"
+    deadline = time.perf_counter() + budget_s
     with tempfile.TemporaryDirectory(prefix="sahab-allreduce-") as tmp:
         out_path = os.path.join(tmp, "seconds")
-        mp.start_processes(
+        context = mp.start_processes(
             _allreduce_rank,
             args=(ranks, _free_loopback_port(), nbytes, threads, out_path),
             nprocs=ranks,
-            join=True,
+            join=False,
             start_method="spawn",
         )
+        try:
+            while not context.join(timeout=max(0.0, min(0.2, deadline - time.perf_counter()))):
+                if time.perf_counter() >= deadline:
+                    return cut_short("GB/s", f"ranks not done within {budget_s:.0f} s", ranks=ranks,
+                                     backend=backend)
+        finally:  # on the way out for any reason (its budget, a hard stop), no rank outlives the probe
+            for process in context.processes:
+                if process.is_alive():
+                    process.kill()
+                    process.join()
         with open(out_path) as f:
             seconds = float(f.read())
-    backend = "nccl" if device.startswith("cuda") else "gloo"
     busbw = bus_bandwidth(nbytes, seconds, ranks) / 1e9
     return Measurement(busbw, "GB/s", {"ranks": ranks, "bytes": nbytes, "backend": backend})
 
@@ -134,24 +171,41 @@ def probe_train_config(device: str):
     if device.startswith("cuda"):
         model = ModelConfig(vocab_size=64, seq_len=1024, n_layers=8, n_heads=16, d_model=1024)
         return TrainConfig(model=model, batch_size=8, steps=1000, checkpoint_every=0)
-    model = ModelConfig(vocab_size=64, seq_len=128, n_layers=4, n_heads=8, d_model=512)
+    # ~21 GFLOP a step: under a second even in fp32 on one AVX2 core
+    model = ModelConfig(vocab_size=64, seq_len=128, n_layers=4, n_heads=4, d_model=256)
     return TrainConfig(model=model, batch_size=8, steps=1000, checkpoint_every=0)
 
 
-def train_step(device: str, peak_flops: float | None) -> Measurement:
-    """Tokens/s of one optimizer step of the bundled trainer (forward, backward, AdamW), and its MFU."""
+# a training step takes about this many times its model FLOPs at the measured GEMM rate (small matmuls,
+# attention, norms and the optimizer run slower than the best GEMM)
+STEP_OVERHEAD = 2.0
+
+
+def train_step(device: str, peak_flops: float | None, precision: str, budget_s: float = 10.0) -> Measurement:
+    """Tokens/s of one optimizer step of the bundled trainer (forward, backward, AdamW), and its MFU.
+
+    With a measured `peak_flops`, a step predicted to take more than a third of the budget (a warm-up and
+    two timed steps must fit) is not started: the probe reports it cut short instead of running for minutes."""
     from workloads.train.distributed import DistEnv
-    from workloads.train.flops import mfu
+    from workloads.train.flops import flops_per_token, mfu
     from workloads.train.trainer import Trainer
 
-    cfg = probe_train_config(device)
+    deadline = time.perf_counter() + budget_s
+    cfg = dataclasses.replace(probe_train_config(device), precision=precision)
+    predicted = STEP_OVERHEAD * flops_per_token(cfg.model) * cfg.tokens_per_step_per_worker / peak_flops \
+        if peak_flops else 0.0
+    if predicted > budget_s / 3:
+        return cut_short("tokens/s", f"a step would take ~{predicted:.0f} s at {peak_flops / 1e9:.0f} GFLOP/s",
+                         precision=precision)
     env = DistEnv(0, 0, 1, 1, 0, torch.device(device))
     with tempfile.TemporaryDirectory(prefix="sahab-bench-") as tmp:
         cfg = dataclasses.replace(cfg, checkpoint_dir=tmp)
-        trainer = Trainer(cfg, env, peak_flops)
+        trainer = Trainer(cfg, env, peak_flops, batches=_probe_batches(cfg))
         step = iter(range(10**6))
         trainer._run_batch(next(step))  # first step builds the optimizer state
-        seconds = best_time(lambda: trainer._run_batch(next(step)), _sync_for(device), budget_s=2.5)
+        remaining = deadline - time.perf_counter()
+        seconds = best_time(lambda: trainer._run_batch(next(step)), _sync_for(device),
+                            budget_s=min(2.5, remaining), deadline=deadline)
     tokens_per_s = cfg.tokens_per_step_per_worker / seconds
     extra = {"precision": trainer.precision, "samples_per_s": tokens_per_s / cfg.model.seq_len,
              "seq_len": cfg.model.seq_len}
@@ -160,17 +214,23 @@ def train_step(device: str, peak_flops: float | None) -> Measurement:
     return Measurement(tokens_per_s, "tokens/s", extra)
 
 
-def dataloader(device: str) -> Measurement:
-    """Samples/s the training data pipeline produces, delivered to the device."""
+def _probe_batches(cfg):
+    """The training data pipeline on a smaller corpus: generating it is Python, and not what is measured."""
     from workloads.train.data import default_batches
 
+    return default_batches(cfg.model.seq_len, cfg.batch_size, cfg.seed, n_chars=100_000)
+
+
+def dataloader(device: str, budget_s: float = 3.0) -> Measurement:
+    """Samples/s the training data pipeline produces, delivered to the device."""
+    deadline = time.perf_counter() + budget_s
     cfg = probe_train_config(device)
-    batches = default_batches(cfg.model.seq_len, cfg.batch_size, cfg.seed)
+    batches = _probe_batches(cfg)
     step = iter(range(10**6))
 
     def once():
         x, y = batches.batch(next(step))
         x.to(device, non_blocking=True), y.to(device, non_blocking=True)
 
-    seconds = best_time(once, _sync_for(device), budget_s=0.5)
+    seconds = best_time(once, _sync_for(device), budget_s=0.5, deadline=deadline)
     return Measurement(cfg.batch_size / seconds, "samples/s", {"batch_size": cfg.batch_size})

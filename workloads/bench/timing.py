@@ -2,22 +2,34 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
 import time
 from collections.abc import Callable
 
 
-def best_time(fn: Callable[[], None], sync: Callable[[], None], budget_s: float, min_reps: int = 3) -> float:
-    """Fastest wall time of one `fn()` call: repeats until the budget is spent (at least `min_reps` times).
+def best_time(
+    fn: Callable[[], None],
+    sync: Callable[[], None],
+    budget_s: float,
+    min_reps: int = 3,
+    deadline: float | None = None,
+) -> float:
+    """Fastest wall time of one `fn()` call: repeats until the budget is spent (at least `min_reps` times,
+    unless the hard `deadline` (a time.perf_counter() value) passes first; then what was measured counts).
 
     Interference only ever slows a run down, so the fastest repeat is the best estimate of what the
     hardware does; a node that is slow on every repeat is slow.
     """
+    start = time.perf_counter()
     fn()  # warm-up: allocation, kernel selection, oneDNN primitive creation
     sync()
-    best = float("inf")
-    deadline = time.perf_counter() + budget_s
+    best = time.perf_counter() - start  # an upper bound, used only if the deadline allows nothing better
+    soft = time.perf_counter() + budget_s
+    hard = float("inf") if deadline is None else deadline
     reps = 0
-    while reps < min_reps or time.perf_counter() < deadline:
+    while (reps < min_reps or time.perf_counter() < soft) and time.perf_counter() < hard:
         start = time.perf_counter()
         fn()
         sync()
@@ -28,3 +40,28 @@ def best_time(fn: Callable[[], None], sync: Callable[[], None], budget_s: float,
 
 def no_sync() -> None:
     return None
+
+
+class OutOfTime(Exception):
+    """Raised inside a `hard_limit` block when its time is up."""
+
+
+@contextlib.contextmanager
+def hard_limit(seconds: float):
+    """Interrupt the block after `seconds` (SIGALRM; only the main thread can receive it, elsewhere the
+    block runs on its own soft deadlines). Python code is stopped between two operations, so a block
+    overruns by at most one torch call, which the probes size to fit their budgets."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise OutOfTime
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -6,6 +6,10 @@ Floors come from three places:
   known-good value x the class's baseline fraction. This is how CPU nodes are judged;
 - the node itself for the data loader: it must produce samples faster than a training step consumes them.
 Across a fleet, `fleet.py` adds the median-outlier rule on top.
+
+Verdicts: pass, fail, or inconclusive. The whole run keeps a hard time budget (60 s unless told otherwise);
+a probe that falls short while other processes held the node's CPUs (busy.py), or that the budget cut
+short, cannot condemn the hardware: the node is "inconclusive: node busy", to be validated again later.
 """
 
 from __future__ import annotations
@@ -16,10 +20,22 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workloads.bench.catalog import CATALOG, HardwareClass, cpu_count, detect
+from workloads.bench.busy import BUSY_SHARE, BusyMeter
+from workloads.bench.catalog import CATALOG, HardwareClass, cpu_count
+from workloads.bench.timing import OutOfTime, hard_limit
 
 DATALOADER_HEADROOM = 2.0  # the loader must outrun the step by this factor, or the device waits on data
 PROBE_ORDER = ("gemm", "gemm_fp32", "memory_bandwidth", "allreduce", "train_step", "dataloader")
+PROBE_UNITS = {"gemm": "GFLOP/s", "gemm_fp32": "GFLOP/s", "memory_bandwidth": "GB/s", "allreduce": "GB/s",
+               "train_step": "tokens/s", "dataloader": "samples/s"}
+# (nominal budget, least worth starting with), seconds: the all-reduce pays for starting two processes
+PROBE_BUDGETS = {"gemm": (3.0, 1.0), "gemm_fp32": (2.0, 0.8), "memory_bandwidth": (3.0, 0.5),
+                 "allreduce": (20.0, 6.0), "train_step": (12.0, 3.0), "dataloader": (3.0, 0.5)}
+DEFAULT_TIME_BUDGET_S = 60.0
+# a probe's own soft deadlines come first; the hard stop (twice its budget, within the run's) only catches
+# what overruns them, e.g. set-up work that a busy node slows down
+HARD_LIMIT_FACTOR = 2.0
+EXIT_PASS, EXIT_FAIL, EXIT_INCONCLUSIVE = 0, 1, 3
 
 
 @dataclass
@@ -46,10 +62,39 @@ class NodeResult:
     probes: dict[str, ProbeResult]
     seconds: float = 0.0
     baseline: str | None = None
+    precision: str = ""  # what every probe, peak and MFU of this run used
+    capability: dict = field(default_factory=dict)  # how the precision was decided (capability.py)
+    time_budget: float | None = None
 
     @property
     def passed(self) -> bool:
-        return all(p.passed for p in self.probes.values())
+        return self.verdict == "pass"
+
+    @property
+    def verdict(self) -> str:
+        return self._judgement()[0]
+
+    @property
+    def reason(self) -> str:
+        """Why a run is inconclusive ("node busy: ..."); empty otherwise."""
+        return self._judgement()[1]
+
+    def _judgement(self) -> tuple[str, str]:
+        below = {n: p for n, p in self.probes.items() if not p.passed and p.value is not None}
+        unmeasured = [n for n, p in self.probes.items() if p.value is None and _cut_short(p)]
+        busiest = max((p.extra.get("node_busy") or 0.0 for p in self.probes.values()), default=0.0)
+        busy_below = [n for n, p in below.items() if (p.extra.get("node_busy") or 0.0) >= BUSY_SHARE]
+        if busy_below:
+            return "inconclusive", (f"node busy: other processes held {busiest:.0%} of its CPUs while "
+                                    f"{', '.join(busy_below)} ran")
+        if below:
+            return "fail", ""
+        if unmeasured:
+            if busiest >= BUSY_SHARE:
+                return "inconclusive", (f"node busy: other processes held {busiest:.0%} of its CPUs; "
+                                        f"{', '.join(unmeasured)} cut short")
+            return "inconclusive", f"{', '.join(unmeasured)} cut short by the time budget"
+        return "pass", ""
 
     def failures(self) -> list[str]:
         return [
@@ -69,10 +114,15 @@ class NodeResult:
         return {
             "node": self.node,
             "hardware_class": self.hardware_class,
+            "precision": self.precision,
+            "capability": self.capability,
             "device": self.device,
             "probes": probes,
             "passed": self.passed,
+            "verdict": self.verdict,
+            "reason": self.reason,
             "seconds": round(self.seconds, 1),
+            "time_budget": self.time_budget,
             "baseline": self.baseline,
         }
 
@@ -84,11 +134,16 @@ class NodeResult:
             core = {k: entry.pop(k) for k in ("value", "unit", "floor", "passed")}
             probes[name] = ProbeResult(**core, floor_source=entry.pop("floor_source", ""), extra=entry)
         return cls(raw["node"], raw["hardware_class"], raw.get("device", ""), probes,
-                   raw.get("seconds", 0.0), raw.get("baseline"))
+                   raw.get("seconds", 0.0), raw.get("baseline"), raw.get("precision", ""),
+                   raw.get("capability", {}), raw.get("time_budget"))
 
 
 def _round(value: float | None) -> float | None:
     return None if value is None else float(f"{value:.5g}")
+
+
+def _cut_short(p: ProbeResult) -> bool:
+    return bool(p.extra.get("cut_short"))
 
 
 # -- baselines -------------------------------------------------------------------------------------------
@@ -135,8 +190,9 @@ def load_baseline(path: Path, hardware_class: str) -> dict[str, float]:
 def catalog_floor(name: str, hw: HardwareClass, extra: dict, flops_per_token: float) -> float | None:
     """Absolute floor from the datasheet, in the probe's unit; None where the catalog has no figure."""
     if not hw.is_gpu:
-        return None
-    peak = hw.peak_flops("bf16") or hw.peak_flops("fp16")
+        per_core = {"gemm": hw.gemm_floor_per_core, "gemm_fp32": hw.fp32_floor_per_core}.get(name)
+        return per_core * extra.get("threads", 1) / 1e9 if per_core else None
+    peak = hw.peak_flops(hw.precision)
     if name == "gemm" and peak:
         return peak * hw.gemm_fraction / 1e9
     if name == "memory_bandwidth" and hw.memory_bytes_per_s:
@@ -170,7 +226,9 @@ def judge(
             if consumed:
                 floors.append((consumed * DATALOADER_HEADROOM, "step"))
         floor, source = max(floors) if floors else (None, "none")
-        passed = m.value is None or floor is None or m.value >= floor
+        # a probe cut short is neither at nor above its floor
+        cut = bool(m.extra.get("cut_short"))
+        passed = not cut and (m.value is None or floor is None or m.value >= floor)
         results[name] = ProbeResult(m.value, m.unit, floor, passed, source, dict(m.extra))
     return results
 
@@ -182,51 +240,77 @@ def run_validation(
     baseline_path: Path | None = None,
     probes: tuple[str, ...] = PROBE_ORDER,
     on_probe=None,
+    time_budget: float = DEFAULT_TIME_BUDGET_S,
+    capability=None,
 ) -> NodeResult:
-    """Run the probes on this node and judge them. `on_probe(name)` is called as each one starts."""
+    """Run the probes on this node within `time_budget` seconds and judge them.
+
+    `on_probe(name)` is called as each one starts; `capability` (capability.Capability) overrides what
+    this node is detected as. A probe that no longer fits in what is left of the budget is not started."""
     import torch
 
     from workloads.bench import probes as p
+    from workloads.bench.capability import detect
     from workloads.train.flops import flops_per_token
 
     started = time.perf_counter()
-    hw_name, device_desc = detect()
-    hw = CATALOG[hw_name]
-    baseline = load_baseline(baseline_path, hw_name) if baseline_path else None
-    device = "cuda" if torch.cuda.is_available() else "cpu"
+    deadline = started + time_budget
+    cap = capability or detect()
+    hw = CATALOG[cap.hardware_class]
+    baseline = load_baseline(baseline_path, cap.hardware_class) if baseline_path else None
+    device = "cuda" if cap.device_type == "cuda" else "cpu"
     cores = cpu_count()
     if device == "cpu":
         torch.set_num_threads(cores)
-    precision = "bf16" if (not hw.is_gpu or hw.bf16_flops) else "fp16"
 
     measured: dict = {}
 
     def step(name, fn):
-        if name in probes:
-            if on_probe:
-                on_probe(name)
-            measured[name] = fn()
+        if name not in probes:
+            return
+        nominal, least = PROBE_BUDGETS[name]
+        remaining = deadline - time.perf_counter()
+        if remaining < least:
+            measured[name] = p.cut_short(PROBE_UNITS[name], f"not started: {remaining:.1f} s of the "
+                                                            f"{time_budget:.0f} s budget left")
+            return
+        if on_probe:
+            on_probe(name)
+        budget = min(nominal, remaining)
+        with BusyMeter() as meter:
+            try:
+                limit = min(budget * HARD_LIMIT_FACTOR, remaining)
+                with hard_limit(limit):
+                    m = fn(budget)
+            except OutOfTime:
+                m = p.cut_short(PROBE_UNITS[name], f"stopped after {limit:.0f} s (budget {budget:.0f} s)")
+        if meter.share is not None:
+            m.extra["node_busy"] = round(meter.share, 2)
+        measured[name] = m
 
-    step("gemm", lambda: p.gemm(precision, device))
-    step("gemm_fp32", lambda: p.gemm("fp32", device))
-    step("memory_bandwidth", lambda: p.memory_bandwidth(device))
-    step("allreduce", lambda: p.allreduce(device, cores))
-    # MFU against the catalog peak on GPU; on CPU against this node's own best measured GEMM rate
-    peak = hw.peak_flops(precision)
-    if peak is None and "gemm" in measured:
-        peak = max(m.value for k, m in measured.items() if k.startswith("gemm")) * 1e9
-    step("train_step", lambda: p.train_step(device, peak))
-    step("dataloader", lambda: p.dataloader(device))
+    step("gemm", lambda b: p.gemm(cap.precision, device, cores, b))
+    step("gemm_fp32", lambda b: p.gemm("fp32", device, cores, b))
+    step("memory_bandwidth", lambda b: p.memory_bandwidth(device, budget_s=b))
+    step("allreduce", lambda b: p.allreduce(device, cores, budget_s=b))
+    # MFU against the catalog peak on GPU; on CPU against this node's measured GEMM rate in its precision
+    peak = hw.peak_flops(cap.precision)
+    if peak is None and measured.get("gemm") and measured["gemm"].value:
+        peak = measured["gemm"].value * 1e9
+    step("train_step", lambda b: p.train_step(device, peak, cap.precision, budget_s=b))
+    step("dataloader", lambda b: p.dataloader(device, budget_s=b))
 
     fpt = flops_per_token(p.probe_train_config(device).model)
     results = judge(measured, hw, baseline, fpt)
     return NodeResult(
         node=socket.gethostname(),
-        hardware_class=hw_name,
-        device=device_desc,
+        hardware_class=cap.hardware_class,
+        device=cap.device,
         probes=results,
         seconds=time.perf_counter() - started,
         baseline=str(baseline_path) if baseline_path else None,
+        precision=cap.precision,
+        capability=cap.to_json(),
+        time_budget=time_budget,
     )
 
 
@@ -234,18 +318,28 @@ def peak_flops_from(result: NodeResult) -> float | None:
     """The per-device peak the trainer should report MFU against, from a validation run."""
     hw = CATALOG[result.hardware_class]
     if hw.is_gpu:
-        return hw.peak_flops("bf16") or hw.peak_flops("fp16")
-    rates = [r.value for k, r in result.probes.items() if k.startswith("gemm") and r.value]
-    return max(rates) * 1e9 if rates else None
+        return hw.peak_flops(result.precision or hw.precision)
+    gemm = result.probes.get("gemm")  # measured in the node's precision
+    return gemm.value * 1e9 if gemm and gemm.value else None
 
 
 def result_to_text(result: NodeResult) -> str:
-    lines = [f"node {result.node} ({result.hardware_class}: {result.device})"]
+    how = result.capability.get("detail", "")
+    lines = [f"node {result.node} ({result.hardware_class}: {result.device})",
+             f"precision {result.precision}" + (f" ({how})" if how else "")]
     for name, p in result.probes.items():
         value = "n/a" if p.value is None else f"{p.value:,.4g} {p.unit}"
         floor = "no floor" if p.floor is None else f"floor {p.floor:,.4g} ({p.floor_source})"
-        verdict = "PASS" if p.passed else f"FAIL ({p.shortfall():.0%} short)"
+        if _cut_short(p):
+            verdict = f"CUT SHORT ({p.extra['cut_short']})"
+        else:
+            verdict = "PASS" if p.passed else f"FAIL ({p.shortfall():.0%} short)"
         lines.append(f"  {name:<17} {value:>22}   {floor:<34} {verdict}")
-    lines.append(f"{'PASSED' if result.passed else 'FAILED'} in {result.seconds:.1f} s")
+    verdict = {"pass": "PASSED", "fail": "FAILED"}.get(result.verdict, f"INCONCLUSIVE: {result.reason}")
+    lines.append(f"{verdict} in {result.seconds:.1f} s")
     return "\n".join(lines)
+
+
+def exit_code(result: NodeResult) -> int:
+    return {"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(result.verdict, EXIT_INCONCLUSIVE)
 

@@ -1,4 +1,4 @@
-"""The Trainer: DDP, mixed precision, gradient accumulation, atomic checkpoints, resume on every start."""
+"""The Trainer: DDP, mixed precision, gradient accumulation, sharded atomic checkpoints, resume on every start."""
 
 from __future__ import annotations
 
@@ -6,12 +6,13 @@ import contextlib
 import json
 import math
 import time
-from pathlib import Path
 
 import torch
+from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from workloads.train import checkpoint
+from sahab.schema import SCHEMA_VERSION
+from workloads.train.checkpoint import Checkpointer
 from workloads.train.config import TrainConfig
 from workloads.train.data import TokenBatches, default_batches
 from workloads.train.distributed import DistEnv, gather_objects, mean_across_ranks
@@ -22,14 +23,11 @@ WARMUP_STEPS_UNTIMED = 2  # first steps pay for allocation, oneDNN primitive cre
 
 
 def resolve_precision(requested: str, device: torch.device) -> str:
-    """bf16 where the hardware has a fast bf16 path, fp16 on CUDA parts without bf16, else fp32."""
-    if requested != "auto":
-        return requested
-    if device.type == "cuda":
-        return "bf16" if torch.cuda.is_bf16_supported(including_emulation=False) else "fp16"
-    from workloads.bench.catalog import cpu_has_fast_bf16
+    """bf16 where the hardware has a native bf16 path, fp16 on CUDA parts without bf16, else fp32: decided
+    once per node by workloads.bench.capability."""
+    from workloads.bench import capability
 
-    return "bf16" if cpu_has_fast_bf16() else "fp32"
+    return capability.resolve_precision(requested, device.type)
 
 
 def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
@@ -63,7 +61,7 @@ class Trainer:
         self.env = env
         self.peak_flops = peak_flops  # per device; None: MFU not reported
         self.precision = resolve_precision(cfg.precision, env.device)
-        self.checkpoint_dir = Path(cfg.checkpoint_dir)
+        self.checkpoints = Checkpointer(cfg.checkpoint_dir, env.is_main, env.is_node_main)
         torch.manual_seed(cfg.seed)  # identical initial weights on every rank
         self.raw_model = GPT(cfg.model).to(env.device)
         self.optimizer = make_optimizer(self.raw_model, cfg)
@@ -71,7 +69,7 @@ class Trainer:
         self.batches = batches or default_batches(cfg.model.seq_len, cfg.batch_size, cfg.seed)
         self.step = 0
         self.first_loss: float | None = None
-        self.resumed_from_step = self._load_snapshot()
+        self.resumed_from = self._load_snapshot()
         model: torch.nn.Module = self.raw_model
         if cfg.compile:
             model = torch.compile(model)
@@ -81,44 +79,46 @@ class Trainer:
 
     # -- checkpoints -----------------------------------------------------------------------------------
     def _load_snapshot(self) -> int:
-        """Resume from the newest checkpoint every rank can read; 0 when starting fresh.
+        """Resume from the newest complete checkpoint every rank can see; 0 when starting fresh.
 
-        Nodes may each hold their own copy of the checkpoint directory; picking the newest step that all
-        ranks have keeps every rank on the same weights even if a node died halfway through a save.
-        """
-        local = set(checkpoint.available_steps(self.checkpoint_dir))
+        All ranks agree on the step (the newest they all see) before loading, so no rank can resume from a
+        checkpoint another does not have yet."""
+        local = set(self.checkpoints.complete_steps())
         common = set.intersection(*(set(s) for s in gather_objects(sorted(local), self.env)))
         if not common:
             return 0
         step = max(common)
-        state = checkpoint.load(self.checkpoint_dir, step, self.env.device)
-        saved_model = json.loads(state["config"])["model"]
+        state = self._state()
+        manifest = self.checkpoints.load(step, state)
+        saved_model = json.loads(manifest["config"])["model"]
         current_model = json.loads(self.cfg.to_json())["model"]
         if saved_model != current_model:
             raise SystemExit(
-                f"checkpoint {checkpoint.checkpoint_path(self.checkpoint_dir, step)} holds a different model "
+                f"checkpoint of step {step} in {self.cfg.checkpoint_dir} holds a different model "
                 f"({saved_model}) than requested ({current_model}); use another --checkpoint-dir"
             )
-        self.raw_model.load_state_dict(state["model"])
-        self.optimizer.load_state_dict(state["optimizer"])
-        if state.get("scaler"):
-            self.scaler.load_state_dict(state["scaler"])
-        self.step = int(state["step"])
-        self.first_loss = state["first_loss"]
+        set_state_dict(self.raw_model, self.optimizer, model_state_dict=state["model"],
+                       optim_state_dict=state["optim"])
+        if manifest.get("scaler"):
+            self.scaler.load_state_dict(manifest["scaler"])
+        self.step = int(manifest["step"])
+        self.first_loss = manifest["first_loss"]
         return self.step
 
+    def _state(self) -> dict:
+        """Model and optimizer state keyed by parameter name, as torch.distributed.checkpoint shards it."""
+        model_state, optim_state = get_state_dict(self.raw_model, self.optimizer)
+        return {"model": model_state, "optim": optim_state}
+
     def _save_checkpoint(self, step: int) -> None:
-        if not self.env.is_node_main:  # every node keeps its own copy; one writer per node
-            return
-        state = {
-            "step": step,
-            "model": self.raw_model.state_dict(),
-            "optimizer": self.optimizer.state_dict(),
-            "scaler": self.scaler.state_dict() if self.scaler.is_enabled() else None,
+        """Collective: every rank writes its shard; rank 0 commits the manifest once all are written."""
+        meta = {
             "first_loss": self.first_loss,
             "config": self.cfg.to_json(),
+            "scaler": self.scaler.state_dict() if self.scaler.is_enabled() else None,
+            "world_size": self.env.world_size,
         }
-        checkpoint.save_atomic(state, self.checkpoint_dir, step)
+        self.checkpoints.save(step, self._state(), meta)
 
     # -- one optimizer step ----------------------------------------------------------------------------
     def _run_batch(self, step: int) -> float:
@@ -154,7 +154,7 @@ class Trainer:
         cfg, env = self.cfg, self.env
         if env.is_main:
             emit("start", step=self.step, steps=cfg.steps, restart=env.restart_count,
-                 resumed_from_step=self.resumed_from_step, world_size=env.world_size,
+                 resumed_from=self.resumed_from, world_size=env.world_size,
                  precision=self.precision)
         timed_steps, timed_seconds = 0, 0.0
         loss = float("nan")
@@ -192,6 +192,7 @@ class Trainer:
         if tokens_per_s and self.peak_flops:
             utilisation = round(mfu(tokens_per_s, m, self.peak_flops * devices), 4)
         return {
+            "schemaVersion": SCHEMA_VERSION,
             "steps": self.step,
             "restarts": self.env.restart_count,
             "first_loss": None if self.first_loss is None else round(self.first_loss, 4),
@@ -207,7 +208,7 @@ class Trainer:
                 "vocab_size": m.vocab_size,
                 "batch_size": self.cfg.batch_size * self.cfg.grad_accum * self.env.world_size,
             },
-            "resumed_from_step": self.resumed_from_step,
+            "resumed_from": self.resumed_from,
             "precision": self.precision,
             "world_size": self.env.world_size,
         }

@@ -74,22 +74,18 @@ def set_threads(cfg: TrainConfig, local_world_size: int) -> int:
     return threads
 
 
-def peak_flops_per_device(precision: str, device_type: str) -> float | None:
-    """Catalog peak on GPU; on CPU this node's measured bf16 GEMM rate (or the launcher's measurement)."""
+def peak_flops_per_device(precision: str) -> float | None:
+    """Catalog peak on GPU; on CPU this node's measured GEMM rate in the run's precision (or the launcher's
+    measurement, handed down in SAHAB_PEAK_FLOPS)."""
     if os.environ.get(PEAK_ENV):
         return float(os.environ[PEAK_ENV])
-    from workloads.bench.catalog import CATALOG, UnknownHardware, detect
+    from workloads.bench.capability import peak_flops
+    from workloads.bench.catalog import UnknownHardware
 
     try:
-        name, _ = detect()
+        return peak_flops(precision)
     except UnknownHardware:
         return None  # a GPU the catalog does not know: train, but report no MFU rather than a wrong one
-    if device_type == "cuda":
-        hw = CATALOG[name]
-        return hw.peak_flops("fp16" if precision == "fp16" else "bf16")
-    from workloads.bench.gemm import gemm_flops
-
-    return max(gemm_flops("bf16", budget_s=0.3), gemm_flops("fp32", budget_s=0.3))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     set_threads(cfg, env.local_world_size)
     peak = None
     if env.is_main:
-        peak = peak_flops_per_device(resolve_precision(cfg.precision, env.device), env.device.type)
+        peak = peak_flops_per_device(resolve_precision(cfg.precision, env.device))
     trainer = Trainer(cfg, env, peak)
     summary = trainer.train()
     if env.is_main:

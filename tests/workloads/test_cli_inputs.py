@@ -1,0 +1,90 @@
+"""Nonsense on the command line is one `error:` line and exit 2 before anything is measured or any worker
+starts; outputs are checked writable before the work that would fill them."""
+
+from __future__ import annotations
+
+import pytest
+
+from sahab.cli import main
+
+TINY = ["--d-model", "64", "--n-layers", "2", "--n-heads", "2", "--seq-len", "32", "--skip-validation"]
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Fail the test if a worker would start or a node would be measured."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("work started despite bad input")
+
+    monkeypatch.setattr("workloads.train.launch.run_torchrun", refuse)
+    monkeypatch.setattr("workloads.bench.validate.run_validation", refuse)
+    monkeypatch.setattr("workloads.bench.capability.peak_flops", refuse)
+
+
+def _one_error_line(capsys, *names: str) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: "), err
+    assert "Traceback" not in err[0]
+    for name in names:
+        assert name in err[0], err[0]
+    return err[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["--lr", "nan"], ["--lr", "nan"]),
+        (["--lr", "-0.1"], ["--lr", "above 0"]),
+        (["--lr", "0"], ["--lr"]),
+        (["--lr", "inf"], ["--lr"]),
+        (["--lr", "fast"], ["--lr", "'fast'"]),
+        (["--steps", "0"], ["--steps", "from 1"]),
+        (["--steps", "-5"], ["--steps"]),
+        (["--nproc", "0"], ["--nproc"]),
+        (["--nproc", "100000"], ["--nproc", "to 256"]),
+        (["--batch-size", "0"], ["--batch-size"]),
+        (["--batch-size", "2.5"], ["--batch-size", "whole number"]),
+        (["--grad-accum", "0"], ["--grad-accum"]),
+        (["--checkpoint-every", "-1"], ["--checkpoint-every"]),
+        (["--max-restarts", "1000"], ["--max-restarts"]),
+        (["--d-model", "32768", "--n-layers", "64", "--n-heads", "64"], ["--d-model 32768", "GiB"]),
+    ],
+)
+def test_nonsensical_numbers_stop_train_before_any_worker(args, names, capsys, no_work):
+    assert main(["train", *TINY, *args]) == 2
+    _one_error_line(capsys, *names)
+
+
+def test_a_checkpoint_dir_that_is_a_file_is_refused(tmp_path, capsys, no_work):
+    afile = tmp_path / "ckpt"
+    afile.write_text("not a directory")
+    assert main(["train", *TINY, "--checkpoint-dir", str(afile)]) == 2
+    _one_error_line(capsys, "--checkpoint-dir", "is a file")
+
+
+def test_an_unwritable_checkpoint_dir_is_refused(capsys, no_work):
+    # /proc takes no new directories, even from root (permission bits would not stop root)
+    assert main(["train", *TINY, "--checkpoint-dir", "/proc/sahab-checkpoints"]) == 2
+    _one_error_line(capsys, "--checkpoint-dir /proc/sahab-checkpoints", "cannot be written")
+
+
+@pytest.mark.parametrize("option", ["--output", "--save-baseline"])
+def test_bench_checks_its_outputs_before_measuring(option, tmp_path, capsys, no_work):
+    assert main(["bench", option, "/proc/sahab/result.json"]) == 2
+    _one_error_line(capsys, option, "cannot be written")
+    assert main(["bench", option, str(tmp_path)]) == 2
+    _one_error_line(capsys, option, "is a directory")
+
+
+def test_bench_fleet_report_path_is_checked_before_reading_results(tmp_path, capsys, no_work):
+    result = tmp_path / "node.json"
+    result.write_text("{}")
+    assert main(["bench", "--fleet-report", "/proc/sahab/fleet.html", "--results", str(result)]) == 2
+    _one_error_line(capsys, "--fleet-report", "cannot be written")
+
+
+@pytest.mark.parametrize("budget", ["1", "nan", "soon", "100000"])
+def test_bench_time_budget_must_be_sensible(budget, capsys, no_work):
+    assert main(["bench", "--time-budget", budget]) == 2
+    _one_error_line(capsys, "--time-budget")
