@@ -750,8 +750,13 @@ def _check_cloud_names(fleet: FleetConfig) -> None:
         parts = "the fleet name and the cluster name"
         if cluster.kind == "eks":
             limit(path, "EKS cluster name", len(base), v.EKS_CLUSTER_MAX, parts)
-            # components.aws.eks_cluster: {base}-cluster-role, -node-role, -vpc-cni-role, -ebs-csi-role
-            limit(path, "IAM role name", v.autonamed(f"{base}-cluster-role"), v.IAM_ROLE_MAX, parts)
+            # components.aws: {base}-cluster-role, -node-role, -vpc-cni-role, -ebs-csi-role, -autoscaler-role (longest)
+            limit(path, "IAM role name", v.autonamed(f"{base}-autoscaler-role"), v.IAM_ROLE_MAX, parts)
+            if fleet.workload.enabled:  # components.aws.checkpoint_access: {base}-{team}-checkpoints-role
+                for j, team in enumerate(fleet.workload.teams):
+                    limit(f"{ROOT}.workload.teams[{j}].name", f"checkpoint IAM role name on {cluster.name}",
+                          v.autonamed(f"{base}-{team.name}-checkpoints-role"), v.IAM_ROLE_MAX,
+                          "the fleet, cluster and team names")
         if cluster.kind == "aks":
             limit(path, "AKS cluster name", len(base), v.AKS_CLUSTER_MAX, parts)
             limit(path, "AKS DNS prefix", len(base), v.AKS_DNS_PREFIX_MAX, parts)

@@ -14,9 +14,9 @@ from sahab.engine import plan
 from tests.foundation.fleets import ROOT
 
 # Fleet name 28: its me-central-1 flow-logs role is 28+1+12+"-flow-logs-role"+8 = 64, IAM's limit.
-# Cluster name 14: "{fleet}-{cluster}-cluster-role" + 8 = 64.  Bucket name 19: "{fleet}-{bucket}-bucket" + 8 = 63.
+# Cluster name 11: "{fleet}-{cluster}-autoscaler-role" + 8 = 64.  Bucket name 19: "{fleet}-{bucket}-bucket" + 8 = 63.
 # Pool name 36: "{pool}-" + EKS's 26-character unique id = 63.
-FLEET, CLUSTER, BUCKET, POOL = "f" * 28, "c" * 14, "b" * 19, "p" * 36
+FLEET, CLUSTER, BUCKET, POOL = "f" * 28, "c" * 11, "b" * 19, "p" * 36
 
 
 def at_the_limits() -> dict:

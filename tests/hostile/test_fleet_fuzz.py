@@ -129,7 +129,7 @@ def assert_inventory_is_plain(fleet: FleetConfig) -> None:
             continue
         args = pool_args(fleet, pool)
         hosts = hosts_for(args.hosts, group_for(args.accelerator),
-                          pool_host_vars(args.pool, args.accelerator, args.labels, args.taints))
+                          pool_host_vars(args.pool, args.accelerator, args.labels, [t.model_dump() for t in args.taints]))
         text = json.dumps(build_inventory(hosts))
         assert "{{" not in text and "{%" not in text, text  # Ansible would template it on the controller
         for host in hosts:

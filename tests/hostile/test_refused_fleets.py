@@ -97,7 +97,7 @@ def test_two_sites_sharing_an_address_spelled_differently_are_refused():
     def mutate(d):
         d["sites"][0]["hosts"][0]["address"] = "fd00::1"
         d["sites"].append({"name": "dxb", "emirate": "dubai", "city": "Dubai",
-                           "hosts": [{"name": "dxb1", "address": "fd00:0:0::1"}]})
+                           "hosts": [{"name": "dxb1", "address": "fd00:0:0::1", "cpus": 8, "memory_gib": 32}]})
     err = refused(mutate)
     assert err.path == "sahab:fleet.sites[1].hosts[0].address"
 
@@ -134,7 +134,8 @@ def test_an_ssh_user_with_a_shell_command_is_refused():
 
 
 def test_twenty_thousand_hosts_at_one_site_are_refused():
-    hosts = [{"name": f"h{i}", "address": f"10.{i // 65536}.{i // 256 % 256}.{i % 256}"} for i in range(20000)]
+    hosts = [{"name": f"h{i}", "address": f"10.{i // 65536}.{i // 256 % 256}.{i % 256}", "cpus": 8, "memory_gib": 32}
+             for i in range(20000)]
     err = refused(lambda d: d["sites"][0].update(hosts=hosts))
     assert err.path == "sahab:fleet.sites[0].hosts"
     assert "at most 5000" in err.message
