@@ -34,6 +34,10 @@ _PROVIDER_DISTS = {"aws": "pulumi_aws", "azure-native": "pulumi_azure_native", "
                    "random": "pulumi_random"}
 
 
+# Called with (type, name) for every resource the program registers; `sahab plan`/`check` count progress with it.
+on_resource = None
+
+
 @dataclass
 class PlannedResource:
     urn: str
@@ -142,6 +146,8 @@ def _recording_monitor(mocks: Any, stack_urn_holder: list[str]):
 
         def RegisterResource(self, request):
             response = super().RegisterResource(request)
+            if on_resource is not None:
+                on_resource(request.type, request.name)
             if request.type == "pulumi:pulumi:Stack":
                 stack_urn_holder.append(response.urn)
                 self.recorded.append(PlannedResource(response.urn, request.type, request.name, None, None, {},

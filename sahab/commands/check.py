@@ -11,6 +11,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stack", "-s", default="dev", help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
                         help="folder holding Pulumi.yaml (default: this Sahab project)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
     parser.add_argument("--format", choices=("text", "json", "sarif", "junit"), default="text",
                         help="output format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", default=None, help="write the report here (default: stdout)")
@@ -55,8 +56,11 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--report {spec}: expected FORMAT=FILE with FORMAT one of text, json, sarif, junit")
         reports.append((fmt, Path(file)))
 
-    result = check_plan(plan(program_dir, args.stack), policy_config, str(config_path or "policy config"),
-                        args.waivers)
+    from sahab.progress import spinner
+
+    with spinner(f"checking {args.stack}", args.quiet):
+        result = check_plan(plan(program_dir, args.stack), policy_config, str(config_path or "policy config"),
+                            args.waivers)
 
     text = _render(result, args.format)
     for fmt, file in reports:
