@@ -49,7 +49,7 @@ def test_a_terminal_sees_progress_and_stdout_stays_clean_json():
 
 
 def test_quiet_draws_nothing_on_a_terminal():
-    code, out, shown = run_with_terminal_stderr("plan", "--stack", "smb", "--format", "json", "--quiet")
+    code, _, shown = run_with_terminal_stderr("plan", "--stack", "smb", "--format", "json", "--quiet")
     assert code == 0
     assert "planning" not in shown
 
