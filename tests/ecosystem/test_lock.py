@@ -124,16 +124,19 @@ def test_the_published_pack_is_self_contained(pack):
     assert "pyyaml" in pinned and not [n for n in pinned if n.startswith("pulumi-a") or n == "pulumi-kubernetes"]
 
 
-def test_the_published_pack_serves_its_own_rules(pack):
+def test_the_published_pack_serves_its_own_rules(pack, tmp_path):
     """Started as the Pulumi CLI starts it, the pack answers with a port and imports the rules from its folder."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONVERBOSE": "1"}
-    proc = subprocess.Popen([sys.executable, "__main__.py"], cwd=pack, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        port = proc.stdout.readline().strip()
-    finally:
-        proc.terminate()
-        _, err = proc.communicate(timeout=60)
+    log = tmp_path / "imports.log"  # a file, not a pipe: the verbose import log must never block the pack
+    with log.open("w") as stderr:
+        proc = subprocess.Popen([sys.executable, "__main__.py"], cwd=pack, env=env, stdout=subprocess.PIPE,
+                                stderr=stderr, text=True)
+        try:
+            port = proc.stdout.readline().strip()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+    err = log.read_text()
     assert port.isdigit(), err[-2000:]
     assert f"{pack}/policies/pack.py" in err
     assert f"{ROOT}/policies/pack.py" not in err
