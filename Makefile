@@ -5,23 +5,32 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-# The stamp changes whenever pyproject.toml does, so a dependency edit reinstalls and nothing else does.
-STAMP := $(VENV)/.installed-$(shell sha256sum pyproject.toml | cut -c1-16)
+# Every dependency is pinned, with its hash, in the lock files (`make lock` regenerates them: tools/lock.py).
+LOCKS := requirements.lock requirements-dev.lock
+# The stamp changes whenever pyproject.toml or a lock does, so a dependency edit reinstalls and nothing else does.
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCKS) 2>/dev/null | sha256sum | cut -c1-16)
 PIP_QUIET := 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: install test demo lint bench clean host-deps azurite
+.PHONY: install lock test demo lint bench clean host-deps azurite policy-pack
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(LOCKS)
+	@$(PYTHON) tools/lock.py check
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip $(PIP_QUIET)
-	# CPU torch from the wheel on disk first, so nothing later pulls a multi-GB CUDA build.
-	$(PY) -m pip install -q torch==2.13.0 $(PIP_QUIET)
-	$(PY) -m pip install -q -e '.[dev,workload]' $(PIP_QUIET)
+	# Exactly what the lock names, hashes checked, no resolver (torch: the CPU 2.13.0 wheel on disk).
+	$(PY) -m pip install -q --require-hashes --no-deps -r requirements-dev.lock $(PIP_QUIET)
+	# setuptools warns about each data folder of sahab.playbook (ansible/); they are data, not packages.
+	PYTHONWARNINGS=ignore $(PY) -m pip install -q --no-deps --no-build-isolation -e . $(PIP_QUIET)
+	$(PY) -m pip check
 	$(PY) -c "import torch, pulumi, pulumi_aws, pulumi_azure_native, pulumi_kubernetes, pulumi_policy, ansible_runner"
 	rm -f $(VENV)/.installed-*
 	touch $@
+
+# Resolve pyproject.toml again (pip, this machine's indexes) and rewrite both lock files; commit them.
+lock:
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) tools/lock.py compile
 
 test: install host-deps azurite
 	$(PY) -m ruff check .
@@ -42,6 +51,10 @@ azurite:
 
 lint: install
 	$(PY) -m ruff check .
+
+# The publishable CrossGuard pack (self-contained, own virtualenv): cd dist/policy-pack && pulumi policy publish ORG
+policy-pack: install
+	$(PY) tools/policy_pack.py dist/policy-pack
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -6,8 +6,10 @@ the analyzer's gRPC server and never returns, so nothing may follow it."""
 import sys
 from pathlib import Path
 
-# The CLI runs this file with the pack folder as cwd; the repository root holds the `policies` package.
+# The CLI runs this file with the pack folder as cwd. In the repository this folder is the `policies` package
+# (found through its parent); in the published pack (`make policy-pack`) the package sits beside this file.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pulumi_policy import EnforcementLevel, PolicyPack
 

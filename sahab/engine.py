@@ -49,6 +49,10 @@ _PROVIDER_DISTS = {"aws": "pulumi_aws", "azure-native": "pulumi_azure_native", "
                    "random": "pulumi_random"}
 
 
+# Called with (type, name) for every resource the program registers; `sahab plan`/`check` count progress with it.
+on_resource = None
+
+
 @dataclass
 class PlannedResource:
     urn: str
@@ -249,6 +253,8 @@ def _recording_monitor(mocks: Any, stack_urn_holder: list[str]):
         # ---- registrations ------------------------------------------------------------------------------
         def RegisterResource(self, request):
             urn = self.make_urn(request.parent, request.type, request.name)
+            if on_resource is not None:
+                on_resource(request.type, request.name)
             if request.type == "pulumi:pulumi:Stack":
                 stack_urn_holder.append(urn)
                 self.recorded.append(PlannedResource(urn, request.type, request.name, None, None, {},

@@ -1,12 +1,16 @@
-"""SARIF 2.1.0 for GitHub code scanning: one result per violation, located at the program line that
-constructed the resource; rule metadata (help text, severity, frameworks) under tool.driver.rules."""
+"""SARIF 2.1.0 for GitHub code scanning: one result per violation; rule metadata (help text, severity,
+frameworks) under tool.driver.rules.
+
+A violation caused by a `sahab:fleet` setting is located at that setting's line in the stack file, where a pull
+request changes it, with the program line that built the resource as a related location; any other violation
+at the program line (sahab.report_locations)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from sahab.policy_check import CheckResult
-from sahab.report_locations import location, repository_root
+from sahab.report_locations import fleet_setting, location, relative, repository_root, stack_file
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 # SARIF levels, and GitHub's security-severity scores (0-10) that rank alerts.
@@ -23,6 +27,13 @@ def sarif(result: CheckResult) -> dict[str, Any]:
     results = []
     for v in result.violations:
         file, line = location(result, v, root)
+        related = []
+        setting = fleet_setting(result, v)
+        if setting is not None:
+            related = [{"id": 1, "message": {"text": "the program line that built the resource"},
+                        "physicalLocation": {"artifactLocation": {"uri": file, "uriBaseId": "%SRCROOT%"},
+                                             "region": {"startLine": line}}}]
+            file, line = relative(stack_file(result), root), setting.line
         results.append({
             "ruleId": v.rule_id,
             "ruleIndex": index[v.policy],
@@ -34,8 +45,10 @@ def sarif(result: CheckResult) -> dict[str, Any]:
                 "logicalLocations": [{"fullyQualifiedName": v.urn or f"stack {result.plan.stack}",
                                       "kind": "resource"}],
             }],
+            **({"relatedLocations": related} if related else {}),
             "partialFingerprints": {"sahabViolation/v1": f"{v.rule_id}:{v.urn or ''}:{v.message}"},
-            "properties": {"enforcement": v.enforcement, "severity": v.severity, "stack": result.plan.stack},
+            "properties": {"enforcement": v.enforcement, "severity": v.severity, "stack": result.plan.stack,
+                           **({"setting": setting.path} if setting is not None else {})},
         })
     return {
         "$schema": SCHEMA,

@@ -20,7 +20,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-ANSIBLE_DIR = Path(__file__).resolve().parents[2] / "ansible"
+
+def _playbook_dir() -> Path:
+    """The checkout's ansible/; in an installed wheel, the same files shipped as the `sahab.playbook` package."""
+    checkout = Path(__file__).resolve().parents[2] / "ansible"
+    if (checkout / "site.yml").is_file():
+        return checkout
+    return Path(__file__).resolve().parents[2] / "sahab" / "playbook"
+
+
+ANSIBLE_DIR = _playbook_dir()
 GROUPS = ("control_plane", "gpu_nodes", "cpu_nodes")
 # The longest failure message kept per host (a task's msg can be long; outcomes are for people).
 MESSAGE_LIMIT = 500

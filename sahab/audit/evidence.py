@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 from datetime import datetime
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -63,17 +62,8 @@ def write_evidence(document: dict[str, Any], directory: Path) -> tuple[Path, Pat
     return json_path, html_path
 
 
-def _table(headers: list[str], rows: list[list[Any]]) -> str:
-    if not rows:
-        return "<p>None.</p>"
-    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-
 def render_html(doc: dict[str, Any]) -> str:
     s = doc["summary"]
-    verdict = "PASS" if s["passed"] else "FAIL"
     facts = [
         ["Account", doc["account"]], ["Scanned as", doc["caller"]], ["Started", doc["started"]],
         ["Finished", doc["finished"]],
@@ -90,28 +80,14 @@ def render_html(doc: dict[str, Any]) -> str:
                f["waiver"]["expires"]] for f in doc["waived"]]
     errors = [[e["service"], e["region"], e["operation"], e["resource"] or "", e["code"],
                e["missingPermission"] or "", e["message"]] for e in doc["errors"]]
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Sahab audit {escape(doc['account'])} {escape(doc['started'])}</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
-table {{ border-collapse: collapse; margin-bottom: 1.5em; }}
-th, td {{ border: 1px solid #ccc; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }}
-th {{ background: #f3f3f3; }}
-.verdict {{ font-size: 1.4em; font-weight: bold; color: {'#1a7f37' if s['passed'] else '#cf222e'}; }}
-</style></head><body>
-<h1>Sahab live audit: AWS account {escape(doc['account'])}</h1>
-<p class="verdict">{verdict}: {s['findings']} findings ({s['mandatory']} mandatory), {s['waived']} waived,
-{s['errors']} scan errors</p>
-{_table(["", ""], facts)}
-<h2>Resources scanned</h2>
-{_table(["type", "count"], resources)}
-<h2>Findings</h2>
-{_table(["rule", "severity", "enforcement", "region", "resource", "finding"], findings)}
-<h2>Waivers applied</h2>
-{_table(["rule", "resource", "finding", "reason", "approver", "expires"], waived)}
-<h2>Scan errors (parts of the account not verified)</h2>
-{_table(["service", "region", "call", "resource", "error", "missing permission", "message"], errors)}
-<h2>Rules evaluated</h2>
-{_table(["id", "name", "severity", "enforcement", "title"], rules)}
-</body></html>
-"""
+    return _template().render(doc=doc, s=s, facts=facts, resources=resources, rules=rules, findings=findings,
+                              waived=waived, errors=errors)
+
+
+def _template():
+    """templates/audit.html.j2, every value HTML-escaped (autoescape): account data reaches it only as data."""
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    env = Environment(loader=PackageLoader("sahab.audit", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True))
+    return env.get_template("audit.html.j2")

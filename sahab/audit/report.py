@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from sahab.audit.evaluate import Evaluation
@@ -62,9 +64,19 @@ def report_json(document: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in document.items() if k != "resources"}
 
 
-def report_sarif(document: dict[str, Any]) -> dict[str, Any]:
+def report_sarif(document: dict[str, Any], evidence: Path | None = None) -> dict[str, Any]:
+    """SARIF with every finding located in the evidence file (audit.json), at the line naming its resource:
+    GitHub code scanning rejects results without a physical location."""
     rules = document["rules"]
     index = {r["id"]: i for i, r in enumerate(rules)}
+    evidence_lines = evidence.read_text().splitlines() if evidence is not None and evidence.is_file() else []
+    uri = _uri(evidence) if evidence is not None else "audit.json"
+
+    def physical(finding: dict[str, Any]) -> dict[str, Any]:
+        needle = json.dumps(finding["resource"])
+        line = next((i for i, text in enumerate(evidence_lines, 1)
+                     if f'"resource": {needle}' in text), 1)
+        return {"artifactLocation": {"uri": uri}, "region": {"startLine": line}}
 
     def result(finding: dict[str, Any], waived: bool) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -72,7 +84,7 @@ def report_sarif(document: dict[str, Any]) -> dict[str, Any]:
             "ruleIndex": index[finding["rule"]],
             "level": "error" if finding["enforcement"] == "mandatory" else "warning",
             "message": {"text": f"{finding['resource']}: {finding['message']}"},
-            "locations": [{"logicalLocations": [
+            "locations": [{"physicalLocation": physical(finding), "logicalLocations": [
                 {"fullyQualifiedName": finding["resource"], "kind": "resource"}]}],
             "properties": {"region": finding["region"], "type": finding["type"], "account": document["account"]},
         }
@@ -112,6 +124,14 @@ def report_sarif(document: dict[str, Any]) -> dict[str, Any]:
                        + [result(f, True) for f in document["waived"]],
         }],
     }
+
+
+def _uri(path: Path) -> str:
+    """The evidence file relative to the working directory (the checkout, in CI) when inside it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.resolve().as_uri()
 
 
 def render_text(document: dict[str, Any], console: Any = None) -> None:

@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "json":
             out.write(json.dumps(report_json(document), indent=2) + "\n")
         elif args.format == "sarif":
-            out.write(json.dumps(report_sarif(document), indent=2) + "\n")
+            out.write(json.dumps(report_sarif(document, json_path), indent=2) + "\n")
         else:
             render_text(document, Console(file=out, highlight=False, soft_wrap=True))
     finally:

@@ -14,9 +14,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
                         help="folder holding Pulumi.yaml (default: this Sahab project)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
     parser.add_argument("--format", choices=("text", "json", "sarif", "junit"), default="text",
                         help="output format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", default=None, help="write the report here (default: stdout)")
+    parser.add_argument("--report", metavar="FORMAT=FILE", action="append", default=[],
+                        help="also write the report in FORMAT (json, sarif, junit, text) to FILE; repeatable, so one "
+                             "run gives every format")
     parser.add_argument("--policy-config", metavar="FILE", default=None,
                         help="enforcement levels and settings in the `pulumi preview --policy-pack-config` format, "
                              "over the pack's policies/config/<stack>.json; <program>/policies/config/<stack>.json "
@@ -30,7 +34,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
     import sys
     from pathlib import Path
 
@@ -53,30 +56,28 @@ def run(args: argparse.Namespace) -> int:
     # The pack's own config, the operator's --policy-config, then the program folder's (which can only narrow).
     layers = policy_config_layers(program_dir, args.stack, args.policy_config)
 
+    reports = []
+    for spec in args.report:
+        fmt, _, file = spec.partition("=")
+        if fmt not in ("text", "json", "sarif", "junit") or not file:
+            raise UsageError(f"--report {spec}: expected FORMAT=FILE with FORMAT one of text, json, sarif, junit")
+        reports.append((fmt, Path(file)))
+
+    from sahab.progress import spinner
+
     preload()
-    planned = plan(program_dir, args.stack, preview=True, timeout=args.timeout)
+    with spinner(f"checking {args.stack}", args.quiet):
+        planned = plan(program_dir, args.stack, preview=True, timeout=args.timeout)
+        result = check_plan(planned, layers, waivers_path=args.waivers)
     for warning in planned.notices:
         print(f"warning: {warning}", file=sys.stderr)
-    result = check_plan(planned, layers, waivers_path=args.waivers)
 
-    if args.format == "json":
-        text = json.dumps(result.contract(), indent=2) + "\n"
-    elif args.format == "sarif":
-        from sahab.report_sarif import sarif
-
-        text = json.dumps(sarif(result), indent=2) + "\n"
-    elif args.format == "junit":
-        from sahab.report_junit import junit
-
-        text = junit(result)
-    else:
-        import io
-
-        from sahab.report_text import render_text
-
-        buffer = io.StringIO()
-        render_text(result, buffer)
-        text = buffer.getvalue()
+    text = _render(result, args.format)
+    for fmt, file in reports:
+        try:
+            file.write_text(_render(result, fmt))
+        except OSError as exc:
+            raise UsageError(f"--report {fmt}={file}: {exc.strerror or exc}") from None
 
     if args.output:
         try:
@@ -90,3 +91,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return result.exit_code
+
+
+def _render(result, fmt: str) -> str:
+    import json
+
+    if fmt == "json":
+        return json.dumps(result.contract(), indent=2) + "\n"
+    if fmt == "sarif":
+        from sahab.report_sarif import sarif
+
+        return json.dumps(sarif(result), indent=2) + "\n"
+    if fmt == "junit":
+        from sahab.report_junit import junit
+
+        return junit(result)
+    import io
+
+    from sahab.report_text import render_text
+
+    buffer = io.StringIO()
+    render_text(result, buffer)
+    return buffer.getvalue()

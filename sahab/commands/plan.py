@@ -24,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
                         help="folder holding Pulumi.yaml (default: this Sahab project)")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", default=None,
                         help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")
@@ -34,14 +35,16 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from sahab.engine import plan
+    from sahab.progress import spinner
     from sahab.readiness import judge
     from sahab.readiness.referenced import referenced_resources
     from sahab.render import render_plan_text, render_readiness_text
 
-    result = plan(args.program, args.stack, preview=True, timeout=args.timeout)
+    with spinner(f"planning {args.stack}", args.quiet):
+        result = plan(args.program, args.stack, preview=True, timeout=args.timeout)
+        referenced, warnings = referenced_resources(result)
     for warning in result.notices:
         print(f"warning: {warning}", file=sys.stderr)
-    referenced, warnings = referenced_resources(result)
     result.warnings += warnings
     readiness = judge(result.resources, referenced)
     if args.format == "json":

@@ -1,9 +1,10 @@
-"""The fleet report: one self-contained HTML page, a bar chart per probe with floors and medians."""
+"""The fleet report: one self-contained HTML page, a bar chart per probe with floors and medians.
+
+The page is templates/fleet_report.html.j2 (Jinja2, autoescaped): node names and units reach it as data."""
 
 from __future__ import annotations
 
 import base64
-import html
 import io
 from pathlib import Path
 
@@ -59,52 +60,33 @@ def render(results: list[NodeResult], tolerance: float = DEFAULT_TOLERANCE) -> s
     flagged = {(o.node, o.probe) for o in found}
     excluded = failing_nodes(results, tolerance)
     probes = [p for p in PROBE_ORDER if any(p in r.probes for r in results)]
-    e = html.escape
-
-    head = "".join(f"<th>{e(p)}</th>" for p in probes)
-    body = []
+    rows = []
     for r in sorted(results, key=lambda r: r.node):
         cells = []
         for p in probes:
             pr = r.probes.get(p)
             if pr is None or pr.value is None:
-                cells.append("<td>n/a</td>")
+                cells.append(None)
                 continue
             css = "fail" if not pr.passed else "outlier" if (r.node, p) in flagged else "pass"
-            floor = "" if pr.floor is None else f"<br><small>floor {pr.floor:,.4g}</small>"
-            cells.append(f'<td class="{css}">{pr.value:,.4g} {e(pr.unit)}{floor}</td>')
-        verdict = "excluded" if r.node in excluded else "passed"
-        verdict_css = "fail" if verdict == "excluded" else "pass"
-        body.append(
-            f"<tr><td>{e(r.node)}</td><td>{e(r.hardware_class)}</td>"
-            f'<td class="{verdict_css}">{verdict}</td>{"".join(cells)}</tr>'
-        )
-    charts = "".join(
-        f'<figure><img alt="{e(p)} per node" src="data:image/png;base64,'
-        f'{_probe_chart(p, results, medians, flagged)}"></figure>'
-        for p in probes
-    )
-    notes = "".join(f"<li>{e(o.describe())}</li>" for o in found) or "<li>none</li>"
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Sahab fleet validation</title>
-<style>
-body {{ font-family: system-ui, sans-serif; margin: 2em; }}
-table {{ border-collapse: collapse; }}
-td, th {{ border: 1px solid #ccc; padding: 4px 8px; text-align: right; }}
-.pass {{ background: #e8f5e9; }} .fail {{ background: #fdecea; }} .outlier {{ background: #fff3e0; }}
-figure {{ display: inline-block; margin: 0.5em; }}
-</style></head><body>
-<h1>Fleet validation</h1>
-<p>{len(results)} nodes, {len(excluded)} excluded from training.
-Green passed; red below its floor; orange more than {tolerance:.0%} below its hardware class median.</p>
-<table><tr><th>node</th><th>class</th><th>verdict</th>{head}</tr>
-{"".join(body)}
-</table>
-<h2>Outliers against the class median</h2><ul>{notes}</ul>
-<h2>Per probe</h2>
-{charts}
-</body></html>
-"""
+            cells.append({"css": css, "value": f"{pr.value:,.4g}", "unit": pr.unit,
+                          "floor": None if pr.floor is None else f"{pr.floor:,.4g}"})
+        excluded_node = r.node in excluded
+        rows.append({"node": r.node, "hardware_class": r.hardware_class, "cells": cells,
+                     "verdict": "excluded" if excluded_node else "passed",
+                     "verdict_css": "fail" if excluded_node else "pass"})
+    charts = [{"probe": p, "png": _probe_chart(p, results, medians, flagged)} for p in probes]
+    return _template().render(nodes=len(results), excluded=len(excluded), tolerance=f"{tolerance:.0%}",
+                              probes=probes, rows=rows, notes=[o.describe() for o in found], charts=charts)
+
+
+def _template():
+    """templates/fleet_report.html.j2, every value HTML-escaped (autoescape)."""
+    from jinja2 import Environment, PackageLoader, select_autoescape
+
+    env = Environment(loader=PackageLoader("workloads.bench", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True))
+    return env.get_template("fleet_report.html.j2")
 
 
 def write_report(results: list[NodeResult], path: Path, tolerance: float = DEFAULT_TOLERANCE) -> None:
