@@ -7,7 +7,7 @@ from typing import Any
 from components import catalog
 from sahab.engine import PlannedResource
 from sahab.readiness import allocatable
-from sahab.readiness.common import integer, of_type, string_labels, taint_from_string, value
+from sahab.readiness.common import integer, of_type, string_labels, taint_from_string, unknown, value
 from sahab.readiness.model import Cluster, Pool
 
 MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
@@ -51,6 +51,10 @@ def pool(inputs: dict[str, Any], agent_pool: str, source: str) -> Pool:
     maximum = integer(inputs.get("maxCount"), count) if autoscaled else count
     result = Pool(name=name, object=f"agent pool {agent_pool}", labels=labels, taints=taints, allocatable={},
                   min_nodes=minimum, max_nodes=maximum, desired_nodes=count, autoscaled=autoscaled, source=source)
+    not_known = [k for k in ("nodeLabels", "nodeTaints", "count", "minCount", "maxCount", "enableAutoScaling",
+                             "mode") if unknown(inputs.get(k))]
+    if not_known:
+        result.unknown = f"the preview does not know its {', '.join(not_known)} yet"
     shape = catalog.instance_shape("azure", vm_size)
     if shape is None:
         result.shape_unknown = f"VM size {vm_size or '(none)'} is not in the hardware catalog"

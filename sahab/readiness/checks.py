@@ -6,7 +6,7 @@ import json
 import math
 from typing import Any
 
-from sahab.readiness.common import get
+from sahab.readiness.common import get, unknown
 from sahab.readiness.model import Cluster, Placement, PodGroup, Pool, Problem
 from sahab.readiness.quantities import amount, show
 from sahab.readiness.scheduling import UNKNOWN_SHAPE, misfits, pods_per_node
@@ -39,7 +39,7 @@ def _network_profile(cluster: Cluster) -> dict[str, Any]:
 # ---- networking -----------------------------------------------------------------------------------------
 def cni(cluster: Cluster) -> list[Problem]:
     charts = cluster.charts()
-    if any(c in charts for c in CNI_CHARTS):
+    if any(c in charts for c in CNI_CHARTS) or cluster.charts_unknown():
         return []
     if cluster.kind == "eks":
         self_managed = cluster.anchor is not None and cluster.anchor.inputs.get("bootstrapSelfManagedAddons") \
@@ -58,11 +58,13 @@ def cni(cluster: Cluster) -> list[Problem]:
 
 def network_policies(cluster: Cluster, mine: set[str]) -> list[Problem]:
     policies = [p for p in cluster.of_kind("NetworkPolicy") if p.urn in mine]
-    if not policies or any(c in cluster.charts() for c in POLICY_CHARTS):
+    if not policies or any(c in cluster.charts() for c in POLICY_CHARTS) or cluster.charts_unknown():
         return []
     if cluster.kind == "eks":
         addon = cluster.addons.get("vpc-cni")
         raw = addon.inputs.get("configurationValues") if addon is not None else None
+        if unknown(raw):
+            return []
         try:
             settings = json.loads(raw) if isinstance(raw, str) else (raw or {})
         except json.JSONDecodeError:
@@ -94,8 +96,9 @@ def available_nodes(cluster: Cluster, pool: Pool) -> int:
 
 def scale_from_zero(cluster: Cluster, mine: set[str]) -> list[Problem]:
     problems = []
-    for pool in (p for p in cluster.pools if p.source in mine):
-        if cluster.kind == "eks" and pool.min_nodes == 0 and pool.max_nodes > 0 and not has_autoscaler(cluster):
+    for pool in (p for p in cluster.pools if p.source in mine and not p.unknown):
+        if cluster.kind == "eks" and pool.min_nodes == 0 and pool.max_nodes > 0 and not has_autoscaler(cluster) \
+                and not cluster.charts_unknown():
             problems.append(_problem(cluster, pool.object, "scales from zero but no autoscaler runs on the cluster "
                                      "(no cluster-autoscaler or karpenter Helm release): it never gets a node"))
         elif cluster.kind == "aks" and pool.desired_nodes == 0 and not pool.autoscaled:
@@ -106,6 +109,8 @@ def scale_from_zero(cluster: Cluster, mine: set[str]) -> list[Problem]:
 
 def place(cluster: Cluster, group: PodGroup) -> tuple[list[Placement], list[Problem]]:
     """Where the group's pods go: pools that fit, in plan order, up to the nodes each can have."""
+    if group.unknown:
+        return [], []  # a preview does not know what its pods ask for or where they may go: no verdict
     fitting, refused, undecided = [], [], False
     for pool in cluster.pools:
         reasons = misfits(group, pool)
@@ -143,24 +148,36 @@ def place(cluster: Cluster, group: PodGroup) -> tuple[list[Placement], list[Prob
 def storage(cluster: Cluster, groups: list[PodGroup], mine: set[str]) -> list[Problem]:
     classes: dict[str, str] = dict(AKS_BUILTIN_CLASSES) if cluster.kind == "aks" else {}
     defaults = ["default"] if cluster.kind == "aks" else []
+    names_unknown = defaults_unknown = False  # a class a preview does not know the name (or default mark) of
     for res in cluster.of_kind("StorageClass"):
         name = str(get(res.inputs, "metadata", "name") or res.name)
+        names_unknown = names_unknown or unknown(name)
         classes[name] = str(res.inputs.get("provisioner") or "")
-        if str(get(res.inputs, "metadata", "annotations", DEFAULT_CLASS_ANNOTATION)).lower() == "true":
+        annotation = get(res.inputs, "metadata", "annotations", DEFAULT_CLASS_ANNOTATION)
+        defaults_unknown = defaults_unknown or unknown(annotation) or unknown(name)
+        if str(annotation).lower() == "true":
             defaults.append(name)
     problems, judged = [], {}
     for what, class_name in claims(cluster, groups, mine):
+        if unknown(class_name):
+            continue
         if not class_name:
+            if defaults_unknown:
+                continue
             if not defaults:
                 problems.append(_problem(cluster, what, "asks for the default StorageClass but the cluster has "
                                          "none: the claim stays Pending"))
                 continue
             class_name = defaults[-1]
         if class_name not in classes:
+            if names_unknown:
+                continue
             problems.append(_problem(cluster, what, f"StorageClass {class_name} does not exist on the cluster: "
                                      "the claim stays Pending"))
             continue
         provisioner = classes[class_name]
+        if unknown(provisioner):
+            continue
         if provisioner not in judged:
             judged[provisioner] = _unbacked(cluster, provisioner)
         if judged[provisioner]:
@@ -184,13 +201,19 @@ def _unbacked(cluster: Cluster, provisioner: str) -> str | None:
             if get(profile, driver, "enabled") is False:
                 return f"storageProfile.{driver}.enabled is false"
             return None
+    undecided = False
     for res in cluster.objects:
         kind = res.type.rsplit(":", 1)[-1]
-        if kind in ("Deployment", "StatefulSet", "DaemonSet") and _mentions(res.inputs.get("spec"), provisioner):
+        if kind in ("Deployment", "StatefulSet", "DaemonSet"):
+            spec = res.inputs.get("spec")
+        elif res.type.startswith("kubernetes:helm.sh/"):
+            spec = res.inputs.get("values")
+        else:
+            continue
+        if _mentions(spec, provisioner):
             return None
-        if res.type.startswith("kubernetes:helm.sh/") and _mentions(res.inputs.get("values"), provisioner):
-            return None
-    return "no provisioner of that name runs on the cluster"
+        undecided = undecided or unknown(spec)  # what a preview does not know yet may name it
+    return None if undecided else "no provisioner of that name runs on the cluster"
 
 
 def _mentions(data: Any, text: str) -> bool:
@@ -204,19 +227,27 @@ def _mentions(data: Any, text: str) -> bool:
 # ---- Kueue --------------------------------------------------------------------------------------------------
 def kueue(cluster: Cluster, group: PodGroup, placed_on: list[Pool]) -> list[Problem]:
     queue = group.labels.get(QUEUE_LABEL)
-    if not queue:
+    if not queue or unknown(queue) or group.unknown:
         return []
     if "kueue" not in cluster.charts():
+        if cluster.charts_unknown():
+            return []
         return [_problem(cluster, group.workload, f"names Kueue queue {queue} but Kueue is not installed "
                          "(no Helm release of chart kueue): the Job stays suspended")]
     local = next((r for r in cluster.of_kind("LocalQueue") if get(r.inputs, "metadata", "name") == queue and
                   (get(r.inputs, "metadata", "namespace") or "default") == group.namespace), None)
     if local is None:
+        if any(unknown(get(r.inputs, "metadata")) for r in cluster.of_kind("LocalQueue")):
+            return []
         return [_problem(cluster, group.workload, f"names Kueue queue {queue} but namespace {group.namespace} has "
                          "no LocalQueue of that name: the Job stays suspended")]
     cq_name = get(local.inputs, "spec", "clusterQueue")
+    if unknown(cq_name):
+        return []
     cq = next((r for r in cluster.of_kind("ClusterQueue") if get(r.inputs, "metadata", "name") == cq_name), None)
     if cq is None:
+        if any(unknown(get(r.inputs, "metadata", "name")) for r in cluster.of_kind("ClusterQueue")):
+            return []
         return [_problem(cluster, describe(local), f"points to ClusterQueue {cq_name}, which does not exist: "
                          f"{group.workload} stays suspended")]
     needs = {r: v * group.pods for r, v in group.requests.items() if v}
@@ -226,8 +257,12 @@ def kueue(cluster: Cluster, group: PodGroup, placed_on: list[Pool]) -> list[Prob
 
 
 def _admits(cluster: Cluster, cq: Any, needs: dict[str, int], placed_on: list[Pool]) -> str | None:
+    flavors = cluster.of_kind("ResourceFlavor")
+    if unknown(get(cq.inputs, "spec")) or any(unknown([get(r.inputs, "metadata", "name"),
+                                                      get(r.inputs, "spec", "nodeLabels")]) for r in flavors):
+        return None  # a preview does not know the quota or the flavors yet: no verdict
     flavor_labels = {get(r.inputs, "metadata", "name"): get(r.inputs, "spec", "nodeLabels") or {}
-                     for r in cluster.of_kind("ResourceFlavor")}
+                     for r in flavors}
     groups = get(cq.inputs, "spec", "resourceGroups") or []
     for resource in needs:
         if not any(resource in (g.get("coveredResources") or []) for g in groups):

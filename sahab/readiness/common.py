@@ -4,8 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from sahab.engine import PlannedResource
+from sahab.engine import UNKNOWN, PlannedResource
 from sahab.readiness.model import Taint
+
+
+def unknown(data: Any) -> bool:
+    """Whether a preview does not know (part of) the value yet: the engine's unknown sentinel anywhere in it.
+    Unknown means cannot judge: a check that would need it gives no verdict rather than a "not ready"."""
+    if isinstance(data, str):
+        return UNKNOWN in data
+    if isinstance(data, dict):
+        return any(unknown(k) or unknown(v) for k, v in data.items())
+    if isinstance(data, list | tuple):
+        return any(unknown(v) for v in data)
+    return False
 
 
 def get(data: Any, *path: str, default: Any = None) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from components import catalog
 from sahab.engine import PlannedResource
 from sahab.readiness import allocatable
-from sahab.readiness.common import integer, of_type, string_labels, taint_from_mapping, value
+from sahab.readiness.common import integer, of_type, string_labels, taint_from_mapping, unknown, value
 from sahab.readiness.model import Cluster, Pool, Taint
 
 CLUSTER = "aws:eks/cluster:Cluster"
@@ -28,12 +28,18 @@ def clusters(resources: list[PlannedResource]) -> tuple[dict[str, Cluster], dict
         found[key(name)] = Cluster(key(name), name, "eks", anchor=res)
         anchors[res.urn] = key(name)
     templates = {t.id: t for t in of_type(resources, LAUNCH_TEMPLATE) if t.id}
+
+    def cluster_name(res: PlannedResource) -> str:
+        # In a preview the cluster's name may be unknown; the dependency on the cluster still names it.
+        owner = next((anchors[u] for u in res.property_dependencies.get("clusterName", []) if u in anchors), None)
+        return found[owner].name if owner else str(res.inputs.get("clusterName") or "")
+
     for group in of_type(resources, NODE_GROUP):
-        name = str(group.inputs.get("clusterName") or "")
+        name = cluster_name(group)
         cluster = found.setdefault(key(name), Cluster(key(name), name, "eks"))
         cluster.pools.append(pool(group, templates))
     for addon in of_type(resources, ADDON):
-        cluster = found.get(key(str(addon.inputs.get("clusterName") or "")))
+        cluster = found.get(key(cluster_name(addon)))
         if cluster is not None:
             cluster.addons[str(addon.inputs.get("addonName"))] = addon
     return found, anchors
@@ -57,6 +63,9 @@ def pool(group: PlannedResource, templates: dict[str, PlannedResource]) -> Pool:
     result = Pool(name=name, object=f"node group {name}", labels=labels, taints=taints, allocatable={},
                   min_nodes=minimum, max_nodes=maximum, desired_nodes=integer(scaling.get("desiredSize"), minimum),
                   source=group.urn)
+    not_known = [k for k in ("labels", "taints", "scalingConfig") if unknown(inputs.get(k))]
+    if not_known:
+        result.unknown = f"the preview does not know its {', '.join(not_known)} yet"
     if shape is None:
         result.shape_unknown = f"instance type {instance_type or '(none)'} is not in the hardware catalog"
         return result

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from components import catalog
-from sahab.readiness.common import get
+from sahab.readiness.common import get, unknown
 from sahab.readiness.model import Cluster, Pool
 
 PLUGIN_CHARTS = ("gpu-operator", "nvidia-device-plugin")
@@ -31,11 +31,17 @@ def advertise(cluster: Cluster) -> None:
     for pool in cluster.pools:
         if not pool.gpus or pool.shape_unknown:
             continue
+        if release is None and cluster.charts_unknown():
+            pool.unknown = "the preview does not know every Helm chart on the cluster yet (a device plugin?)"
+            continue
         if release is None:
             pool.gpu_rule = "no NVIDIA device plugin on the cluster (no gpu-operator or nvidia-device-plugin " \
                             "Helm release), so its GPUs are not schedulable"
             continue
         config = _plugin_config(cluster, release, pool)
+        if config is None or unknown([get(release.inputs, "values", "mig"), pool.labels.get(catalog.MIG_CONFIG_LABEL)]):
+            pool.unknown = "the preview does not know its device plugin configuration yet"
+            continue
         strategy = str(get(config, "flags", "migStrategy") or get(release.inputs, "values", "mig", "strategy")
                        or "single")
         devices = _devices(pool, strategy)
@@ -69,10 +75,14 @@ def _devices(pool: Pool, strategy: str) -> dict[str, int]:
     return {f"nvidia.com/mig-{profile}": pool.gpus * count for profile, count in layout.items()}
 
 
-def _plugin_config(cluster: Cluster, release: Any, pool: Pool) -> dict[str, Any]:
+def _plugin_config(cluster: Cluster, release: Any, pool: Pool) -> dict[str, Any] | None:
+    """The device plugin configuration the pool's nodes select ({}: the plugin's defaults; None: a preview does
+    not know it yet)."""
     values = release.inputs.get("values") or {}
     config_map = get(values, "devicePlugin", "config", "name")
     entry = pool.labels.get(CONFIG_LABEL) or get(values, "devicePlugin", "config", "default")
+    if unknown([config_map, entry, release.inputs.get("namespace")]):
+        return None
     if not config_map or not entry:
         return {}
     namespace = release.inputs.get("namespace") or "default"
@@ -80,6 +90,8 @@ def _plugin_config(cluster: Cluster, release: Any, pool: Pool) -> dict[str, Any]
         meta = res.inputs.get("metadata") or {}
         if meta.get("name") == config_map and (meta.get("namespace") or "default") == namespace:
             text = (res.inputs.get("data") or {}).get(entry)
+            if unknown(text):
+                return None
             try:
                 loaded = yaml.safe_load(text) if isinstance(text, str) else None
             except yaml.YAMLError:

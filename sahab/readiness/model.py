@@ -36,6 +36,7 @@ class Pool:
     source: str = ""  # URN of the resource that declares it
     hosts: tuple[str, ...] = ()  # on-prem: the servers, named in problems
     described: bool = True  # false: the plan gives neither its nodes nor its labels (nothing to match against)
+    unknown: str | None = None  # what a preview does not know yet about its nodes (labels, taints, sizes): unjudged
 
     @property
     def label(self) -> str:
@@ -67,6 +68,12 @@ class Cluster:
                 found[chart.rstrip("/").rsplit("/", 1)[-1].split(":", 1)[0]] = res
         return found
 
+    def charts_unknown(self) -> bool:
+        """A Helm release whose chart a preview does not know yet: any chart may be missing from `charts()`."""
+        from sahab.readiness.common import unknown
+
+        return any(unknown(name) for name in self.charts())
+
 
 @dataclass
 class PodGroup:
@@ -83,6 +90,7 @@ class PodGroup:
     labels: dict[str, str]
     claims: list[tuple[str, str | None]] = field(default_factory=list)  # (what, storage class or None=default)
     resource: PlannedResource | None = None
+    unknown: bool = False  # a preview does not know its pods' scheduling inputs yet (requests, selectors, count)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from components import catalog
 from sahab.engine import PlannedResource
 from sahab.readiness import allocatable
-from sahab.readiness.common import integer, of_type, string_labels, taint_from_mapping
+from sahab.readiness.common import integer, of_type, string_labels, taint_from_mapping, unknown
 from sahab.readiness.model import Cluster, Pool
 
 CLUSTER = "sahab:onprem:Cluster"
@@ -70,6 +70,7 @@ def pools(res: PlannedResource) -> list[Pool]:
     for node in nodes:
         shape = (integer(node.get("cpu")), integer(node.get("memoryGi")), integer(node.get("gpus")))
         shapes.setdefault(shape, []).append(str(node.get("host") or "?"))
+    not_known = [k for k in ("labels", "taints", "controlPlane", "accelerator", "nodes") if unknown(inputs.get(k))]
     result = []
     for (cpus, memory_gib, gpus), hosts in shapes.items():
         count = len(hosts)
@@ -80,5 +81,7 @@ def pools(res: PlannedResource) -> list[Pool]:
             pool.shape_unknown = "its nodes' CPUs and memory are not in the plan"
         else:
             pool.allocatable = allocatable.onprem(cpus, memory_gib)
+        if not_known:
+            pool.unknown = f"the preview does not know its {', '.join(not_known)} yet"
         result.append(pool)
     return result

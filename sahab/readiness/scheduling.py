@@ -55,6 +55,8 @@ def misfits(group: PodGroup, pool: Pool) -> list[str]:
     """Why one of the group's pods cannot run on a node of the pool (empty: it can)."""
     if not pool.described:
         return [f"{UNKNOWN_SHAPE}: {pool.shape_unknown}"]
+    if pool.unknown:
+        return [f"{UNKNOWN_SHAPE}: {pool.unknown}"]
     reasons = []
     for taint in pool.taints:
         if taint.effect in ("NoSchedule", "NoExecute") and not tolerates(group.tolerations, taint):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sahab.engine import PlannedResource
-from sahab.readiness.common import get, integer, string_labels
+from sahab.readiness.common import get, integer, string_labels, unknown
 from sahab.readiness.model import Cluster, PodGroup
 from sahab.readiness.quantities import amount
 
@@ -42,14 +42,14 @@ def pod_groups(cluster: Cluster) -> list[PodGroup]:
         meta = res.inputs.get("metadata") or {}
         namespace = str(meta.get("namespace") or "default")
         if kind == "Pod":
-            pod, count, template_labels = spec, 1, string_labels(meta.get("labels"))
+            pod, count, template_labels, raw_count = spec, 1, string_labels(meta.get("labels")), 1
         elif kind in _TEMPLATES:
             path, count_field = _TEMPLATES[kind]
             pod = get(spec, *path, default=None)
             if not isinstance(pod, dict):
                 continue
-            count = integer(get(spec, "jobTemplate", "spec", "parallelism") if kind == "CronJob"
-                            else spec.get(count_field), 1)
+            raw_count = get(spec, "jobTemplate", "spec", "parallelism") if kind == "CronJob" else spec.get(count_field)
+            count = integer(raw_count, 1)
             template_labels = string_labels(get(spec, *path[:-1], "metadata", "labels"))
         else:
             continue
@@ -63,7 +63,11 @@ def pod_groups(cluster: Cluster) -> list[PodGroup]:
                               "nodeSelectorTerms"),
             tolerations=[t for t in pod.get("tolerations") or [] if isinstance(t, dict)],
             one_per_node=_one_per_node(pod, template_labels),
-            labels=string_labels(meta.get("labels")), resource=res)
+            labels=string_labels(meta.get("labels")), resource=res,
+            unknown=unknown([raw_count, pod.get("nodeSelector"), pod.get("affinity"), pod.get("tolerations"),
+                             [get(c, "resources") for c in [*(pod.get("containers") or []),
+                                                            *(pod.get("initContainers") or [])]
+                              if isinstance(c, dict)]]))
         group.claims = [(f"{group.workload} volume {name}", cls) for name, cls in _template_claims(kind, spec, pod)]
         groups.append(group)
     return groups

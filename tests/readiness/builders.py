@@ -7,6 +7,7 @@ exists (Platform, TrainingJob), so the objects are the ones a fleet would plan."
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +19,8 @@ import pulumi_kubernetes as k8s
 import pulumi_random as random
 
 from components.config import NodePool, Team, Workload
+from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
+from components.kubernetes.placement import system_placement
 from components.kubernetes.platform import Platform, PlatformArgs
 from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 from sahab.engine import PlannedResource
@@ -36,6 +39,24 @@ def planned(program: Callable[[], Any]) -> list[PlannedResource]:
 
 def verdict(program: Callable[[], Any], referenced: Callable[[], Any] | None = None) -> Readiness:
     return judge(planned(program), planned(referenced) if referenced else ())
+
+
+def asking(resources: list[PlannedResource], workload: str, resource: str, amount: int) -> list[PlannedResource]:
+    """The plan with `workload`'s containers (e.g. `Job team/train-x`) asking `amount` of `resource` (requests and
+    limits alike): a workload the schema no longer writes (e.g. whole GPUs on a time-sliced pool, which the fleet
+    refuses for its own training Jobs) but a user's own object may still ask for."""
+    from sahab.readiness.workloads import describe
+
+    changed = []
+    for res in resources:
+        if res.type.startswith("kubernetes:") and describe(res) == workload:
+            res = copy.deepcopy(res)
+            for container in res.inputs["spec"]["template"]["spec"]["containers"]:
+                for field in ("requests", "limits"):
+                    container.setdefault("resources", {}).setdefault(field, {})[resource] = str(amount)
+        changed.append(res)
+    assert changed != resources, f"{workload} is not in the plan"
+    return changed
 
 
 def on(provider: k8s.Provider, **kwargs) -> pulumi.ResourceOptions:
@@ -105,12 +126,15 @@ def onprem_cluster(name: str, pools: list[dict], *, cni: str | None = "cilium") 
     return provider
 
 
-def onprem_pool(pool: NodePool, nodes: list[dict], taints: list[dict] | None = None, **extra) -> dict:
-    """A pool's contract inputs from the fleet's NodePool (its labels and taints, as the on-prem component sends)."""
+def onprem_pool(pool: NodePool, nodes: list[dict], taints: list[dict] | None = None,
+                node_labels: dict | None = None, **extra) -> dict:
+    """A pool's contract inputs from the fleet's NodePool (its labels and taints, as the on-prem component sends).
+    `node_labels`: labels the nodes carry besides the pool's own, ones the schema keeps out of a pool's `labels`
+    (e.g. the MIG manager's `nvidia.com/mig.config` layout)."""
     listed = taints if taints is not None else [{"key": t.key, "value": t.value, "effect": t.effect}
                                                 for t in pool.taints]
-    return {"name": pool.name, "accelerator": pool.accelerator, "labels": pool.node_labels, "taints": listed,
-            "nodes": nodes, **extra}
+    return {"name": pool.name, "accelerator": pool.accelerator, "labels": {**pool.node_labels, **(node_labels or {})},
+            "taints": listed, "nodes": nodes, **extra}
 
 
 # ---- what runs inside ------------------------------------------------------------------------------------
@@ -119,10 +143,19 @@ def platform(provider: k8s.Provider, kind: str, pools: tuple[NodePool, ...], **k
                     opts=pulumi.ResourceOptions(providers={"kubernetes": provider}))
 
 
+def gpu_operator(provider: k8s.Provider, kind: str, pools: tuple[NodePool, ...]) -> GpuOperator:
+    """GPU enablement alone, as the Platform installs it (for clusters that must not get the Platform's Kueue)."""
+    return GpuOperator(f"{kind}-gpu", GpuOperatorArgs(cluster_kind=kind, pools=tuple(p for p in pools if p.is_gpu),
+                                                      placement=system_placement(pools)),
+                       opts=pulumi.ResourceOptions(providers={"kubernetes": provider}))
+
+
 def training(provider: k8s.Provider, pool: NodePool, storage_class: pulumi.Input[str] = "sahab-encrypted",
-             **kwargs) -> TrainingJob:
+             queue: str = TEAM.name, **kwargs) -> TrainingJob:
+    """A queued training Job in the team's LocalQueue (the Platform's Kueue makes one per team, named after it)."""
     return TrainingJob(f"{pool.name}-training", TrainingJobArgs(pool=pool, team=TEAM, workload=Workload(),
-                                                                storage_class=storage_class, **kwargs),
+                                                                queue=queue, storage_class=storage_class,
+                                                                **kwargs),
                        opts=pulumi.ResourceOptions(providers={"kubernetes": provider}))
 
 

@@ -7,6 +7,7 @@ from components.config import NodePool
 from tests.readiness.builders import (
     aks_cluster,
     eks_cluster,
+    gpu_operator,
     job,
     kueue_queues,
     node_group,
@@ -204,10 +205,12 @@ def _queued(*, kueue=True, local_queue="training", cluster_queue_exists=True, qu
         node_group(cluster, "cpu", "m6i.xlarge")
         node_group(cluster, "t4", "g4dn.12xlarge", min_size=2, max_size=2, labels=T4.node_labels,
                    taints=({"key": "nvidia.com/gpu", "value": "present", "effect": "NO_SCHEDULE"},))
-        platform(provider, "eks", (NodePool(name="cpu", cluster="c1", instance_type="m6i.xlarge"), T4),
-                 monitoring=_no_monitoring())
+        pools = (NodePool(name="cpu", cluster="c1", instance_type="m6i.xlarge"), T4)
         if kueue:
+            platform(provider, "eks", pools, monitoring=_no_monitoring())  # the Platform installs Kueue
             release(provider, "kueue", "kueue-system")
+        else:
+            gpu_operator(provider, "eks", pools)  # the GPU enablement the Platform brings, without its Kueue
         kueue_queues(provider, local_queue=local_queue, cluster_queue_exists=cluster_queue_exists,
                      quota=quota or {"cpu": 64, "memory": "256Gi", "nvidia.com/gpu": 8},
                      flavor_labels=flavor_labels)

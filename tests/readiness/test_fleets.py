@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
@@ -12,6 +13,7 @@ from sahab.cli import main
 from sahab.engine import plan
 from sahab.readiness import judge
 from tests.foundation.fleets import ROOT
+from tests.readiness.builders import asking
 
 CLOUDS = {"aws": {"region": "me-central-1", "az_count": 2}, "azure": {"location": "uaenorth"}}
 
@@ -28,8 +30,12 @@ def _program(tmp_path, fleet: dict):
     return tmp_path
 
 
+def _planned(tmp_path, fleet: dict):
+    return plan(_program(tmp_path, fleet), "t").resources
+
+
 def _verdict(tmp_path, fleet: dict):
-    return judge(plan(_program(tmp_path, fleet), "t").resources)
+    return judge(_planned(tmp_path, fleet))
 
 
 def test_a_cloud_fleet_that_fits_is_ready_and_places_each_training_job(tmp_path):
@@ -59,7 +65,11 @@ def test_time_slicing_with_whole_gpu_requests_is_refused_on_a_cloud_pool_too(tmp
     fleet = _fleet([{"name": "cpu", "cluster": "eks", "instance_type": "m6i.2xlarge"},
                     {"name": "l40s", "cluster": "eks", "accelerator": "l40s", "instance_type": "g6e.12xlarge",
                      "time_slicing_replicas": 4}])
-    [problem] = _verdict(tmp_path, fleet).problems
+    planned = _planned(tmp_path, fleet)
+    # The fleet gives a time-sliced pool's training Job one slice per worker (more is refused), so it is ready...
+    assert judge(planned).ok
+    # ...and the same Job asking for the node's 4 whole GPUs, as a user's own Job may, is refused by the plugin.
+    [problem] = judge(asking(planned, "Job ml-training/train-l40s", "nvidia.com/gpu", 4)).problems
     assert problem.object == "Job ml-training/train-l40s"
     assert "asks 4 nvidia.com/gpu, but each GPU is time-sliced 4 ways with failRequestsGreaterThanOne" \
         in problem.problem
@@ -67,17 +77,30 @@ def test_time_slicing_with_whole_gpu_requests_is_refused_on_a_cloud_pool_too(tmp
 
 def test_mig_mixed_leaves_no_whole_gpus_for_the_training_job(tmp_path):
     fleet = _fleet([{"name": "aks-cpu", "cluster": "aks"},
-                    {"name": "h100", "cluster": "aks", "accelerator": "h100", "mig_strategy": "mixed",
-                     "labels": {"nvidia.com/mig.config": "all-1g.12gb"}}],
+                    {"name": "h100", "cluster": "aks", "accelerator": "h100", "mig_strategy": "mixed"}],
                    clusters=({"name": "aks", "kind": "aks"},))
-    [problem] = _verdict(tmp_path, fleet).problems
+    # The layout is the nodes' `nvidia.com/mig.config` label, which the schema keeps out of a pool's `labels`:
+    # the planned agent pool's nodes carry it here.
+    planned = []
+    for res in _planned(tmp_path, fleet):
+        if res.type == "azure-native:containerservice:AgentPool" and \
+                (res.inputs.get("nodeLabels") or {}).get("sahab.io/pool") == "h100":
+            res = copy.deepcopy(res)
+            res.inputs["nodeLabels"]["nvidia.com/mig.config"] = "all-1g.12gb"
+        planned.append(res)
+    [problem] = judge(planned).problems
     assert "pool h100: asks 1 nvidia.com/gpu, a node has 0 nvidia.com/gpu allocatable" in problem.problem
 
 
 def test_an_eks_pool_scaling_from_zero_needs_an_autoscaler(tmp_path):
     fleet = _fleet([{"name": "cpu", "cluster": "eks", "instance_type": "m6i.2xlarge"},
                     {"name": "burst", "cluster": "eks", "accelerator": "a10g", "min_size": 0, "max_size": 4}])
-    problems = _verdict(tmp_path, fleet).problems
+    planned = _planned(tmp_path, fleet)
+    # The fleet runs cluster-autoscaler on every EKS cluster it creates: the pool gets its nodes...
+    assert judge(planned).ok
+    # ...and the same fleet without that Helm release has a pool that never gets one.
+    problems = judge([r for r in planned if not (r.type == "kubernetes:helm.sh/v3:Release" and
+                                                 r.inputs.get("name") == "cluster-autoscaler")]).problems
     assert [(p.object, p.problem.split(":")[0]) for p in problems] == [
         ("node group burst", "scales from zero but no autoscaler runs on the cluster (no cluster-autoscaler or "
                              "karpenter Helm release)")]

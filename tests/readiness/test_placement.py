@@ -3,12 +3,15 @@ On-prem pools are described as the on-prem node shape contract has them; everyth
 Sahab's real Platform and TrainingJob."""
 
 from components.config import NodePool, Taint
+from sahab.readiness import judge
 from tests.readiness.builders import (
     CONTROL_PLANE_TAINT,
+    asking,
     job,
     onprem_cluster,
     onprem_node,
     onprem_pool,
+    planned,
     platform,
     training,
     verdict,
@@ -45,7 +48,7 @@ def test_the_control_plane_taint_takes_one_of_two_hosts_out_of_training():
         in problem.problem
 
 
-def _dxb(replicas: int | None, gpus_per_node: int = 8):
+def _dxb(replicas: int | None, gpus_per_node: int = 8, whole_gpus: int | None = None):
     pool = NodePool(name="dxb-a100", cluster="dxb", accelerator="a100", hosts=("g1",), min_size=1, max_size=1,
                     gpus_per_node=gpus_per_node, time_slicing_replicas=replicas)
     cpu = NodePool(name="dxb-cpu", cluster="dxb", hosts=("c1",), min_size=1, max_size=1)
@@ -55,11 +58,15 @@ def _dxb(replicas: int | None, gpus_per_node: int = 8):
                                           onprem_pool(cpu, [onprem_node("c1", 64, 256)])])
         platform(provider, "onprem", (pool, cpu))
         training(provider, pool)
-    return verdict(program)
+    if whole_gpus is None:
+        return verdict(program)
+    # The fleet refuses more than one GPU per worker on a time-sliced pool, so its training Job asks for one
+    # slice; the same Job asking for whole GPUs is what a user's own Job may still do.
+    return judge(asking(planned(program), "Job team/train-dxb-a100", "nvidia.com/gpu", whole_gpus))
 
 
 def test_a_time_sliced_pool_refuses_a_job_asking_for_eight_whole_gpus():
-    result = _dxb(replicas=4)
+    result = _dxb(replicas=4, whole_gpus=8)
     [problem] = result.problems
     assert problem.object == "Job team/train-dxb-a100"
     assert "pool dxb-a100 (g1): asks 8 nvidia.com/gpu, but each GPU is time-sliced 4 ways with " \
@@ -84,11 +91,13 @@ GPU_TOLERATION = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoS
 
 def _mig(strategy: str, layout: str, ask: int = 1):
     pool = NodePool(name="auh-h100", cluster="auh", accelerator="h100", hosts=("g1",), min_size=1, max_size=1,
-                    gpus_per_node=8, mig_strategy=strategy, labels={"nvidia.com/mig.config": layout})
+                    gpus_per_node=8, mig_strategy=strategy)
     cpu = NodePool(name="auh-cpu", cluster="auh", hosts=("c1",), min_size=1, max_size=1)
 
     def program():
-        provider = onprem_cluster("auh", [onprem_pool(pool, [onprem_node("g1", 192, 2048, gpus=8)]),
+        # The layout is the node's `nvidia.com/mig.config` label, which the schema keeps out of pool labels.
+        provider = onprem_cluster("auh", [onprem_pool(pool, [onprem_node("g1", 192, 2048, gpus=8)],
+                                                      node_labels={"nvidia.com/mig.config": layout}),
                                           onprem_pool(cpu, [onprem_node("c1", 64, 256)])])
         platform(provider, "onprem", (pool, cpu))
         job(provider, "eval", requests={"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": str(ask)},
