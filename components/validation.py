@@ -57,6 +57,11 @@ def label_value(value: str) -> str | None:
     return None
 
 
+# Keys in a managed namespace that the operator is meant to set: the GPU operator's MIG manager partitions a
+# node by the layout this label names, so choosing the layout is the pool's setting.
+USER_SET_MANAGED_LABELS = frozenset({"nvidia.com/mig.config"})
+
+
 def node_label_key(key: str) -> str | None:
     """A label a user adds to a pool's nodes: valid, not one the kubelet may not set, not one Sahab manages."""
     problem = qualified_name(key)
@@ -66,7 +71,7 @@ def node_label_key(key: str) -> str | None:
     if _in_namespace(prefix, _KUBELET_RESTRICTED) and not _in_namespace(prefix, _KUBELET_ALLOWED):
         return "a key outside kubernetes.io/ and k8s.io/ (there the kubelet may set only node.kubernetes.io/ " \
                "and kubelet.kubernetes.io/ keys)"
-    if _in_namespace(prefix, MANAGED_LABEL_NAMESPACES):
+    if _in_namespace(prefix, MANAGED_LABEL_NAMESPACES) and key not in USER_SET_MANAGED_LABELS:
         return f"a key outside {', '.join(n + '/' for n in MANAGED_LABEL_NAMESPACES)} (Sahab, the GPU operator " \
                "and the clouds set those); use your own prefix"
     return None

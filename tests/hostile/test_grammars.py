@@ -96,3 +96,8 @@ def test_values_in_error_messages_are_escaped_and_cut():
     assert validation.shown("a\nb") == "'a\\nb'"
     shown = validation.shown("x" * 500)
     assert len(shown) < 100 and "500 characters" in shown
+
+
+def test_the_mig_layout_label_is_the_one_managed_key_a_pool_may_set():
+    assert validation.node_label_key("nvidia.com/mig.config") is None  # components/kubernetes/README.md: MIG
+    assert validation.node_label_key("nvidia.com/gpu.present") is not None
