@@ -6,6 +6,7 @@ was vendored and what was added) and `expected.json`:
     {"exit_code": 1,                       # what `sahab check --stack dev` exits with
      "resources": {"aws:s3/bucketV2:BucketV2": 1, ...},   # planned resources by type (exit 0/1)
      "residency": "fails" | "passes" | null,              # residency verdict (null: nothing placed)
+     "residency_rules": ["cloud-all-resource-edge-service-forbidden", ...],  # the residency rules that failed
      "error": "..."}                       # exit 2: what the one `error:` line says
 
 `python -m tests.corpus.corpus [PROGRAM_DIR ...]` re-records expected.json from what the engine answers now;
@@ -68,8 +69,11 @@ def observe(program: Path, checked: tuple[int, dict | None, str] | None = None,
     doc["resources"] = (again or check_again(program))[0]
     residency = residency_rules()
     placed = any(t.startswith(("aws:", "azure-native:")) for t in doc["resources"])
-    failed = any(v["policy"] in residency and v["enforcement"] == "mandatory" for v in report["violations"])
+    failed = sorted({v["policy"] for v in report["violations"]
+                     if v["policy"] in residency and v["enforcement"] == "mandatory"})
     doc["residency"] = ("fails" if failed else "passes") if placed else None
+    if failed:
+        doc["residency_rules"] = failed  # which residency rules: a place abroad, or a global edge service
     return doc
 
 

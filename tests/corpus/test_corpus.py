@@ -27,6 +27,9 @@ def test_a_third_party_program_gets_its_expected_verdict_every_time(program):
     assert again[1] == first[1]["violations"]
 
 
+EDGE_RULE = "cloud-all-resource-edge-service-forbidden"
+
+
 def test_the_corpus_is_large_and_judges_placement():
     sources = [p for p in PROGRAMS if "pulumi/examples" in (p / "SOURCE").read_text()]
     assert len(sources) >= 30
@@ -40,4 +43,6 @@ def test_the_corpus_is_large_and_judges_placement():
         doc = json.loads((p / "expected.json").read_text())
         assert doc.get("residency") in ("fails", None), p
     for p in inside:
-        assert json.loads((p / "expected.json").read_text())["residency"] == "passes", p
+        # Placed in the UAE, only a global edge service (a CDN caches the data worldwide) may still fail residency.
+        doc = json.loads((p / "expected.json").read_text())
+        assert doc["residency"] == "passes" or doc["residency_rules"] == [EDGE_RULE], p
