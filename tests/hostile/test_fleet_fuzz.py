@@ -128,8 +128,9 @@ def assert_inventory_is_plain(fleet: FleetConfig) -> None:
         if fleet.cluster(pool.cluster).kind != "onprem":
             continue
         args = pool_args(fleet, pool)
+        taints = [t.model_dump() for t in args.taints]
         hosts = hosts_for(args.hosts, group_for(args.accelerator),
-                          pool_host_vars(args.pool, args.accelerator, args.labels, [t.model_dump() for t in args.taints]))
+                          pool_host_vars(args.pool, args.accelerator, args.labels, taints))
         text = json.dumps(build_inventory(hosts))
         assert "{{" not in text and "{%" not in text, text  # Ansible would template it on the controller
         for host in hosts:
