@@ -7,11 +7,15 @@ it never touches stdout, so machine output (JSON, SARIF, JUnit) is the same with
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TextIO
 
+COUNT_FILE = "SAHAB_PROGRESS_FILE"
 FRAMES = "|/-\\"
 INTERVAL = 0.1  # seconds between redraws
 
@@ -25,8 +29,15 @@ class Spinner:
         self._thread = threading.Thread(target=self._draw, name="sahab-progress", daemon=True)
 
     def resource(self, type_: str, name: str) -> None:
-        """The engine's per-resource hook (sahab.engine.on_resource)."""
+        """The engine's per-resource hook (sahab.engine.on_resource), for a plan in this process."""
         self.resources += 1
+
+    def _counted(self) -> int:
+        """Resources registered so far: by this process, or by a worker through the count file it keeps."""
+        try:
+            return max(self.resources, int(Path(os.environ[COUNT_FILE]).read_text() or 0))
+        except (KeyError, OSError, ValueError):
+            return self.resources
 
     def start(self) -> None:
         self._thread.start()
@@ -40,7 +51,7 @@ class Spinner:
     def _draw(self) -> None:
         frame = 0
         while not self._stop.wait(INTERVAL):
-            self.stream.write(f"\r\033[K{FRAMES[frame % len(FRAMES)]} {self.label}: {self.resources} resources")
+            self.stream.write(f"\r\033[K{FRAMES[frame % len(FRAMES)]} {self.label}: {self._counted()} resources")
             self.stream.flush()
             frame += 1
 
@@ -61,9 +72,33 @@ def spinner(label: str, quiet: bool = False, stream: TextIO | None = None) -> It
         return
     status = Spinner(label, stream)
     previous, engine.on_resource = engine.on_resource, status.resource
+    # A worker process (sahab.worker) cannot call our hook: it writes its running count to this file instead.
+    handle, path = tempfile.mkstemp(prefix="sahab-progress-")
+    os.close(handle)
+    os.environ[COUNT_FILE] = path
     status.start()
     try:
         yield
     finally:
         engine.on_resource = previous
         status.stop()
+        os.environ.pop(COUNT_FILE, None)
+        Path(path).unlink(missing_ok=True)
+
+
+def count_into_file() -> None:
+    """In a worker: keep the running resource count where the parent's spinner reads it (when it asked)."""
+    from sahab import engine
+
+    path = os.environ.get(COUNT_FILE)
+    if not path:
+        return
+    count = 0
+
+    def counted(type_: str, name: str) -> None:
+        nonlocal count
+        count += 1
+        with contextlib.suppress(OSError):
+            Path(path).write_text(str(count))
+
+    engine.on_resource = counted

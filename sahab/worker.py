@@ -167,7 +167,10 @@ def main(argv: list[str]) -> None:
             raise ProgramError(f"{sys.executable}: the program's virtualenv has no Pulumi SDK: install the "
                                f"program's requirements there (pip install pulumi)") from None
         from sahab.engine import run_program
+        from sahab.progress import count_into_file
         from sahab.project import find_project, load_stack, program_entry
+
+        count_into_file()
 
         project = find_project(Path(argv[0]))
         config = load_stack(project, argv[1])
