@@ -28,6 +28,10 @@ def project(tmp_path) -> Path:
     return tmp_path
 
 
+# A public API endpoint (advisory SAHAB-AWS-022) with the source ranges the schema requires for one.
+PUBLIC = "{name: eks-dev, kind: eks, public_endpoint: true, public_endpoint_cidrs: [203.0.113.0/24]}"
+
+
 def edit(project: Path, old: str, new: str) -> int:
     """Replace `old` by `new` in the dev stack file; the 1-based line edited."""
     file = project / "stacks" / "Pulumi.dev.yaml"
@@ -50,7 +54,7 @@ def results_for(project: Path, rule: str) -> list[dict]:
 
 
 def test_a_fleet_setting_that_opens_the_cluster_api_is_annotated_on_its_line(project):
-    line = edit(project, "{name: eks-dev, kind: eks}", "{name: eks-dev, kind: eks, public_endpoint: true}")
+    line = edit(project, "{name: eks-dev, kind: eks}", PUBLIC)
     (result,) = results_for(project, "SAHAB-AWS-022")
     where = result["locations"][0]["physicalLocation"]
     assert where["artifactLocation"]["uri"] == "stacks/Pulumi.dev.yaml"
@@ -63,7 +67,7 @@ def test_a_fleet_setting_that_opens_the_cluster_api_is_annotated_on_its_line(pro
 
 
 def test_the_annotation_follows_the_setting_when_the_file_moves_it(project):
-    edit(project, "{name: eks-dev, kind: eks}", "{name: eks-dev, kind: eks, public_endpoint: true}")
+    edit(project, "{name: eks-dev, kind: eks}", PUBLIC)
     edit(project, "# Development: a small hybrid fleet", "# Development:\n# a small hybrid fleet")
     (result,) = results_for(project, "SAHAB-AWS-022")
     text = (project / "stacks" / "Pulumi.dev.yaml").read_text().splitlines()
@@ -84,7 +88,7 @@ def test_audit_findings_are_located_in_the_evidence_file(tmp_path, monkeypatch):
     bucket = "arn:aws:s3:::team-data"
     finding = {"rule": "SAHAB-AWS-001", "enforcement": "mandatory", "resource": bucket, "message": "in us-east-1",
                "region": "us-east-1", "type": "aws:s3/bucket:Bucket", "severity": "critical"}
-    document = {"account": "123456789012", "started": "2026-11-23T10:00:00+00:00",
+    document = {"schemaVersion": 2, "account": "123456789012", "started": "2026-11-23T10:00:00+00:00",
                 "finished": "2026-11-23T10:01:00+00:00", "errors": [], "waived": [], "findings": [finding],
                 "rules": [{"id": "SAHAB-AWS-001", "name": "aws-region", "title": "region", "severity": "critical",
                            "enforcement": "mandatory", "frameworks": []}]}

@@ -64,7 +64,8 @@ def test_the_wheel_carries_the_rules_waivers_playbook_and_roles(wheel):
     for needed in ("policies/rules/aws_s3.py", "policies/waivers.yaml", "policies/iam/auditor-policy.json",
                    "policies/PulumiPolicy.yaml", "sahab/playbook/site.yml", "sahab/playbook/ansible.cfg",
                    "sahab/playbook/roles/sahab_os/tasks/main.yml",
-                   "sahab/playbook/roles/sahab_kubernetes/templates/kubelet.default.j2"):
+                   "sahab/playbook/roles/sahab_kubernetes/templates/kubeletconfiguration.yaml.j2",
+                   "sahab/playbook/filter_plugins/sahab_kubeadm.py"):
         assert needed in names, needed
     roles = {n.split("/")[3] for n in names if n.startswith("sahab/playbook/roles/")}
     assert roles == {p.name for p in (ROOT / "ansible" / "roles").iterdir() if p.is_dir()}
@@ -106,3 +107,13 @@ def test_the_runtime_lock_is_all_the_wheel_needs(wheel_venv):
     done = subprocess.run([str(wheel_venv / "bin" / "python"), "-m", "pip", "check"], env=_quiet_env(),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout
+
+
+def test_every_package_of_the_tree_is_listed_for_the_wheel():
+    """The layout is flat with an explicit package list: a new package left off it is missing from the wheel."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {str(init.parent.relative_to(ROOT)).replace("/", ".")
+             for top in ("sahab", "components", "policies", "workloads") for init in (ROOT / top).rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)
