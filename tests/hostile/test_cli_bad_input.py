@@ -198,7 +198,7 @@ def test_a_hostile_fleet_through_the_cli_is_refused_naming_the_setting_or_plans_
         lines = err.rstrip("\n").split("\n")
         assert len(lines) == 1 and lines[0].startswith("error: sahab:fleet"), err
         return
-    assert code == 0, err
+    assert code in (0, 1), err  # 1: accepted, but the readiness verdict says it would not come up
     assert json.loads(out)["resources"]
     # What the plan accepted is plain: nothing that adds a line, a flag or an Ansible template where it lands.
     assert not CONTROL.search(value) and "{{" not in value and " --" not in value, (field_path(field), value)

@@ -20,3 +20,15 @@ def run_sahab():
         )
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _builtin_sys_intern():
+    """ansible-core (imported in-process by the on-prem rendering tests) replaces sys.intern with a callable object,
+    which torch.compile's tracer refuses; the trainer runs here as it runs in its image, with the builtin."""
+    patched = sys.intern
+    original = getattr(type(patched), "unpatched_implementation", None)
+    if original is not None:
+        sys.intern = original
+    yield
+    sys.intern = patched
