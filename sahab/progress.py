@@ -45,7 +45,8 @@ class Spinner:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
-        self.stream.write("\r\033[K")  # leave the line as it was
+        # The final count once (a busy host may have starved the redraws), then leave the line as it was.
+        self.stream.write(f"\r\033[K  {self.label}: {self._counted()} resources\r\033[K")
         self.stream.flush()
 
     def _draw(self) -> None:
