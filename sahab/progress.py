@@ -11,6 +11,7 @@ import os
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TextIO
@@ -25,12 +26,18 @@ class Spinner:
         self.label = label
         self.stream = stream
         self.resources = 0
+        self._started = time.monotonic()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._draw, name="sahab-progress", daemon=True)
 
     def resource(self, type_: str, name: str) -> None:
         """The engine's per-resource hook (sahab.engine.on_resource), for a plan in this process."""
         self.resources += 1
+
+    def _shown(self) -> str:
+        """The resource count when one arrives; until then (or without one) the seconds spent, never a false 0."""
+        counted = self._counted()
+        return f"{counted} resources" if counted else f"{time.monotonic() - self._started:.0f} s"
 
     def _counted(self) -> int:
         """Resources registered so far: by this process, or by a worker through the count file it keeps."""
@@ -46,13 +53,13 @@ class Spinner:
         self._stop.set()
         self._thread.join()
         # The final count once (a busy host may have starved the redraws), then leave the line as it was.
-        self.stream.write(f"\r\033[K  {self.label}: {self._counted()} resources\r\033[K")
+        self.stream.write(f"\r\033[K  {self.label}: {self._shown()}\r\033[K")
         self.stream.flush()
 
     def _draw(self) -> None:
         frame = 0
         while not self._stop.wait(INTERVAL):
-            self.stream.write(f"\r\033[K{FRAMES[frame % len(FRAMES)]} {self.label}: {self._counted()} resources")
+            self.stream.write(f"\r\033[K{FRAMES[frame % len(FRAMES)]} {self.label}: {self._shown()}")
             self.stream.flush()
             frame += 1
 
