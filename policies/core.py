@@ -364,6 +364,7 @@ class Rule:
     check: Callable[..., Iterable[Finding]]
     types: tuple[str, ...] = ()  # resource rules: the types checked; empty with `packages` set: any type
     packages: tuple[str, ...] = ()  # resource rules: every type of these packages (e.g. "aws")
+    config_schema: Mapping[str, Any] | None = None  # the rule's own policy-config properties (JSON schema)
 
     def applies_to(self, resource_type: str) -> bool:
         if resource_type in self.types:
@@ -400,14 +401,16 @@ RULES: list[Rule] = []
 
 def rule(*, id: str, name: str, title: str, description: str, remediation: str, severity: Severity,
          frameworks: Sequence[Framework], residency: bool, enforcement: Enforcement,
-         types: Sequence[str] = (), packages: Sequence[str] = (), scope: str = "resource"):
+         types: Sequence[str] = (), packages: Sequence[str] = (), scope: str = "resource",
+         config_schema: Mapping[str, Any] | None = None):
     """Register the decorated function as a rule (`scope="resource"`: check(view, ctx); `"stack"`: check(ctx))."""
 
     def register(check: Callable[..., Iterable[Finding]]) -> Rule:
         level = enforcement
         made = Rule(id=id, name=name, title=title, description=description, remediation=remediation,
                     severity=severity, frameworks=tuple(frameworks), enforcement=level, residency=residency,
-                    scope=scope, check=check, types=tuple(types), packages=tuple(packages))
+                    scope=scope, check=check, types=tuple(types), packages=tuple(packages),
+                    config_schema=config_schema)
         if any(r.id == id or r.name == name for r in RULES):
             raise ValueError(f"duplicate rule {id} / {name}")
         RULES.append(made)

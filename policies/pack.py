@@ -223,7 +223,7 @@ def _metadata(rule: core.Rule) -> dict[str, Any]:
         name=rule.name,
         description=f"{rule.id}: {rule.description}",
         enforcement_level=_LEVELS[rule.enforcement],
-        config_schema=RESIDENCY_SCHEMA if rule.residency else None,
+        config_schema=_config_schema(rule),
         display_name=f"{rule.id} {rule.title}",
         severity=Severity(rule.severity.value),
         framework=PolicyComplianceFramework(name=first.name, reference=first.reference),
@@ -231,6 +231,13 @@ def _metadata(rule: core.Rule) -> dict[str, Any]:
              + [f"{f.name}: {f.reference}" for f in rule.frameworks],
         remediation_steps=rule.remediation,
     )
+
+
+def _config_schema(rule: core.Rule) -> PolicyConfigSchema | None:
+    """Residency settings for residency rules, plus the rule's own settings."""
+    properties = dict(RESIDENCY_SCHEMA.properties) if rule.residency else {}
+    properties.update(rule.config_schema or {})
+    return PolicyConfigSchema(properties=properties) if properties else None
 
 
 def build_policies() -> list[Policy]:

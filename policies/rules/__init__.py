@@ -12,5 +12,6 @@ from policies.rules import (  # noqa: F401  (each module registers its rules)
     azure_residency,
     azure_storage,
     kubernetes,
+    kubernetes_images,
     onprem,
 )

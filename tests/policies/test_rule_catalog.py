@@ -103,6 +103,22 @@ def account(**props):
     return azure(ACCOUNT, {"location": "uaenorth", "sku": {"name": "Standard_ZRS"}, **props})
 
 
+ECR = "123456789012.dkr.ecr.me-central-1.amazonaws.com"
+DIGEST = "sha256:" + "ab" * 32
+
+
+def deployment(image, name="app"):
+    """A Deployment with one container; `image=None` leaves the container without one."""
+    container = {"name": "main", **({"image": image} if image is not None else {})}
+    return Res("kubernetes:apps/v1:Deployment", {"metadata": {"name": name}, "spec": {"template": {"spec": {
+        "containers": [container]}}}}, name=name, provider={}, provider_type="pulumi:providers:kubernetes")
+
+
+def in_fleet(*resources):
+    """The resources in a stack whose fleet names its in-country registry."""
+    return Stack(list(resources), {"sahab:fleet": {"environment": "prod", "registries": {"eks": ECR}}})
+
+
 # rule name -> {case: (scenario, violation expected)}
 CASES = {
     "aws-all-resource-region-allowed": {
@@ -350,6 +366,18 @@ CASES = {
         "missing": (Res("kubernetes:core/v1:Namespace", {"metadata": {"name": "team"}}), True),
         "unknown": (Res("kubernetes:core/v1:Namespace", {"metadata": {"labels": {
             "pod-security.kubernetes.io/enforce": UNKNOWN}}}), False),
+    },
+    "kubernetes-all-workload-image-registry-allowed": {
+        "compliant": (in_fleet(deployment(f"{ECR}/sahab/workload:0.1.0")), False),
+        "noncompliant": (in_fleet(deployment("docker.io/sahab/workload:0.1.0")), True),
+        "missing": (in_fleet(deployment(None)), True),
+        "unknown": (in_fleet(deployment(UNKNOWN)), True),
+    },
+    "kubernetes-all-workload-image-digest-pinned": {
+        "compliant": (deployment(f"{ECR}/sahab/workload:0.1.0@{DIGEST}"), False),
+        "noncompliant": (deployment(f"{ECR}/sahab/workload:0.1.0"), True),
+        "missing": (deployment(None), True),
+        "unknown": (deployment(UNKNOWN), True),
     },
     "onprem-site-country-allowed": {
         "compliant": (Stack([], fleet({"name": "auh-dc1", "country": "AE", "emirate": "abu-dhabi"})), False),
