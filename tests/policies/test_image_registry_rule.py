@@ -181,3 +181,17 @@ def test_reference_grammar(text, registry, path, tag, digest):
 def test_invalid_references(text):
     with pytest.raises(ReferenceError_):
         parse_reference(text)
+
+
+def test_the_stacks_public_images_are_caught_and_only_waived_until_the_registry_part_lands(capsys):
+    import json
+
+    from sahab.cli import main
+
+    code = main(["check", "--stack", "smb", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0
+    waived = [w for w in report["waived"] if w["policy"] == REGISTRY_RULE]
+    assert waived and all("docker.io" in w["message"] for w in waived)
+    assert {w["urn"].rsplit("::", 1)[1] for w in waived} == {"sahab-smb-office-platform-storage-provisioner",
+                                                             "sahab-smb-office-cpu-training-job"}
