@@ -102,7 +102,8 @@ class Fleet(pulumi.ComponentResource):
         return Platform(
             f"{self.fleet_name}-{cluster_name}-platform",
             PlatformArgs(cluster_kind=kind, pools=self.config.pools_of(cluster_name), encryption_key=encryption_id,
-                         monitoring=self.config.monitoring, teams=self.config.workload.teams),
+                         monitoring=self.config.monitoring, teams=self.config.workload.teams,
+                         cluster_name=cluster_name),
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider},
                                         transformations=[after_cni(cni)] if cni else None))
 
@@ -400,8 +401,9 @@ class Fleet(pulumi.ComponentResource):
                     cluster_name=f"{self.fleet_name}-{cluster.name}", location=location, resource_group_name=rg,
                     subnet_id=subnet, vault_id=zone.vault_id, vault_name=zone.vault_name,
                     kubernetes_version=cluster.kubernetes_version, public_endpoint=cluster.public_endpoint,
-                    authorized_ip_ranges=cluster.public_endpoint_cidrs, keys=cfg.storage.keys, tags=self.tags),
-                    opts=under)
+                    authorized_ip_ranges=cluster.public_endpoint_cidrs, keys=cfg.storage.keys, tags=self.tags,
+                    control_plane_log_retention_days=cfg.clouds.azure.control_plane_log_retention_days,
+                    control_plane_logs_cmk_gb_per_day=cfg.clouds.azure.control_plane_logs_cmk_gb_per_day), opts=under)
                 self._export_cluster(cluster.name, {
                     "kind": "aks", "location": location, "clusterName": aks.cluster_name,
                     "resourceGroupName": aks.resource_group_name, "fqdn": aks.fqdn, "subnetId": aks.subnet_id,

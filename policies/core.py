@@ -365,6 +365,11 @@ class Rule:
     types: tuple[str, ...] = ()  # resource rules: the types checked; empty with `packages` set: any type
     packages: tuple[str, ...] = ()  # resource rules: every type of these packages (e.g. "aws")
     settings: Mapping[str, Any] = field(default_factory=dict)  # JSON schemas of the rule's own policy-config keys
+    unknown_fails: bool = False  # a non-residency rule that also fails closed on unknown values (supply chain)
+
+    @property
+    def fails_closed(self) -> bool:
+        return self.residency or self.unknown_fails
 
     def applies_to(self, resource_type: str) -> bool:
         if resource_type in self.types:
@@ -390,9 +395,9 @@ class Rule:
         except Exception as exc:
             if not _is_unknown_error(exc):
                 raise
-            if self.residency:
+            if self.fails_closed:
                 found.append(Finding(f"cannot be verified during preview ({getattr(exc, 'message', exc)}); "
-                                     "residency fails closed"))
+                                     "the rule fails closed"))
         return found
 
 
@@ -402,7 +407,7 @@ RULES: list[Rule] = []
 def rule(*, id: str, name: str, title: str, description: str, remediation: str, severity: Severity,
          frameworks: Sequence[Framework], residency: bool, enforcement: Enforcement,
          types: Sequence[str] = (), packages: Sequence[str] = (), scope: str = "resource",
-         settings: Mapping[str, Any] | None = None):
+         settings: Mapping[str, Any] | None = None, unknown_fails: bool = False):
     """Register the decorated function as a rule (`scope="resource"`: check(view, ctx); `"stack"`: check(ctx))."""
 
     def register(check: Callable[..., Iterable[Finding]]) -> Rule:
@@ -410,7 +415,7 @@ def rule(*, id: str, name: str, title: str, description: str, remediation: str, 
         made = Rule(id=id, name=name, title=title, description=description, remediation=remediation,
                     severity=severity, frameworks=tuple(frameworks), enforcement=level, residency=residency,
                     scope=scope, check=check, types=tuple(types), packages=tuple(packages),
-                    settings=dict(settings or {}))
+                    settings=dict(settings or {}), unknown_fails=unknown_fails)
         if any(r.id == id or r.name == name for r in RULES):
             raise ValueError(f"duplicate rule {id} / {name}")
         RULES.append(made)

@@ -82,12 +82,14 @@ def permissions_policy(cluster: str, region: str, account: str) -> str:
     ]})
 
 
-def chart_values(args: ClusterAutoscalerArgs, cluster: str, role_arn: str) -> dict:
+def chart_values(args: ClusterAutoscalerArgs, cluster: pulumi.Input[str], role_arn: pulumi.Input[str]) -> dict:
+    # Outputs stay leaves of the values, so a preview (and the policy pack) sees every value it can know.
     return {
         "cloudProvider": "aws",
         "awsRegion": args.region,
         "autoDiscovery": {"clusterName": cluster},
-        "image": {"tag": f"v{args.kubernetes_version}.0"},
+        "image": {"repository": "registry.k8s.io/autoscaling/cluster-autoscaler",
+                  "tag": f"v{args.kubernetes_version}.0"},
         "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT,
                                     "annotations": {"eks.amazonaws.com/role-arn": role_arn}}},
         "extraArgs": {
@@ -125,7 +127,7 @@ class ClusterAutoscaler(pulumi.ComponentResource):
             version=args.chart_version,
             repository_opts={"repo": CHART_REPOSITORY},
             namespace=NAMESPACE,
-            values=pulumi.Output.all(args.cluster_name, role.arn).apply(lambda v: chart_values(args, v[0], v[1])),
+            values=chart_values(args, args.cluster_name, role.arn),
             atomic=True,
             cleanup_on_fail=True,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[policy]))

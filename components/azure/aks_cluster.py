@@ -10,6 +10,7 @@ import pulumi
 import pulumi_azure_native as azure_native
 from pydantic import BaseModel, ConfigDict, Field
 
+from components.azure.control_plane_logs import AksControlPlaneLogs, AksControlPlaneLogsArgs
 from components.azure.keys import grant_key_use, vault_key
 from components.azure.roles import NETWORK_CONTRIBUTOR, READER, role_definition_id
 from components.config import KeyPolicy
@@ -51,6 +52,11 @@ class AksClusterArgs(BaseModel):
     encryption_at_host: bool = True
     """Encrypt temp disks and disk caches on the host too (the subscription needs the EncryptionAtHost feature
     registered). Default: true."""
+    control_plane_log_retention_days: Annotated[int, Field(ge=30, le=730)] = 365
+    """Days the control-plane logs are kept in the cluster's Log Analytics workspace. Default: 365."""
+    control_plane_logs_cmk_gb_per_day: Annotated[int, Field(ge=100)] | None = None
+    """Encrypt those logs with the fleet's key through a dedicated Log Analytics cluster of this commitment.
+    Default: unset (Microsoft-managed keys)."""
     tags: dict[str, str] = Field(default_factory=dict)
     """Tags on every resource. Default: none."""
 
@@ -139,6 +145,11 @@ class AksCluster(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, depends_on=grants,
                                         ignore_changes=["agentPoolProfiles[0].count"]),
         )
+        self.control_plane_logs = AksControlPlaneLogs(f"{name}-logs", AksControlPlaneLogsArgs(
+            cluster_id=cluster.id, cluster_name=args.cluster_name, location=args.location, resource_group_name=rg,
+            retention_days=args.control_plane_log_retention_days,
+            dedicated_cluster_gb_per_day=args.control_plane_logs_cmk_gb_per_day, vault_name=args.vault_name,
+            keys=args.keys, tags=tags), opts=child)
         credentials = cs.list_managed_cluster_user_credentials_output(
             resource_group_name=rg, resource_name=cluster.name, format="exec",
             opts=pulumi.InvokeOutputOptions(parent=self))

@@ -8,6 +8,10 @@ secret and handed to Grafana through a Kubernetes Secret; the chart's well-known
 Pod Security: the stack's namespace is `baseline` (no host access for Prometheus, Grafana and the
 operator); node-exporter, which reads the host (host network, PID namespace, root filesystem), runs alone
 in its own `privileged` namespace.
+
+Alertmanager's receivers, routes and inhibit rules come from `monitoring.alerting` (components.kubernetes.
+alertmanager); their credentials are secret stack settings copied into one Kubernetes Secret that the operator
+mounts into Alertmanager, so the Helm values name files, never secrets.
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_random as random
 
-from components.config import Monitoring
-from components.kubernetes import alerts, dashboards
+from components.config import Monitoring, secret_config
+from components.errors import ConfigError
+from components.kubernetes import alertmanager, alerts, dashboards
 from components.kubernetes.common import MANAGED_BY, Args, StrInput, system_namespace_labels
 from components.kubernetes.gpu_operator import DCGM_EXPORTER_LABELS, DCGM_METRICS_PORT
 from components.kubernetes.placement import Placement
@@ -52,6 +57,8 @@ class ClusterMonitoringArgs(Args):
     """kube-prometheus-stack chart version, pinned. Default: 88.5.3 (Prometheus operator v0.93)."""
     repository: str = CHART_REPOSITORY
     """prometheus-community Helm repository (mirror it for air-gapped sites). Default: the upstream repository."""
+    cluster: str | None = None
+    """Cluster name, put on every alert as the `cluster` label (notifications say where). Default: unset."""
 
 
 def _volume(storage_class: StrInput, size: str) -> dict:
@@ -60,6 +67,7 @@ def _volume(storage_class: StrInput, size: str) -> dict:
 
 
 def helm_values(args: ClusterMonitoringArgs, storage_class: str) -> dict:
+    receiver_secrets = alertmanager.secret_files(args.settings.alerting)
     control_plane = args.scrape_control_plane
     place = {"nodeSelector": dict(args.placement.node_selector), "tolerations": list(args.placement.tolerations)}
     return {
@@ -73,8 +81,13 @@ def helm_values(args: ClusterMonitoringArgs, storage_class: str) -> dict:
             "serviceMonitorSelectorNilUsesHelmValues": False,
             "podMonitorSelectorNilUsesHelmValues": False,
             "ruleSelectorNilUsesHelmValues": False,
+            **({"externalLabels": {"cluster": args.cluster}} if args.cluster else {}),
         }},
-        "alertmanager": {"alertmanagerSpec": {**place, "storage": _volume(storage_class, "10Gi")}},
+        "alertmanager": {
+            "alertmanagerSpec": {**place, "storage": _volume(storage_class, "10Gi"),
+                                 **({"secrets": [alertmanager.SECRET_NAME]} if receiver_secrets else {})},
+            "config": alertmanager.alertmanager_config(args.settings.alerting),
+        },
         "grafana": {
             **place,
             "admin": {"existingSecret": GRAFANA_ADMIN_SECRET, "userKey": "admin-user", "passwordKey": "admin-password"},
@@ -97,6 +110,14 @@ def dcgm_service_monitor_spec() -> dict:
                            # Name the node the GPU is in, so GPU alerts join node alerts.
                            "relabelings": [{"sourceLabels": ["__meta_kubernetes_pod_node_name"],
                                             "targetLabel": "node", "action": "replace"}]}]}
+
+
+def _secret_setting(file: alertmanager.SecretFile) -> pulumi.Output[str]:
+    value = secret_config(file.setting)
+    if value is None:
+        raise ConfigError(file.path, f"names the secret setting sahab:{file.setting}, which the stack does not set; "
+                                     f"run `pulumi config set --secret {file.setting} <value>`")
+    return pulumi.Output.secret(value)
 
 
 class ClusterMonitoring(pulumi.ComponentResource):
@@ -123,12 +144,18 @@ class ClusterMonitoring(pulumi.ComponentResource):
                                    string_data={"admin-user": "admin", "admin-password": password.result},
                                    opts=in_ns)
         self.grafana_admin_password = password.result
+        depends = [ns, host_ns, admin]
+        files = alertmanager.secret_files(args.settings.alerting)
+        if files:
+            depends.append(k8s.core.v1.Secret(
+                f"{name}-alertmanager-receivers", metadata={"name": alertmanager.SECRET_NAME, **meta}, type="Opaque",
+                string_data={f.file: _secret_setting(f) for f in files}, opts=in_ns))
 
         values = pulumi.Output.from_input(args.storage_class).apply(lambda sc: helm_values(args, sc))
         release = k8s.helm.v3.Release(
             f"{name}-release", name=RELEASE, chart=CHART, version=args.chart_version,
             repository_opts={"repo": args.repository}, namespace=args.namespace, values=values, atomic=True,
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[ns, host_ns, admin]))
+            opts=pulumi.ResourceOptions(parent=self, depends_on=depends))
         # The custom resources need the chart's CRDs.
         after_chart = pulumi.ResourceOptions(parent=self, depends_on=[release])
 

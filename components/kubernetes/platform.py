@@ -37,6 +37,8 @@ class PlatformArgs(Args):
     """Monitoring settings from the fleet config (enabled, retention, storage). Default: the config defaults."""
     teams: tuple[Team, ...] = ()
     """Tenants, one namespace each. Default: none."""
+    cluster_name: str | None = None
+    """The cluster's name, on every alert as the `cluster` label. Default: unset."""
     object_storage_cidrs: tuple[str, ...] = ("0.0.0.0/0",)
     """Where team pods may reach object storage over HTTPS. Default: public IPv4 (see TeamNamespaceArgs)."""
 
@@ -77,7 +79,7 @@ class Platform(pulumi.ComponentResource):
         if args.monitoring.enabled:
             self.monitoring = ClusterMonitoring(f"{name}-monitoring", ClusterMonitoringArgs(
                 settings=args.monitoring, storage_class=self.storage.class_name, placement=placement,
-                gpu_namespace=self.gpu.namespace_name if self.gpu else None),
+                gpu_namespace=self.gpu.namespace_name if self.gpu else None, cluster=args.cluster_name),
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self.storage] + ([self.gpu] if self.gpu else [])))
 
         self.priorities = TrainingPriorities(f"{name}-priorities", opts=child)

@@ -15,5 +15,6 @@ from policies.rules import (  # noqa: F401  (each module registers its rules)
     data_stores,
     kubernetes,
     kubernetes_burst,
+    kubernetes_images,
     onprem,
 )

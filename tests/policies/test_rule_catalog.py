@@ -109,6 +109,22 @@ def account(**props):
     return azure(ACCOUNT, {"location": "uaenorth", "sku": {"name": "Standard_ZRS"}, **props})
 
 
+ECR = "123456789012.dkr.ecr.me-central-1.amazonaws.com"
+DIGEST = "sha256:" + "ab" * 32
+
+
+def deployment(image, name="app"):
+    """A Deployment with one container; `image=None` leaves the container without one."""
+    container = {"name": "main", **({"image": image} if image is not None else {})}
+    return Res("kubernetes:apps/v1:Deployment", {"metadata": {"name": name}, "spec": {"template": {"spec": {
+        "containers": [container]}}}}, name=name, provider={}, provider_type="pulumi:providers:kubernetes")
+
+
+def in_fleet(*resources):
+    """The resources in a stack whose fleet names its in-country registry."""
+    return Stack(list(resources), {"sahab:fleet": {"environment": "prod", "registries": {"eks": ECR}}})
+
+
 # rule name -> {case: (scenario, violation expected)}
 CASES = {
     "aws-all-resource-region-allowed": {
@@ -363,6 +379,18 @@ CASES = {
         "missing": (mk_worker({}), True),
         "unknown": (mk_worker({"sahab.io/region": UNKNOWN}), True),
     },
+    "kubernetes-all-workload-image-registry-allowed": {
+        "compliant": (in_fleet(deployment(f"{ECR}/sahab/workload:0.1.0")), False),
+        "noncompliant": (in_fleet(deployment("docker.io/sahab/workload:0.1.0")), True),
+        "missing": (in_fleet(deployment(None)), True),
+        "unknown": (in_fleet(deployment(UNKNOWN)), True),
+    },
+    "kubernetes-all-workload-image-digest-pinned": {
+        "compliant": (deployment(f"{ECR}/sahab/workload:0.1.0@{DIGEST}"), False),
+        "noncompliant": (deployment(f"{ECR}/sahab/workload:0.1.0"), True),
+        "missing": (deployment(None), True),
+        "unknown": (deployment(UNKNOWN), True),
+    },
     "onprem-site-country-allowed": {
         "compliant": (Stack([], fleet({"name": "auh-dc1", "country": "AE", "emirate": "abu-dhabi"})), False),
         "noncompliant": (Stack([], fleet({"name": "auh-dc1", "country": "AE"}, {"name": "ruh-dc1",
@@ -476,6 +504,6 @@ def test_rule_case(rule_name, kind):
     else:
         assert found == [], f"{rule.id} should pass the {kind} case"
     if kind == "unknown":
-        # Residency fails closed; a presence check counts the unknown value as present.
-        assert bool(found) == rule.residency
+        # Residency (and supply-chain) rules fail closed; a presence check counts the unknown value as present.
+        assert bool(found) == rule.fails_closed
 

@@ -12,7 +12,7 @@ from policies.core import DEFAULT_GLOBAL_LOCATION_TYPES, all_rules
 from policies.rules import aws_residency, aws_s3, azure_residency, cloud_residency, data_stores, kubernetes
 
 PACKAGES = {"aws": "pulumi_aws", "azure-native": "pulumi_azure_native", "kubernetes": "pulumi_kubernetes"}
-K8S_DIRS = {"storage.k8s.io": "storage", "core": "core"}
+K8S_DIRS = {"storage.k8s.io": "storage", "core": "core", "apps": "apps", "batch": "batch", "helm.sh": "helm"}
 
 
 def _tokens() -> set[str]:

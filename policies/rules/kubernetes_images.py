@@ -1,0 +1,336 @@
+"""Where a workload's code comes from: container images from an allowed registry, pinned by digest.
+
+Images are read from every workload kind (all containers, initContainers and ephemeralContainers of Pods and
+of the pod templates of Deployments, DaemonSets, StatefulSets, ReplicaSets, Jobs and CronJobs) and from the
+values of Helm releases the pack can see: `image: "<reference>"` strings, `image: {registry, repository, tag,
+digest|sha}` maps (kube-prometheus-stack, most Bitnami-style charts) and `{repository, image, version}` maps
+(NVIDIA's gpu-operator). A chart's own defaults are not visible to a policy pack: set its images in values.
+
+References are parsed with the docker reference grammar (distribution/reference): a first path component is a
+registry host only if it contains `.` or `:` or is `localhost` (or has upper-case letters, which no repository
+path may), otherwise the image is on docker.io, and a single-component docker.io name lives under `library/`.
+Registry hosts compare case-insensitively and exactly, port included: `ecr.example.com.evil.io` is not
+`ecr.example.com`. A host that is not plain ASCII letters, digits, `-` and `.` (e.g. Unicode look-alikes) is not
+a valid reference and fails.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from policies.core import (
+    MISSING,
+    UNKNOWN,
+    UNKNOWN_SENTINELS,
+    Context,
+    Enforcement,
+    Finding,
+    ResourceView,
+    Severity,
+    iso27001,
+    lookup,
+    pdpl,
+    rule,
+)
+
+DOCKER_HUB = "docker.io"
+_DOCKER_HUB_ALIASES = ("index.docker.io", "registry-1.docker.io")
+_LABEL = r"[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?"
+_HOST = re.compile(rf"^(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9a-fA-F:]+\])(?::[0-9]{{1,5}})?$")
+_PATH_COMPONENT = re.compile(r"^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$")
+_TAG = re.compile(r"^[\w][\w.-]{0,127}$")
+_DIGEST = re.compile(r"^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[0-9a-fA-F]{32,}$")
+_DIGEST_LENGTHS = {"sha256": 64, "sha384": 96, "sha512": 128}
+
+# Pod specs inside each workload kind (the engine's camelCase inputs).
+POD_SPEC_PATHS: dict[str, tuple[str, ...]] = {
+    "kubernetes:core/v1:Pod": ("spec",),
+    "kubernetes:apps/v1:Deployment": ("spec", "template", "spec"),
+    "kubernetes:apps/v1:DaemonSet": ("spec", "template", "spec"),
+    "kubernetes:apps/v1:StatefulSet": ("spec", "template", "spec"),
+    "kubernetes:apps/v1:ReplicaSet": ("spec", "template", "spec"),
+    "kubernetes:batch/v1:Job": ("spec", "template", "spec"),
+    "kubernetes:batch/v1:CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
+}
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+IMAGE_TYPES = (*POD_SPEC_PATHS, HELM_RELEASE)
+CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
+
+
+class ReferenceError_(ValueError):
+    """An image string that is not a valid docker reference."""
+
+
+@dataclass(frozen=True)
+class ImageReference:
+    registry: str  # lower-case host[:port], docker.io for Docker Hub
+    path: str  # repository path, `library/` added for single-name Docker Hub images
+    tag: str | None
+    digest: str | None
+
+
+def parse_reference(text: str) -> ImageReference:
+    """Parse `[registry[:port]/]path[:tag][@digest]` as container runtimes do; raise ReferenceError_ if invalid."""
+    if not text or text != text.strip() or len(text) > 4096:
+        raise ReferenceError_("empty, padded or oversized reference")
+    name, at, digest = text.partition("@")
+    if at and not _valid_digest(digest):
+        raise ReferenceError_(f"digest {digest!r} is not algorithm:hex of the algorithm's length")
+    first, slash, rest = name.partition("/")
+    if slash and ("." in first or ":" in first or first == "localhost" or first.lower() != first):
+        registry, remainder = first, rest
+    else:
+        registry, remainder = DOCKER_HUB, name
+    if not _HOST.match(registry):
+        raise ReferenceError_(f"registry host {registry!r} is not a DNS name or IP with an optional port")
+    registry = registry.lower()
+    if registry in _DOCKER_HUB_ALIASES:
+        registry = DOCKER_HUB
+    last_slash = remainder.rfind("/")
+    colon = remainder.rfind(":")
+    tag = None
+    if colon > last_slash:
+        remainder, tag = remainder[:colon], remainder[colon + 1:]
+        if not _TAG.match(tag):
+            raise ReferenceError_(f"tag {tag!r} is not valid")
+    components = remainder.split("/")
+    if not all(_PATH_COMPONENT.match(c) for c in components):
+        raise ReferenceError_(f"repository path {remainder!r} is not lower-case name components")
+    if registry == DOCKER_HUB and len(components) == 1:
+        remainder = f"library/{remainder}"
+    return ImageReference(registry, remainder, tag, digest.lower() if digest else None)
+
+
+def _valid_digest(digest: str) -> bool:
+    if not _DIGEST.match(digest):
+        return False
+    algorithm, _, hex_part = digest.partition(":")
+    expected = _DIGEST_LENGTHS.get(algorithm.lower())
+    return expected is None or len(hex_part) == expected
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Allowed registries
+
+
+@dataclass(frozen=True)
+class AllowedRegistry:
+    """`host[:port][/path-prefix]`; a leading `*.` in the host stands for exactly one DNS label."""
+
+    host: str
+    prefix: str
+
+    @classmethod
+    def parse(cls, text: str) -> AllowedRegistry:
+        host, _, prefix = text.strip().strip("/").partition("/")
+        wildcard = host.startswith("*.")
+        bare = host[2:] if wildcard else host
+        if not _HOST.match(bare):
+            raise ReferenceError_(f"allowed registry {text!r} is not host[:port][/prefix]")
+        return cls(host.lower(), prefix.strip("/"))
+
+    def admits(self, ref: ImageReference) -> bool:
+        if self.host.startswith("*."):
+            label, dot, rest = ref.registry.partition(".")
+            if not dot or rest != self.host[2:] or not re.fullmatch(_LABEL, label):
+                return False
+        elif ref.registry != self.host:
+            return False
+        return not self.prefix or ref.path == self.prefix or ref.path.startswith(self.prefix + "/")
+
+
+def allowed_registries(ctx: Context) -> tuple[list[AllowedRegistry], list[str]]:
+    """The policy's `allowedRegistries`, else every registry named under `sahab:fleet.registries`; and any
+    entry that is not a registry (reported, never silently dropped)."""
+    configured = ctx.settings.get("allowedRegistries") if ctx.settings else None
+    entries = list(configured) if isinstance(configured, (list, tuple)) and configured else \
+        list(_strings(_fleet(ctx).get("registries")))
+    allowed, bad = [], []
+    for entry in entries:
+        try:
+            allowed.append(AllowedRegistry.parse(str(entry)))
+        except ReferenceError_:
+            bad.append(str(entry))
+    return allowed, bad
+
+
+def _fleet(ctx: Context) -> Mapping[str, Any]:
+    fleet = ctx.stack_config.get("sahab:fleet")
+    return fleet if isinstance(fleet, Mapping) else {}
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, Sequence) and not isinstance(value, bytes):
+        for v in value:
+            yield from _strings(v)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Finding the images of a resource
+
+
+def images_of(view: ResourceView) -> Iterator[tuple[str, Any]]:
+    """(where, value) for every image the resource names; value is a string, UNKNOWN or MISSING."""
+    if view.type == HELM_RELEASE:
+        values = lookup(view.props, "values")
+        if values is UNKNOWN:
+            yield "values", UNKNOWN
+        elif values is not MISSING:
+            yield from _helm_images(values, "values")
+        return
+    spec = lookup(view.props, *POD_SPEC_PATHS[view.type])
+    if spec is UNKNOWN:
+        yield "pod spec", UNKNOWN
+        return
+    if spec is MISSING:
+        yield "pod spec", MISSING
+        return
+    for list_name in CONTAINER_LISTS:
+        containers = lookup(spec, list_name)
+        if containers is UNKNOWN:
+            yield list_name, UNKNOWN
+            continue
+        if containers is MISSING or isinstance(containers, (str, Mapping)):
+            continue
+        for i in range(len(containers)):
+            name = lookup(containers, i, "name")
+            label = f"{list_name}[{name if isinstance(name, str) else i}]"
+            yield label, lookup(containers, i, "image")
+
+
+def _helm_images(values: Any, where: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(values, str) and values in UNKNOWN_SENTINELS:
+        yield where, UNKNOWN
+        return
+    if isinstance(values, Mapping):
+        image = lookup(values, "image")
+        repository = lookup(values, "repository")
+        if isinstance(image, str) and isinstance(repository, str) and "/" not in image:
+            # gpu-operator style: {repository: nvcr.io/nvidia, image: driver, version: 550.54.15}
+            yield f"{where}.image", _join(repository, image, lookup(values, "version"), MISSING)
+        elif image is not MISSING and not isinstance(image, Mapping):
+            yield f"{where}.image", image if image is UNKNOWN or isinstance(image, str) else MISSING
+        for key in values:
+            child = lookup(values, key)
+            path = f"{where}.{key}"
+            if key == "image" and isinstance(child, Mapping) and not isinstance(repository, str):
+                yield path, _image_map(child)
+            elif child is UNKNOWN:
+                if key in ("registry", "repository", "tag", "digest", "sha", "imageRegistry"):
+                    yield path, UNKNOWN
+            elif isinstance(child, Mapping) or _is_list(child):
+                yield from _helm_images(child, path)
+    elif _is_list(values):
+        for i in range(len(values)):
+            yield from _helm_images(lookup(values, i), f"{where}[{i}]")
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, Sequence) and not isinstance(value, (str, bytes))
+
+
+def _image_map(image: Mapping[str, Any]) -> Any:
+    """`{registry, repository, tag, digest|sha}` as one reference; UNKNOWN if a part is."""
+    registry = lookup(image, "registry")
+    repository = lookup(image, "repository")
+    digest = lookup(image, "digest")
+    if digest is MISSING:
+        digest = lookup(image, "sha")
+    if repository is MISSING:
+        return MISSING
+    prefix = registry if isinstance(registry, str) and registry else MISSING
+    if registry is UNKNOWN:
+        prefix = UNKNOWN
+    return _join(prefix, repository, lookup(image, "tag"), digest)
+
+
+def _join(prefix: Any, name: Any, tag: Any, digest: Any) -> Any:
+    parts = (prefix, name, tag, digest)
+    if any(p is UNKNOWN for p in parts):
+        return UNKNOWN
+    if not isinstance(name, str):
+        return MISSING
+    text = f"{prefix.rstrip('/')}/{name}" if isinstance(prefix, str) else name
+    if isinstance(tag, str) and tag:
+        text += f":{tag}"
+    if isinstance(digest, str) and digest:
+        text += f"@{digest if ':' in digest else 'sha256:' + digest}"
+    return text
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Rules
+
+SUPPLY_CHAIN = (iso27001("A.8.19 (installation of software on operational systems)"),
+                iso27001("A.8.30 (outsourced development)"), pdpl("Art. 20 (security of processing)"))
+REGISTRY_CONFIG = {
+    "allowedRegistries": {"type": "array", "items": {"type": "string"},
+                          "description": "Registries images may come from: host[:port][/path-prefix], `*.` for "
+                                         "one DNS label. Default: the registries under sahab:fleet.registries."},
+}
+
+
+@rule(id="SAHAB-K8S-012", name="kubernetes-all-workload-image-registry-allowed",
+      title="Container images come from an allowed registry",
+      description="Every container, init container and ephemeral container of Pods, Deployments, DaemonSets, "
+                  "StatefulSets, ReplicaSets, Jobs and CronJobs, and every image set in a Helm release's values, "
+                  "is pulled from an allowed registry (policy config `allowedRegistries`, default the fleet's "
+                  "registries). An image without a registry is on docker.io. Unknown or unparsable images fail.",
+      remediation="Mirror the image into the fleet's in-country registry and reference it by that host, or add "
+                  "the registry to the policy's `allowedRegistries`.",
+      severity=Severity.HIGH, frameworks=SUPPLY_CHAIN, enforcement=Enforcement.MANDATORY, residency=False,
+      types=IMAGE_TYPES, settings=REGISTRY_CONFIG, unknown_fails=True)
+def k8s_image_registry(view: ResourceView, ctx: Context):
+    allowed, bad = allowed_registries(ctx)
+    for entry in bad:
+        yield Finding(f"allowedRegistries entry {entry!r} is not host[:port][/prefix]")
+    for where, image in images_of(view):
+        if image is UNKNOWN:
+            yield Finding(f"{where}: image is unknown until the update runs; its registry cannot be verified")
+            continue
+        if image is MISSING:
+            yield Finding(f"{where}: no image is set; its registry cannot be verified")
+            continue
+        try:
+            ref = parse_reference(image)
+        except ReferenceError_ as exc:
+            yield Finding(f"{where}: image {image!r} is not a valid reference ({exc})")
+            continue
+        if not allowed:
+            yield Finding(f"{where}: image {image!r} is from {ref.registry}, and no allowed registry is "
+                          "configured (sahab:fleet.registries or the policy's allowedRegistries)")
+        elif not any(a.admits(ref) for a in allowed):
+            names = ", ".join(a.host + (f"/{a.prefix}" if a.prefix else "") for a in allowed)
+            yield Finding(f"{where}: image {image!r} is from {ref.registry}/{ref.path}; allowed: {names}")
+
+
+@rule(id="SAHAB-K8S-013", name="kubernetes-all-workload-image-digest-pinned",
+      title="Container images are pinned by digest",
+      description="Every image of the workload kinds and Helm values above names an `@sha256:` digest, so the "
+                  "code that runs is the code that was reviewed; a tag can be moved. Advisory by default; "
+                  "`policies/config/prod.json` makes it mandatory for prod.",
+      remediation="Reference the image as `registry/path:tag@sha256:<digest>` (the tag may stay for readers).",
+      severity=Severity.MEDIUM, frameworks=SUPPLY_CHAIN, enforcement=Enforcement.ADVISORY, residency=False,
+      types=IMAGE_TYPES, unknown_fails=True)
+def k8s_image_digest(view: ResourceView, ctx: Context):
+    for where, image in images_of(view):
+        if image is UNKNOWN:
+            yield Finding(f"{where}: image is unknown until the update runs; its digest cannot be verified")
+        elif image is MISSING:
+            yield Finding(f"{where}: no image is set")
+        else:
+            try:
+                ref = parse_reference(image)
+            except ReferenceError_ as exc:
+                yield Finding(f"{where}: image {image!r} is not a valid reference ({exc})")
+                continue
+            if ref.digest is None:
+                yield Finding(f"{where}: image {image!r} is not pinned by digest")
