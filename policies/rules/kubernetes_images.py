@@ -56,8 +56,19 @@ POD_SPEC_PATHS: dict[str, tuple[str, ...]] = {
     "kubernetes:batch/v1:CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
 }
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-IMAGE_TYPES = (*POD_SPEC_PATHS, HELM_RELEASE)
+HELM_TYPES = (HELM_RELEASE, "kubernetes:helm.sh/v4:Chart")
 CONTAINER_LISTS = ("initContainers", "containers", "ephemeralContainers")
+# Keys under which workload APIs outside the core kinds hold a single container or a list of container-shaped
+# steps (Argo Workflows `container`/`script`/`sidecars`, Tekton `steps`/`sidecars`, ...).
+CONTAINER_KEYS = ("container", "script")
+STEP_LISTS = ("steps", "sidecars")
+# Where objects that install Helm charts (Flux HelmRelease, Argo CD Application) keep the chart's values.
+HELM_VALUES_KEYS = ("values", "valuesObject")
+# Top-level fields that never run anything: ConfigMap and Secret payloads are opaque text, whatever they say.
+NOT_RUN = frozenset({"metadata", "apiVersion", "kind", "data", "binaryData", "stringData"})
+# A mapping is container-shaped when it names an image and has one of these (a container's own fields).
+CONTAINER_FIELDS = frozenset({"name", "command", "args", "env", "envFrom", "ports", "resources", "volumeMounts",
+                              "workingDir", "securityContext", "imagePullPolicy"})
 
 
 class ReferenceError_(ValueError):
@@ -179,12 +190,15 @@ def _strings(value: Any) -> Iterator[str]:
 
 def images_of(view: ResourceView) -> Iterator[tuple[str, Any]]:
     """(where, value) for every image the resource names; value is a string, UNKNOWN or MISSING."""
-    if view.type == HELM_RELEASE:
+    if view.type in HELM_TYPES:
         values = lookup(view.props, "values")
         if values is UNKNOWN:
             yield "values", UNKNOWN
         elif values is not MISSING:
             yield from _helm_images(values, "values")
+        return
+    if view.type not in POD_SPEC_PATHS:
+        yield from _custom_images(view)
         return
     spec = lookup(view.props, *POD_SPEC_PATHS[view.type])
     if spec is UNKNOWN:
@@ -193,6 +207,10 @@ def images_of(view: ResourceView) -> Iterator[tuple[str, Any]]:
     if spec is MISSING:
         yield "pod spec", MISSING
         return
+    yield from _pod_spec_images(spec, "")
+
+
+def _pod_spec_images(spec: Any, where: str) -> Iterator[tuple[str, Any]]:
     for list_name in CONTAINER_LISTS:
         containers = lookup(spec, list_name)
         if containers is UNKNOWN:
@@ -202,8 +220,54 @@ def images_of(view: ResourceView) -> Iterator[tuple[str, Any]]:
             continue
         for i in range(len(containers)):
             name = lookup(containers, i, "name")
-            label = f"{list_name}[{name if isinstance(name, str) else i}]"
+            label = f"{where}{list_name}[{name if isinstance(name, str) else i}]"
             yield label, lookup(containers, i, "image")
+
+
+def is_custom_resource(resource_type: str) -> bool:
+    """A type of an API a CRD adds (`kubernetes:argoproj.io/v1alpha1:Workflow`), not a built-in one: built-in
+    groups have no dot or end in `.k8s.io` (`x-k8s.io` groups are SIG projects' CRDs, e.g. Kueue, JobSet)."""
+    parts = resource_type.split(":")
+    if len(parts) != 3 or parts[0] != "kubernetes" or "/" not in parts[1]:
+        return False
+    group = parts[1].rsplit("/", 1)[0]
+    return "." in group and not (group.endswith(".k8s.io") and not group.endswith("x-k8s.io"))
+
+
+def _custom_images(view: ResourceView) -> Iterator[tuple[str, Any]]:
+    """Any other Kubernetes object: every pod spec and container it holds, wherever it holds it (one walk for
+    PodTemplates, ReplicationControllers and the workload CRDs: Argo, Kubeflow, Ray, JobSet, Tekton, Knative...).
+    The spec of a custom resource that is unknown until the update runs may hold any image: it fails closed."""
+    spec = lookup(view.props, "spec")
+    if spec is UNKNOWN and is_custom_resource(view.type):
+        yield "spec", UNKNOWN
+        return
+    for key in view.props:
+        if key not in NOT_RUN:
+            yield from _walk_containers(lookup(view.props, key), key)
+
+
+def _walk_containers(value: Any, where: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, Mapping):
+        if any(k in value for k in CONTAINER_LISTS):
+            yield from _pod_spec_images(value, f"{where}.")
+        image = lookup(value, "image")
+        if CONTAINER_FIELDS.intersection(value) and (image is UNKNOWN or isinstance(image, str)):
+            yield f"{where}.image", image
+        for key in value:
+            child = lookup(value, key)
+            if key in CONTAINER_LISTS and (child is UNKNOWN or _is_list(child)):
+                continue  # read above as a pod spec's list
+            if key in HELM_VALUES_KEYS and isinstance(child, Mapping):
+                yield from _helm_images(child, f"{where}.{key}")  # Flux HelmRelease, Argo CD Application
+                continue
+            if child is UNKNOWN and (key in CONTAINER_KEYS or key in STEP_LISTS):
+                yield f"{where}.{key}", UNKNOWN
+            elif isinstance(child, Mapping) or _is_list(child):
+                yield from _walk_containers(child, f"{where}.{key}")
+    elif _is_list(value):
+        for i in range(len(value)):
+            yield from _walk_containers(lookup(value, i), f"{where}[{i}]")
 
 
 def _helm_images(values: Any, where: str) -> Iterator[tuple[str, Any]]:
@@ -287,7 +351,7 @@ REGISTRY_CONFIG = {
       remediation="Mirror the image into the fleet's in-country registry and reference it by that host, or add "
                   "the registry to the policy's `allowedRegistries`.",
       severity=Severity.HIGH, frameworks=SUPPLY_CHAIN, enforcement=Enforcement.MANDATORY, residency=False,
-      types=IMAGE_TYPES, settings=REGISTRY_CONFIG, unknown_fails=True)
+      packages=("kubernetes",), settings=REGISTRY_CONFIG, unknown_fails=True)
 def k8s_image_registry(view: ResourceView, ctx: Context):
     allowed, bad = allowed_registries(ctx)
     for entry in bad:
@@ -319,7 +383,7 @@ def k8s_image_registry(view: ResourceView, ctx: Context):
                   "`policies/config/prod.json` makes it mandatory for prod.",
       remediation="Reference the image as `registry/path:tag@sha256:<digest>` (the tag may stay for readers).",
       severity=Severity.MEDIUM, frameworks=SUPPLY_CHAIN, enforcement=Enforcement.ADVISORY, residency=False,
-      types=IMAGE_TYPES, unknown_fails=True)
+      packages=("kubernetes",), unknown_fails=True)
 def k8s_image_digest(view: ResourceView, ctx: Context):
     for where, image in images_of(view):
         if image is UNKNOWN:

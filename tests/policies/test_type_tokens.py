@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from policies.core import DEFAULT_GLOBAL_LOCATION_TYPES, all_rules
-from policies.rules import aws_residency, aws_s3, azure_residency, cloud_residency, data_stores, kubernetes
+from policies.rules import (
+    aws_residency,
+    aws_s3,
+    azure_residency,
+    cloud_residency,
+    data_stores,
+    kubernetes,
+    kubernetes_images,
+)
 
 PACKAGES = {"aws": "pulumi_aws", "azure-native": "pulumi_azure_native", "kubernetes": "pulumi_kubernetes"}
 K8S_DIRS = {"storage.k8s.io": "storage", "core": "core", "apps": "apps", "batch": "batch", "helm.sh": "helm"}
@@ -19,6 +27,7 @@ def _tokens() -> set[str]:
     tokens = {t for r in all_rules() for t in r.types}
     tokens |= set(data_stores.AWS_STORES) | set(data_stores.AZURE_STORES) | set(data_stores.SQL_PROTECTORS)
     tokens |= set(cloud_residency.EDGE_TYPES) | set(DEFAULT_GLOBAL_LOCATION_TYPES)
+    tokens |= set(kubernetes_images.POD_SPEC_PATHS) | set(kubernetes_images.HELM_TYPES)
     tokens |= {*aws_s3.BUCKET_TYPES, *aws_s3.SSE_TYPES, *aws_s3.POLICY_TYPES, *aws_s3.PUBLIC_ACCESS_TYPES,
                *aws_s3.VERSIONING_TYPES, *aws_residency.REPLICATION_TYPES, "aws:backup/plan:Plan",
                "aws:backup/vault:Vault", kubernetes.PVC, kubernetes.NAMESPACE, azure_residency.RESOURCE_GROUP}
