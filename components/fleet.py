@@ -39,8 +39,10 @@ class Fleet(pulumi.ComponentResource):
         self._aws_account_id: Any = None
         self.buckets: dict[str, Any] = {}
         self.digests = read_digest_lock()
-        self.registries = self._registries()
+        self._azure_zones: dict[str, Any] = {}
+        self._azure_provider: Any = None
         self.clusters: dict[str, Any] = self._clusters()
+        self.registries = self._registries()
         self.k8s_providers: dict[str, k8s.Provider] = {}
         self.platforms: dict[str, Platform] = self._platforms()
         self.autoscalers = self._autoscalers()
@@ -399,6 +401,7 @@ class Fleet(pulumi.ComponentResource):
                                          subscription_id=cloud.subscription_id,
                                          opts=pulumi.ResourceOptions(parent=self))
         under = pulumi.ResourceOptions(parent=self, providers=[provider])
+        self._azure_provider = provider
         created = [c for c in clusters if not c.stack_reference]
         locations = sorted({cfg.region_of(c) for c in created} | ({cloud.location} if buckets else set()))
         zones: dict[str, LandingZone] = {}
@@ -412,6 +415,7 @@ class Fleet(pulumi.ComponentResource):
                     vault_name=plan.key_vault_name(f"{self.fleet_name}-{location}", *unique),
                     clusters=tuple(c.name for c in created if cfg.region_of(c) == location),
                     tags=self.tags), opts=under)
+        self._azure_zones = zones
 
         built: dict[str, Any] = {}
         for cluster in clusters:
