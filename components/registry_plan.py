@@ -22,8 +22,8 @@ class Entry:
 
     kind: str  # image | chart
     cluster_kind: str
-    source: str  # upstream reference (image:tag, Helm repo#chart, oci://...) or OWN_SOURCE
-    target: str  # in-country reference: host/path:tag, or oci://host/charts/<chart> for charts
+    source: str  # upstream reference: image:tag, <Helm repo URL>#<chart>:<version>, oci://...:<version>, or OWN_SOURCE
+    target: str  # in-country reference: host/path:tag[@digest], or oci://host/charts/<chart>:<version>
     version: str
     digest: str | None
     how: str  # cache (the registry pulls it through) | seed (push it) | build (build and push it)
@@ -84,12 +84,13 @@ def seed_list(fleet: FleetConfig, digests: dict[str, str] | None = None) -> list
         images = Images(host=registry.host.lower(), digests=digests)
         credentials = getattr(registry, "upstream_credentials", {})
         for artifact in artifacts_for(fleet, kind):
-            if artifact.kind == "chart":
+            source = artifact.source
+            if artifact.kind == "chart":  # charts as `helm pull`/`helm push` name them: <chart ref>:<version>
                 chart, version, _ = images.chart(artifact.component)
-                target = chart
+                source, target = f"{source}:{version}", f"{chart}:{version}"
             else:
                 target, version = images.ref(artifact), artifact.version
-            entries.append(Entry(artifact.kind, kind, artifact.source, target, version, images.digest(artifact),
+            entries.append(Entry(artifact.kind, kind, source, target, version, images.digest(artifact),
                                  how(artifact, kind, credentials)))
         if kind in workload_kinds:
             target = images.own_image(fleet.workload.image, fleet.registries.hosts)

@@ -204,7 +204,7 @@ def test_the_seed_list_names_every_artifact_of_prod_once_per_registry():
     onprem = [e for e in entries if e.cluster_kind == "onprem"]
     assert {e.source for e in onprem} >= {"quay.io/cilium/cilium:v1.19.4", "registry.k8s.io/pause:3.10.1",
                                            "ghcr.io/kube-vip/kube-vip:v1.0.0",
-                                           "https://prometheus-community.github.io/helm-charts#kube-prometheus-stack"}
+                                           "https://prometheus-community.github.io/helm-charts#kube-prometheus-stack:88.5.3"}
     eks = {e.source: e for e in entries if e.cluster_kind == "eks"}
     assert eks["registry.k8s.io/autoscaling/cluster-autoscaler:v1.34.0"].how == "cache"
     assert eks["nvcr.io/nvidia/gpu-operator:v26.7.0"].how == "seed"
