@@ -57,13 +57,14 @@ def artifacts_for(fleet: FleetConfig, kind: str) -> list[Artifact]:
     return list(unique.values())
 
 
-def how(artifact: Artifact, kind: str, credentials: dict[str, str]) -> str:
-    """cache when the kind's registry pulls it through, else seed."""
+def how(artifact: Artifact, kind: str, credentials: dict[str, str], airgapped: bool = False) -> str:
+    """cache when the kind's registry pulls it through, else seed. The on-prem mirror is taken to proxy its
+    upstreams (a Harbor proxy cache, distribution's proxy mode) unless a site is airgapped: then it is seeded."""
     upstream = artifact.registry
     if upstream is None:
         return "seed"  # charts
     if kind == "onprem":
-        return "cache"  # the site's mirror proxies or is seeded by its owner; hosts.toml points containerd at it
+        return "seed" if airgapped else "cache"
     cacheable = upstream.ecr_url is not None if kind == "eks" else upstream.acr_cache
     if cacheable and (not upstream.needs_credentials or upstream.host in credentials):
         return "cache"
@@ -91,7 +92,7 @@ def seed_list(fleet: FleetConfig, digests: dict[str, str] | None = None) -> list
             else:
                 target, version = images.ref(artifact), artifact.version
             entries.append(Entry(artifact.kind, kind, source, target, version, images.digest(artifact),
-                                 how(artifact, kind, credentials)))
+                                 how(artifact, kind, credentials, any(s.airgapped for s in fleet.sites))))
         if kind in workload_kinds:
             target = images.own_image(fleet.workload.image, fleet.registries.hosts)
             name = target.partition("@")[0]

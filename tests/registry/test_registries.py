@@ -213,3 +213,12 @@ def test_the_seed_list_names_every_artifact_of_prod_once_per_registry():
     assert all(len([e for e in entries if (e.cluster_kind, e.source) == (x.cluster_kind, x.source)]) == 1
                for x in entries)
     assert len(CATALOG) > 25
+
+
+def test_an_airgapped_site_seeds_every_on_prem_image_while_a_proxying_mirror_caches():
+    fleet = prod_fleet()
+    onprem = [e for e in seed_list(parse_fleet(fleet)) if e.cluster_kind == "onprem" and e.kind == "image"]
+    assert {e.how for e in onprem} == {"cache"}
+    fleet["sites"][0]["airgapped"] = True
+    onprem = [e for e in seed_list(parse_fleet(fleet)) if e.cluster_kind == "onprem" and e.kind == "image"]
+    assert {e.how for e in onprem} == {"seed"}
