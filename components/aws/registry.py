@@ -13,6 +13,7 @@ The caller passes the Region's AWS provider in `opts`.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pulumi
@@ -58,6 +59,25 @@ def ecr_key_policy(account_id: str, region: str) -> str:
         "Condition": {"StringEquals": {"kms:ViaService": via, "kms:CallerAccount": account_id}}}])
 
 
+def creation_trust_policy(account_id: str) -> str:
+    """Only ECR, acting for this account, assumes the repository creation role."""
+    return json.dumps({"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"Service": "ecr.amazonaws.com"}, "Action": "sts:AssumeRole",
+        "Condition": {"StringEquals": {"aws:SourceAccount": account_id}}}]})
+
+
+def creation_permissions(account_id: str, region: str, prefixes: list[str], key_arn: str) -> str:
+    """What ECR needs to create a cache's repositories with the registry's key and tags: under the cache prefixes
+    only, and the one key."""
+    repositories = [f"arn:aws:ecr:{region}:{account_id}:repository/{p}/*" for p in prefixes]
+    return json.dumps({"Version": "2012-10-17", "Statement": [
+        {"Sid": "CreateCacheRepositories", "Effect": "Allow",
+         "Action": ["ecr:CreateRepository", "ecr:ReplicateImage", "ecr:TagResource"], "Resource": repositories},
+        {"Sid": "EncryptWithRegistryKey", "Effect": "Allow",
+         "Action": ["kms:CreateGrant", "kms:RetireGrant", "kms:DescribeKey"], "Resource": key_arn},
+    ]})
+
+
 class EcrRegistry(pulumi.ComponentResource):
     """Pull-through cache rules, their credential secrets and the seeded repositories of one ECR registry."""
 
@@ -69,8 +89,16 @@ class EcrRegistry(pulumi.ComponentResource):
                            opts=child)
         encryption = [aws.ecr.RepositoryEncryptionConfigurationArgs(encryption_type="KMS", kms_key=key.arn)]
 
+        cached = cached_upstreams(args.credentials)
+        # ECR creates the cache's repositories through this role: a template with a KMS key or tags needs one.
+        creator = aws.iam.Role(f"{name}-creation-role", description="ECR: creates pull-through cache repositories",
+                               assume_role_policy=creation_trust_policy(args.account_id), tags=args.tags, opts=child)
+        creator_policy = aws.iam.RolePolicy(
+            f"{name}-creation-policy", role=creator.id, opts=child,
+            policy=key.arn.apply(lambda arn: creation_permissions(args.account_id, args.region,
+                                                                 [u.alias for u in cached], arn)))
         self.rules: dict[str, aws.ecr.PullThroughCacheRule] = {}
-        for upstream in cached_upstreams(args.credentials):
+        for upstream in cached:
             credential_arn = None
             if upstream.needs_credentials:
                 secret = aws.secretsmanager.Secret(
@@ -86,7 +114,8 @@ class EcrRegistry(pulumi.ComponentResource):
                 description=f"Repositories the {upstream.host} cache creates: KMS-encrypted",
                 encryption_configurations=[{"encryption_type": "KMS", "kms_key": key.arn}],
                 # A cache keeps its tags in step with the upstream, so they stay mutable.
-                image_tag_mutability="MUTABLE", resource_tags=args.tags, opts=child)
+                image_tag_mutability="MUTABLE", resource_tags=args.tags, custom_role_arn=creator.arn,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=[creator_policy]))
             self.rules[upstream.host] = aws.ecr.PullThroughCacheRule(
                 f"{name}-{upstream.alias}-cache", ecr_repository_prefix=upstream.alias,
                 upstream_registry_url=upstream.ecr_url, credential_arn=credential_arn,

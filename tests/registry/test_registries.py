@@ -216,9 +216,34 @@ def test_the_seed_list_names_every_artifact_of_prod_once_per_registry():
 
 
 def test_an_airgapped_site_seeds_every_on_prem_image_while_a_proxying_mirror_caches():
+    def how(fleet: dict) -> set[str]:
+        return {e.how for e in seed_list(parse_fleet(fleet))
+                if e.cluster_kind == "onprem" and e.kind == "image" and e.how != "build"}
+
     fleet = prod_fleet()
-    onprem = [e for e in seed_list(parse_fleet(fleet)) if e.cluster_kind == "onprem" and e.kind == "image"]
-    assert {e.how for e in onprem} == {"cache"}
+    assert how(fleet) == {"cache"}
     fleet["sites"][0]["airgapped"] = True
-    onprem = [e for e in seed_list(parse_fleet(fleet)) if e.cluster_kind == "onprem" and e.kind == "image"]
-    assert {e.how for e in onprem} == {"seed"}
+    assert how(fleet) == {"seed"}
+
+
+def test_ecr_creates_cache_repositories_through_a_role_scoped_to_the_cache_prefixes_and_the_key():
+    from components.aws.registry import creation_permissions, creation_trust_policy
+
+    trust = json.loads(creation_trust_policy("111122223333"))["Statement"][0]
+    assert trust["Principal"] == {"Service": "ecr.amazonaws.com"}
+    assert trust["Condition"] == {"StringEquals": {"aws:SourceAccount": "111122223333"}}
+    policy = json.loads(creation_permissions("111122223333", "me-central-1", ["k8s", "quay"], "arn:aws:kms:key/1"))
+    create, kms = policy["Statement"]
+    assert create["Resource"] == ["arn:aws:ecr:me-central-1:111122223333:repository/k8s/*",
+                                  "arn:aws:ecr:me-central-1:111122223333:repository/quay/*"]
+    assert kms["Resource"] == "arn:aws:kms:key/1" and "*" not in json.dumps(kms["Action"])
+
+
+def test_prods_cache_templates_encrypt_with_the_registry_key_through_the_creation_role(prod):
+    templates = [r for r in prod.resources
+                 if r.type == "aws:ecr/repositoryCreationTemplate:RepositoryCreationTemplate"]
+    assert {t.inputs["prefix"] for t in templates} == {"k8s", "quay"}
+    for template in templates:
+        assert template.inputs["appliedFors"] == ["PULL_THROUGH_CACHE"]
+        assert template.inputs["encryptionConfigurations"][0]["encryptionType"] == "KMS"
+        assert "customRoleArn" in template.inputs
