@@ -56,6 +56,8 @@ def _ecr(fleet: Any, credentials: dict[str, Any]) -> Any:
                     | set(own_repositories(config)))
     return EcrRegistry(f"{fleet.fleet_name}-ecr", EcrRegistryArgs(
         account_id=host["account"], region=region, credentials=credentials, seeded=tuple(seeded),
+        node_role_arns={c.name: fleet.clusters[c.name].node_role_arn for c in config.clusters
+                        if c.kind == "eks" and not c.stack_reference},
         keys=config.storage.keys, name_prefix=fleet.fleet_name, tags=fleet.tags),
         opts=pulumi.ResourceOptions(parent=fleet, providers=[provider]))
 

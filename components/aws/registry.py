@@ -36,6 +36,9 @@ class EcrRegistryArgs(Args):
     Default: none (those upstreams are seeded)."""
     seeded: tuple[str, ...] = ()
     """Repository paths to create for seeded artifacts (components.registry_plan). Default: none."""
+    node_role_arns: dict[str, Any] = Field(default_factory=dict)
+    """Cluster name -> its node role ARN (Input[str]): those nodes may pull a cached image the first time (import
+    it from the upstream, creating its repository) under the cache prefixes only. Default: none."""
     keys: KeyPolicy = KeyPolicy()
     """Rotation and deletion window of the registry's KMS key. Default: the fleet's defaults."""
     name_prefix: str = "sahab"
@@ -76,6 +79,15 @@ def creation_permissions(account_id: str, region: str, prefixes: list[str], key_
         {"Sid": "EncryptWithRegistryKey", "Effect": "Allow",
          "Action": ["kms:CreateGrant", "kms:RetireGrant", "kms:DescribeKey"], "Resource": key_arn},
     ]})
+
+
+def first_pull_permissions(account_id: str, region: str, prefixes: list[str]) -> str:
+    """A node's first pull of a cached image imports it and creates its repository; only under the cache prefixes
+    (reading images comes from the node role's AmazonEC2ContainerRegistryPullOnly)."""
+    return json.dumps({"Version": "2012-10-17", "Statement": [{
+        "Sid": "FirstPullThroughCache", "Effect": "Allow",
+        "Action": ["ecr:BatchImportUpstreamImage", "ecr:CreateRepository"],
+        "Resource": [f"arn:aws:ecr:{region}:{account_id}:repository/{p}/*" for p in prefixes]}]})
 
 
 class EcrRegistry(pulumi.ComponentResource):
@@ -120,6 +132,12 @@ class EcrRegistry(pulumi.ComponentResource):
                 f"{name}-{upstream.alias}-cache", ecr_repository_prefix=upstream.alias,
                 upstream_registry_url=upstream.ecr_url, credential_arn=credential_arn,
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[template]))
+
+        if cached:
+            pull = first_pull_permissions(args.account_id, args.region, [u.alias for u in cached])
+            for cluster, role_arn in args.node_role_arns.items():
+                aws.iam.RolePolicy(f"{name}-{cluster}-first-pull", policy=pull, opts=child,
+                                   role=pulumi.Output.from_input(role_arn).apply(lambda arn: arn.rsplit("/", 1)[-1]))
 
         self.repositories = {path: aws.ecr.Repository(
             f"{name}-{path.replace('/', '-').replace('_', '-').replace('.', '-')}", name=path,

@@ -247,3 +247,12 @@ def test_prods_cache_templates_encrypt_with_the_registry_key_through_the_creatio
         assert template.inputs["appliedFors"] == ["PULL_THROUGH_CACHE"]
         assert template.inputs["encryptionConfigurations"][0]["encryptionType"] == "KMS"
         assert "customRoleArn" in template.inputs
+
+
+def test_eks_nodes_may_import_a_cached_image_on_first_pull_under_the_cache_prefixes_only(prod):
+    (policy,) = [r for r in prod.resources if r.type == "aws:iam/rolePolicy:RolePolicy"
+                 and r.name == "sahab-ecr-eks-main-first-pull"]
+    (statement,) = json.loads(policy.inputs["policy"])["Statement"]
+    assert statement["Action"] == ["ecr:BatchImportUpstreamImage", "ecr:CreateRepository"]
+    assert statement["Resource"] == ["arn:aws:ecr:me-central-1:111122223333:repository/k8s/*",
+                                     "arn:aws:ecr:me-central-1:111122223333:repository/quay/*"]
