@@ -116,6 +116,7 @@ CATALOG: dict[str, Artifact] = {a.name: a for a in (
     _image("gpu-operator-validator", "nvcr.io/nvidia/cloud-native/gpu-operator-validator", "v26.7.0",
            "gpu-operator"),
     _image("nvidia-driver", "nvcr.io/nvidia/driver", "580.95.05", "gpu-operator"),
+    _image("driver-manager", "nvcr.io/nvidia/cloud-native/k8s-driver-manager", "v0.9.0", "gpu-operator"),
     _image("container-toolkit", "nvcr.io/nvidia/k8s/container-toolkit", "v1.18.0", "gpu-operator"),
     _image("device-plugin", "nvcr.io/nvidia/k8s-device-plugin", "v0.18.0", "gpu-operator"),
     _image("dcgm-exporter", "nvcr.io/nvidia/k8s/dcgm-exporter", "4.4.1-4.6.0-ubuntu22.04", "gpu-operator"),

@@ -106,9 +106,10 @@ def check_registries(registries: Registries, allowed_regions: tuple[str, ...], a
             if not ecr:
                 raise ConfigError(where, f"{registry.host!r} is not an ECR registry; allowed: "
                                   "<account>.dkr.ecr.<region>.amazonaws.com")
-            if ecr["region"] not in allowed_regions:
+            aws_regions = [r for r in allowed_regions if r not in AZURE_UAE]
+            if ecr["region"] not in aws_regions:
                 raise ConfigError(where, f"{registry.host!r} is in {ecr['region']}, outside the residency list; "
-                                  f"allowed: {', '.join(allowed_regions)}")
+                                  f"allowed: {', '.join(aws_regions) or 'none (no AWS region in the residency list)'}")
             if account_id and ecr["account"] != account_id:
                 raise ConfigError(where, f"{registry.host!r} is in account {ecr['account']}, not the fleet's "
                                   f"account {account_id} (clouds.aws.account_id)")

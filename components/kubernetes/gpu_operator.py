@@ -125,6 +125,8 @@ def helm_values(args: GpuOperatorArgs) -> dict:
     }
     for key, image in images.items():
         values[key] = {**values.get(key, {}), **image}
+    # The driver DaemonSet's init container (it drains the node before a driver change).
+    values["driver"]["manager"] = operator_image(args.images, "driver-manager")
     return values
 
 

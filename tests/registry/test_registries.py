@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from components.artifacts import CATALOG, Images, read_digest_lock
 from components.config import parse_fleet
@@ -36,6 +38,7 @@ def with_registries(**registries) -> dict:
 @pytest.mark.parametrize(("registries", "path", "says"), [
     ({"eks": {"host": "111122223333.dkr.ecr.eu-west-1.amazonaws.com"}}, "registries.eks.host", "eu-west-1"),
     ({"eks": {"host": "registry.example.ae"}}, "registries.eks.host", "not an ECR registry"),
+    ({"eks": {"host": "111122223333.dkr.ecr.uaenorth.amazonaws.com"}}, "registries.eks.host", "allowed: me-central-1"),
     ({"eks": {"host": "bad host"}}, "registries.eks.host", "host[:port]"),
     ({"aks": {"host": "sahabprod.azurecr.io", "location": "westeurope"}}, "registries.aks.location", "westeurope"),
     ({"aks": {"host": "Not_Acr.azurecr.io"}}, "registries.aks.host", "host[:port]"),
@@ -256,3 +259,16 @@ def test_eks_nodes_may_import_a_cached_image_on_first_pull_under_the_cache_prefi
     assert statement["Action"] == ["ecr:BatchImportUpstreamImage", "ecr:CreateRepository"]
     assert statement["Resource"] == ["arn:aws:ecr:me-central-1:111122223333:repository/k8s/*",
                                      "arn:aws:ecr:me-central-1:111122223333:repository/quay/*"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(region=st.from_regex(r"[a-z]{2}-[a-z]{4,9}-[1-9]", fullmatch=True),
+       account=st.from_regex(r"[0-9]{12}", fullmatch=True))
+def test_an_ecr_host_is_accepted_exactly_when_its_region_is_in_the_residency_list(region, account):
+    fleet = with_registries(eks={"host": f"{account}.dkr.ecr.{region}.amazonaws.com"})
+    if region in ("me-central-1",):
+        assert parse_fleet(fleet).registries.host_of("eks").startswith(account)
+    else:
+        with pytest.raises(ConfigError) as err:
+            parse_fleet(fleet)
+        assert err.value.path == "sahab:fleet.registries.eks.host" and region in err.value.message
