@@ -119,6 +119,9 @@ def check_registries(registries: Registries, allowed_regions: tuple[str, ...], a
                                   "<name>.azurecr.io with a name of 5-50 lower-case letters and digits")
             location = registry.location or azure_location
             allowed = [r for r in allowed_regions if r in AZURE_UAE]
+            if location is None:
+                raise ConfigError(f"{path}.aks.location", f"required without clouds.azure; allowed: "
+                                  f"{', '.join(allowed) or 'none (no UAE Azure location in the residency list)'}")
             if location not in allowed:
                 raise ConfigError(f"{path}.aks.location", f"{location!r} is outside the country; allowed: "
                                   f"{', '.join(allowed) or 'none (no UAE Azure location in the residency list)'}")

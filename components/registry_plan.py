@@ -75,7 +75,8 @@ def seed_list(fleet: FleetConfig, digests: dict[str, str] | None = None) -> list
     """Every artifact of the stack with its upstream source and in-country target, per cluster kind."""
     digests = digests or {}
     entries: list[Entry] = []
-    workload_kinds = kinds_with_clusters(fleet) if fleet.workload.enabled else []
+    # Training Jobs run on the clusters this stack installs a platform on, and on a burst stack's workers.
+    workload_kinds = kinds_with_clusters(fleet, created_only=True) if fleet.workload.enabled else []
     if fleet.burst is not None and fleet.workload.enabled:
         workload_kinds = sorted({fleet.cluster(w).kind for w in fleet.burst.workers} | set(workload_kinds))
     for kind in KINDS:

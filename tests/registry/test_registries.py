@@ -272,3 +272,27 @@ def test_an_ecr_host_is_accepted_exactly_when_its_region_is_in_the_residency_lis
         with pytest.raises(ConfigError) as err:
             parse_fleet(fleet)
         assert err.value.path == "sahab:fleet.registries.eks.host" and region in err.value.message
+
+
+def test_an_upstream_login_must_be_the_json_ecr_and_acr_expect_and_is_named_when_it_is_not():
+    from components.azure.registry import login_field
+
+    login = json.dumps({"username": "sahab", "accessToken": "dckr_pat_x"})
+    assert login_field(login, "username", "where", dry_run=False) == "sahab"
+    assert login_field(login, "accessToken", "where", dry_run=False) == "dckr_pat_x"
+    with pytest.raises(ConfigError) as err:
+        login_field("dckr_pat_x", "username", "sahab:fleet.registries.aks.upstream_credentials.docker.io", False)
+    assert err.value.path.endswith("upstream_credentials.docker.io") and "dckr_pat_x" not in str(err.value)
+    # A preview may still hold the setting encrypted; it is passed on as a secret, never parsed or shown.
+    assert login_field("v1:CIPHERTEXT", "username", "where", dry_run=True) == "v1:CIPHERTEXT"
+
+
+def test_an_aks_registry_without_any_azure_location_is_refused():
+    fleet = with_registries(aks={"host": "sahabprod.azurecr.io"})
+    del fleet["clouds"]["azure"]
+    fleet["clusters"] = [c for c in fleet["clusters"] if c["kind"] != "aks"]
+    fleet["node_pools"] = [p for p in fleet["node_pools"] if p["cluster"] != "aks-main"]
+    fleet["storage"]["buckets"] = [b for b in fleet["storage"]["buckets"] if b["cloud"] != "azure"]
+    with pytest.raises(ConfigError, match=r"required without clouds\.azure") as err:
+        parse_fleet(fleet)
+    assert err.value.path == "sahab:fleet.registries.aks.location"
