@@ -86,3 +86,12 @@ def test_a_bad_fleet_is_refused_naming_the_field(capsys, tmp_path):
     (tmp_path / "stacks" / "Pulumi.dev.yaml").write_text(yaml.safe_dump(doc))
     code, _, err = run(capsys, "list", "--stack", "dev", "--program", str(tmp_path))
     assert code == 2 and err.startswith("error: sahab:fleet.registries.eks.host:") and "eu-west-1" in err
+
+
+def test_a_burst_stack_lists_only_the_training_image_for_its_workers_registries(capsys):
+    code, out, _ = run(capsys, "list", "--stack", "burst", "--format", "json")
+    assert code == 0
+    artifacts = json.loads(out)["artifacts"]
+    # The platform on the borrowed clusters is prod's; burst Jobs run on the EKS and AKS workers.
+    assert sorted((a["clusterKind"], a["how"], a["source"]) for a in artifacts) == [
+        ("aks", "build", "workloads/Dockerfile"), ("eks", "build", "workloads/Dockerfile")]
