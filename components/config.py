@@ -28,6 +28,7 @@ from pydantic import (
 
 from components import catalog, validation
 from components.errors import ConfigError
+from components.registry_config import Registries, check_registries
 
 ROOT = "sahab:fleet"
 
@@ -508,6 +509,8 @@ class FleetConfig(_Model):
     """Tenants and the training workload. Default: one team, training off."""
     burst: Burst | None = None
     """Burst stacks: dispatch queued training from an on-prem manager to cloud workers. Default: unset."""
+    registries: Registries = Registries()
+    """The in-country registry per cluster kind (components.registry_config). Default: none (upstreams)."""
 
     # Lookups the components use; validation guarantees the names resolve.
     def cluster(self, name: str) -> Cluster:
@@ -628,6 +631,8 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
         in_residency(aws.region, f"{ROOT}.clouds.aws.region")
     if azure:
         in_residency(azure.location, f"{ROOT}.clouds.azure.location")
+    check_registries(fleet.registries, allowed, aws.account_id if aws else None, azure.location if azure else None,
+                     ROOT)
 
     _unique(fleet.sites, "site", f"{ROOT}.sites")
     for i, site in enumerate(fleet.sites):

@@ -8,6 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
+from components.artifacts import Images, read_digest_lock
 from components.config import ROOT, Cluster, FleetConfig, secret_config
 from components.errors import ConfigError
 from components.kubernetes.platform import Platform, PlatformArgs
@@ -37,13 +38,29 @@ class Fleet(pulumi.ComponentResource):
         self._aws_providers: dict[str, Any] = {}
         self._aws_account_id: Any = None
         self.buckets: dict[str, Any] = {}
+        self.digests = read_digest_lock()
+        self._azure_zones: dict[str, Any] = {}
+        self._azure_provider: Any = None
         self.clusters: dict[str, Any] = self._clusters()
+        self.registries = self._registries()
         self.k8s_providers: dict[str, k8s.Provider] = {}
         self.platforms: dict[str, Platform] = self._platforms()
         self.autoscalers = self._autoscalers()
         self.training_jobs: dict[str, TrainingJob] = self._training_jobs()
         self.burst = self._burst()
         self.register_outputs(self.exports)
+
+    # ---- in-country registries ----------------------------------------------------------------------------
+    def images(self, kind: str) -> Images:
+        """Where a cluster of this kind pulls every chart and image (components.artifacts)."""
+        return Images(host=self.config.registries.host_of(kind), digests=self.digests)
+
+    def _registries(self) -> dict[str, Any]:
+        """The ECR pull-through cache and the ACR with its cache rules (components.aws.registry,
+        components.azure.registry), built where the stack has the cloud and a registry for it."""
+        from components.registry_build import build_registries
+
+        return build_registries(self)
 
     # ---- clusters ---------------------------------------------------------------------------------------
     def _clusters(self) -> dict[str, Any]:
@@ -92,7 +109,8 @@ class Fleet(pulumi.ComponentResource):
         from components.kubernetes.cilium import Cilium, CiliumArgs
 
         return Cilium(f"{self.fleet_name}-{cluster.name}-cni", CiliumArgs(
-            api_server=component.endpoint, operator_replicas=2 if len(cluster.control_plane_hosts) >= 3 else 1),
+            api_server=component.endpoint, operator_replicas=2 if len(cluster.control_plane_hosts) >= 3 else 1,
+            images=self.images("onprem")),
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider}))
 
     def _platform(self, cluster_name: str, kind: str, k8s_provider: k8s.Provider,
@@ -103,7 +121,7 @@ class Fleet(pulumi.ComponentResource):
             f"{self.fleet_name}-{cluster_name}-platform",
             PlatformArgs(cluster_kind=kind, pools=self.config.pools_of(cluster_name), encryption_key=encryption_id,
                          monitoring=self.config.monitoring, teams=self.config.workload.teams,
-                         cluster_name=cluster_name),
+                         cluster_name=cluster_name, images=self.images(kind)),
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider},
                                         transformations=[after_cni(cni)] if cni else None))
 
@@ -125,7 +143,8 @@ class Fleet(pulumi.ComponentResource):
                     cluster_name=eks.cluster_name, region=region, account_id=self._aws_account_id,
                     oidc_provider_arn=eks.oidc_provider_arn, oidc_issuer=eks.oidc_issuer,
                     kubernetes_version=cluster.kubernetes_version,
-                    placement=system_placement(self.config.pools_of(cluster.name)), tags=self.tags),
+                    placement=system_placement(self.config.pools_of(cluster.name)), tags=self.tags,
+                    images=self.images("eks")),
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self.platforms[cluster.name]], providers={
                     "aws": self._aws_providers[region], "kubernetes": self.k8s_providers[cluster.name]}))
         return found
@@ -141,6 +160,7 @@ class Fleet(pulumi.ComponentResource):
         jobs = {}
         for cluster_name, platform in self.platforms.items():
             access = self._checkpoint_access(cluster_name, team.name)
+            kind_workload = self._workload_for(self.config.cluster(cluster_name).kind)
             for pool in self.config.pools_of(cluster_name):
                 if pool.size == 0:
                     continue  # scale-from-zero pools train when they have nodes: launch a Job then
@@ -148,11 +168,18 @@ class Fleet(pulumi.ComponentResource):
                     "service_account": CHECKPOINT_ACCOUNT,
                     "checkpoint_uri": pulumi.Output.concat(access.uri, "/", f"train-{pool.name}")}
                 jobs[pool.name] = TrainingJob(f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
-                    pool=pool, team=team, workload=workload, queue=team.name, storage_class=platform.storage_class,
+                    pool=pool, team=team, workload=kind_workload, queue=team.name,
+                    storage_class=platform.storage_class,
                     **remote),
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[platform] + ([access] if access else []),
                                                 providers={"kubernetes": self.k8s_providers[cluster_name]}))
         return jobs
+
+    def _workload_for(self, kind: str) -> Any:
+        """The workload settings with the training image in the registry of the cluster kind it runs on."""
+        workload = self.config.workload
+        image = self.images(kind).own_image(workload.image, self.config.registries.hosts)
+        return workload.model_copy(update={"image": image})
 
     def _checkpoint_access(self, cluster_name: str, team: str) -> Any:
         """On an EKS cluster this stack creates, with an AWS checkpoints bucket: the team's pods write their
@@ -217,7 +244,7 @@ class Fleet(pulumi.ComponentResource):
             for pool in worker.pools:
                 self.training_jobs[pool.name] = TrainingJob(
                     f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
-                        pool=pool, team=team, workload=workload, queue=queue_name(team),
+                        pool=pool, team=team, workload=self._workload_for(worker.kind), queue=queue_name(team),
                         nodes=min(burst.nodes_per_job, pool.max_size), managed_by=MULTIKUEUE_JOBS,
                         run_on=(worker.provider,), storage_class=DEFAULT_CLASS),
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[dispatch],
@@ -374,6 +401,7 @@ class Fleet(pulumi.ComponentResource):
                                          subscription_id=cloud.subscription_id,
                                          opts=pulumi.ResourceOptions(parent=self))
         under = pulumi.ResourceOptions(parent=self, providers=[provider])
+        self._azure_provider = provider
         created = [c for c in clusters if not c.stack_reference]
         locations = sorted({cfg.region_of(c) for c in created} | ({cloud.location} if buckets else set()))
         zones: dict[str, LandingZone] = {}
@@ -387,6 +415,7 @@ class Fleet(pulumi.ComponentResource):
                     vault_name=plan.key_vault_name(f"{self.fleet_name}-{location}", *unique),
                     clusters=tuple(c.name for c in created if cfg.region_of(c) == location),
                     tags=self.tags), opts=under)
+        self._azure_zones = zones
 
         built: dict[str, Any] = {}
         for cluster in clusters:

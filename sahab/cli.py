@@ -14,7 +14,7 @@ import sys
 from sahab.errors import UsageError, report_error
 
 # Order is the order shown in --help.
-COMMANDS = ("plan", "check", "audit", "bench", "train", "completion")
+COMMANDS = ("plan", "check", "registry", "audit", "bench", "train", "completion")
 
 
 class _Parser(argparse.ArgumentParser):

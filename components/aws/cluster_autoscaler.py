@@ -23,12 +23,13 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
+from components.artifacts import CATALOG, Images, autoscaler_image
 from components.kubernetes.common import Args
 from components.kubernetes.placement import Placement
 
 CHART = "cluster-autoscaler"
-CHART_VERSION = "9.46.6"
-CHART_REPOSITORY = "https://kubernetes.github.io/autoscaler"
+CHART_VERSION = CATALOG["cluster-autoscaler-chart"].version
+CHART_REPOSITORY = CATALOG["cluster-autoscaler-chart"].upstream
 NAMESPACE = "kube-system"
 SERVICE_ACCOUNT = "cluster-autoscaler"
 READ_ACTIONS = (
@@ -55,8 +56,9 @@ class ClusterAutoscalerArgs(Args):
     """The cluster's minor version: the autoscaler image must match it. Default: 1.31."""
     placement: Placement = Placement()
     """Where the autoscaler runs (system nodes, never a pool it may scale down). Default: anywhere untainted."""
-    chart_version: str = CHART_VERSION
-    """cluster-autoscaler chart version, pinned. Default: 9.46.6."""
+    images: Images = Images()
+    """Where the chart (pinned, 9.46.6) and the image (the cluster's minor version) come from
+    (components.artifacts). Default: upstream."""
     tags: dict[str, str] = Field(default_factory=dict)
     """Tags on the IAM role. Default: none."""
 
@@ -88,8 +90,7 @@ def chart_values(args: ClusterAutoscalerArgs, cluster: pulumi.Input[str], role_a
         "cloudProvider": "aws",
         "awsRegion": args.region,
         "autoDiscovery": {"clusterName": cluster},
-        "image": {"repository": "registry.k8s.io/autoscaling/cluster-autoscaler",
-                  "tag": f"v{args.kubernetes_version}.0"},
+        "image": args.images.tagged(autoscaler_image(args.kubernetes_version)),
         "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT,
                                     "annotations": {"eks.amazonaws.com/role-arn": role_arn}}},
         "extraArgs": {
@@ -120,12 +121,13 @@ class ClusterAutoscaler(pulumi.ComponentResource):
             f"{name}-policy", role=role.id,
             policy=pulumi.Output.all(args.cluster_name, args.account_id).apply(
                 lambda v: permissions_policy(v[0], args.region, v[1])), opts=child)
+        chart, version, repository = args.images.chart("cluster-autoscaler")
         self.release = k8s.helm.v3.Release(
             f"{name}-release",
             name="cluster-autoscaler",
-            chart=CHART,
-            version=args.chart_version,
-            repository_opts={"repo": CHART_REPOSITORY},
+            chart=chart,
+            version=version,
+            repository_opts=repository,
             namespace=NAMESPACE,
             values=chart_values(args, args.cluster_name, role.arn),
             atomic=True,

@@ -16,11 +16,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
 
+from components.artifacts import CATALOG, Images
 from components.kubernetes.common import Args
 
 CHART = "cilium"
-CHART_VERSION = "1.19.4"
-CHART_REPOSITORY = "https://helm.cilium.io/"
+CHART_VERSION = CATALOG["cilium-chart"].version
+CHART_REPOSITORY = CATALOG["cilium-chart"].upstream
 # What the nodes' firewall must let through between nodes (ansible/roles/sahab_os, defaults/main.yml).
 VXLAN_UDP_PORT = 8472
 WIREGUARD_UDP_PORT = 51871
@@ -36,10 +37,8 @@ class CiliumArgs(Args):
     """Cilium operator replicas: 2 on HA control planes. Default: 1."""
     namespace: str = "kube-system"
     """Where Cilium runs (the chart's standard place). Default: kube-system."""
-    chart_version: str = CHART_VERSION
-    """Cilium chart version, pinned. Default: 1.19.4."""
-    repository: str = CHART_REPOSITORY
-    """Cilium's Helm repository (mirror it for air-gapped sites). Default: Cilium's repository."""
+    images: Images = Images()
+    """Where the chart (pinned, 1.19.4) and its images come from (components.artifacts). Default: upstream."""
 
     @field_validator("api_server")
     @classmethod
@@ -64,9 +63,27 @@ def helm_values(args: CiliumArgs) -> dict:
         "encryption": {"enabled": True, "type": "wireguard"},
         # "default": a pod selected by any NetworkPolicy allows only what the policies allow.
         "policyEnforcementMode": "default",
-        "operator": {"replicas": args.operator_replicas},
         "hubble": {"enabled": True, "relay": {"enabled": False}, "ui": {"enabled": False}},
+        # Every image the chart pulls with these values, from the fleet's registry. No L7 proxy is used, so
+        # the separate Envoy DaemonSet stays off (its image would be one more to mirror).
+        "image": _cilium_image(args.images, "cilium"),
+        "operator": {"replicas": args.operator_replicas, "image": _operator_image(args.images)},
+        "envoy": {"enabled": False},
     }
+
+
+def _cilium_image(images: Images, name: str) -> dict:
+    """Cilium's image map: the chart appends `@digest` only with `useDigest`, so it is on exactly when Sahab
+    has a recorded digest (else the chart would pin its own default digest, which no policy can see)."""
+    value = images.image_map(name)
+    return {**value, "useDigest": "digest" in value, "digest": value.get("digest", "")}
+
+
+def _operator_image(images: Images) -> dict:
+    """The chart names the operator `<repository>-generic`: give it the repository without that suffix."""
+    value = _cilium_image(images, "cilium-operator")
+    value["repository"] = value["repository"].removesuffix("-generic")
+    return {**value, "suffix": "", "genericDigest": value["digest"]}
 
 
 class Cilium(pulumi.ComponentResource):
@@ -74,12 +91,13 @@ class Cilium(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: CiliumArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("sahab:kubernetes:Cilium", name, None, opts)
+        chart, version, repository = args.images.chart("cilium")
         self.release = k8s.helm.v3.Release(
             f"{name}-release",
             name="cilium",
-            chart=CHART,
-            version=args.chart_version,
-            repository_opts={"repo": args.repository},
+            chart=chart,
+            version=version,
+            repository_opts=repository,
             namespace=args.namespace,
             values=helm_values(args),
             atomic=True,

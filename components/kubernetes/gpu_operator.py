@@ -19,14 +19,15 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import field_validator
 
+from components.artifacts import CATALOG, Images
 from components.config import NodePool
 from components.kubernetes import gpu_config
 from components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
 from components.kubernetes.placement import Placement
 
 CHART = "gpu-operator"
-CHART_VERSION = "v26.7.0"
-CHART_REPOSITORY = "https://helm.ngc.nvidia.com/nvidia"
+CHART_VERSION = CATALOG["gpu-operator-chart"].version
+CHART_REPOSITORY = CATALOG["gpu-operator-chart"].upstream
 DEVICE_PLUGIN_CONFIG = "sahab-device-plugin-config"
 DCGM_METRICS_CONFIG = "sahab-dcgm-metrics"
 DCGM_EXPORTER_LABELS = {"app": "nvidia-dcgm-exporter"}
@@ -44,10 +45,9 @@ class GpuOperatorArgs(Args):
     """Where the operator's controllers (not its per-node agents) run. Default: anywhere untainted."""
     namespace: str = "gpu-operator"
     """Namespace of the operator and its agents. Default: gpu-operator."""
-    chart_version: str = CHART_VERSION
-    """GPU operator chart version, pinned. Default: v26.7.0."""
-    repository: str = CHART_REPOSITORY
-    """NVIDIA's Helm repository (mirror it for air-gapped sites). Default: NVIDIA's NGC repository."""
+    images: Images = Images()
+    """Where the chart (pinned, v26.7.0) and every image it runs come from (components.artifacts).
+    Default: upstream (NGC, registry.k8s.io)."""
 
     @field_validator("pools")
     @classmethod
@@ -70,13 +70,37 @@ class GpuOperatorArgs(Args):
         return self.cluster_kind != "onprem" and self.pools[0].gpu_driver == "operator"
 
 
+# Values key -> catalog image, for the operator's `{repository, image, version}` maps.
+OPERATOR_IMAGES = {"operator": "gpu-operator", "validator": "gpu-operator-validator", "driver": "nvidia-driver",
+                   "toolkit": "container-toolkit", "devicePlugin": "device-plugin", "gfd": "device-plugin",
+                   "dcgmExporter": "dcgm-exporter", "migManager": "mig-manager"}
+
+
+def operator_image(images: Images, name: str) -> dict:
+    """`{repository, image, version}`: the operator joins them as `repository/image:version`, or takes a
+    `sha256:` digest as the version, which is how a recorded digest pins it."""
+    name_part, _, digest = images.ref(name).partition("@")
+    repository, _, tail = name_part.rpartition("/")
+    image, _, tag = tail.partition(":")
+    return {"repository": repository, "image": image, "version": digest or tag}
+
+
+def image_values(images: Images) -> dict:
+    """Every image the chart can pull, from the fleet's registry, so the policy pack sees each one."""
+    values = {key: operator_image(images, name) for key, name in OPERATOR_IMAGES.items()}
+    # NFD's chart joins `repository:tag`: a recorded digest rides in the tag (`v0.18.2@sha256:...`).
+    values["node-feature-discovery"] = {"image": images.tagged("node-feature-discovery")}
+    return values
+
+
 def helm_values(args: GpuOperatorArgs) -> dict:
     """The chart values that matter; everything else keeps the chart's defaults."""
     tolerations = gpu_config.gpu_pool_tolerations(args.pools)
     installs_driver = args.operator_installs_driver
     controllers = {"nodeSelector": dict(args.placement.node_selector),
                    "tolerations": [CONTROL_PLANE_TOLERATION, *args.placement.tolerations]}
-    return {
+    images = image_values(args.images)
+    values = {
         # Namespace labels are ours (privileged here only), not the chart's.
         "psa": {"enabled": False},
         "operator": {**controllers, "nodeSelector": {"kubernetes.io/os": "linux", **args.placement.node_selector}},
@@ -99,6 +123,11 @@ def helm_values(args: GpuOperatorArgs) -> dict:
         "dcgmExporter": {"enabled": True, "config": {"name": DCGM_METRICS_CONFIG},
                          "serviceMonitor": {"enabled": False}},
     }
+    for key, image in images.items():
+        values[key] = {**values.get(key, {}), **image}
+    # The driver DaemonSet's init container (it drains the node before a driver change).
+    values["driver"]["manager"] = operator_image(args.images, "driver-manager")
+    return values
 
 
 class GpuOperator(pulumi.ComponentResource):
@@ -108,6 +137,7 @@ class GpuOperator(pulumi.ComponentResource):
 
     def __init__(self, name: str, args: GpuOperatorArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("sahab:kubernetes:GpuOperator", name, None, opts)
+        chart, version, repository = args.images.chart("gpu-operator")
         child = pulumi.ResourceOptions(parent=self)
 
         ns = k8s.core.v1.Namespace(f"{name}-namespace", metadata={
@@ -122,9 +152,9 @@ class GpuOperator(pulumi.ComponentResource):
         self.release = k8s.helm.v3.Release(
             f"{name}-release",
             name="gpu-operator",
-            chart=CHART,
-            version=args.chart_version,
-            repository_opts={"repo": args.repository},
+            chart=chart,
+            version=version,
+            repository_opts=repository,
             namespace=args.namespace,
             values=helm_values(args),
             atomic=True,

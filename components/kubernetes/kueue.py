@@ -21,15 +21,16 @@ import pulumi_kubernetes as k8s
 import yaml
 from pydantic import Field
 
+from components.artifacts import CATALOG, Images
 from components.catalog import LABEL_POOL
 from components.config import NodePool, Team
 from components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
 from components.kubernetes.gpu_config import toleration_for
 from components.kubernetes.placement import Placement
 
-CHART = "oci://registry.k8s.io/kueue/charts/kueue"
+CHART = CATALOG["kueue-chart"].upstream
 """Kueue's own chart registry; the release's chart is `kueue`."""
-CHART_VERSION = "0.19.2"
+CHART_VERSION = CATALOG["kueue-chart"].version
 API_VERSION = "kueue.x-k8s.io/v1beta2"
 NAMESPACE = "kueue-system"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -44,10 +45,9 @@ class KueueArgs(Args):
     """Tenants: one ClusterQueue and one LocalQueue each. Default: none."""
     placement: Placement = Placement()
     """Where the controller runs (system nodes). Default: anywhere untainted."""
-    chart_version: str = CHART_VERSION
-    """Kueue chart version, pinned. Default: 0.19.2."""
-    chart: str = CHART
-    """Chart reference (mirror it in-country for air-gapped sites). Default: registry.k8s.io's OCI chart."""
+    images: Images = Images()
+    """Where the chart (pinned, 0.19.2) and the controller image come from (components.artifacts).
+    Default: registry.k8s.io."""
     pods_ready_timeout: str = Field(default="10m", pattern=r"^\d+[smh]$")
     """How long an admitted Job may take to have all pods running before it is evicted and requeued.
     Default: 10m (scale-from-zero GPU nodes take minutes to join)."""
@@ -82,6 +82,7 @@ def chart_values(args: KueueArgs) -> dict:
         "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(controller_config(args), sort_keys=False)},
         "controllerManager": {
             "replicas": 2,
+            "manager": {"image": args.images.tagged("kueue")},
             "nodeSelector": dict(placement.node_selector),
             "tolerations": list(placement.tolerations),
         },
@@ -153,11 +154,12 @@ class Kueue(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         namespace = k8s.core.v1.Namespace(f"{name}-namespace", metadata={
             "name": NAMESPACE, "labels": system_namespace_labels(NAMESPACE, "restricted")}, opts=child)
+        chart, version, _ = args.images.chart("kueue")  # an OCI chart: no repository
         self.release = k8s.helm.v3.Release(
             f"{name}-release",
             name="kueue",
-            chart=args.chart,
-            version=args.chart_version,
+            chart=chart,
+            version=version,
             namespace=namespace.metadata.name,
             values=chart_values(args),
             atomic=True,

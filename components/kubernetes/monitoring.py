@@ -20,6 +20,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_random as random
 
+from components.artifacts import CATALOG, Images
 from components.config import Monitoring, secret_config
 from components.errors import ConfigError
 from components.kubernetes import alertmanager, alerts, dashboards
@@ -28,8 +29,8 @@ from components.kubernetes.gpu_operator import DCGM_EXPORTER_LABELS, DCGM_METRIC
 from components.kubernetes.placement import Placement
 
 CHART = "kube-prometheus-stack"
-CHART_VERSION = "88.5.3"
-CHART_REPOSITORY = "https://prometheus-community.github.io/helm-charts"
+CHART_VERSION = CATALOG["monitoring-chart"].version
+CHART_REPOSITORY = CATALOG["monitoring-chart"].upstream
 GRAFANA_ADMIN_SECRET = "grafana-admin"
 RELEASE = "kube-prometheus-stack"
 
@@ -53,10 +54,9 @@ class ClusterMonitoringArgs(Args):
     """Namespace of the stack, dashboards and rules. Default: monitoring."""
     node_exporter_namespace: str = "node-exporter"
     """Namespace of node-exporter alone (it needs host access). Default: node-exporter."""
-    chart_version: str = CHART_VERSION
-    """kube-prometheus-stack chart version, pinned. Default: 88.5.3 (Prometheus operator v0.93)."""
-    repository: str = CHART_REPOSITORY
-    """prometheus-community Helm repository (mirror it for air-gapped sites). Default: the upstream repository."""
+    images: Images = Images()
+    """Where the chart (pinned, 88.5.3: Prometheus operator v0.93) and every image of it and its subcharts come
+    from (components.artifacts). Default: their upstream registries."""
     cluster: str | None = None
     """Cluster name, put on every alert as the `cluster` label (notifications say where). Default: unset."""
 
@@ -66,11 +66,49 @@ def _volume(storage_class: StrInput, size: str) -> dict:
                                              "resources": {"requests": {"storage": size}}}}}
 
 
+def _image(images: Images, name: str, digest_key: str = "sha") -> dict:
+    """`{registry, repository, tag}` plus the digest as these charts spell it: `sha` (hex only) or `digest`."""
+    value = images.image_map(name, split_registry=True)
+    digest = value.pop("digest", None)
+    if digest:
+        value[digest_key] = digest.removeprefix("sha256:") if digest_key == "sha" else digest
+    return value
+
+
+def image_values(images: Images) -> dict:
+    """Every image the chart and its subcharts pull (and the operator's defaults for what it runs), from the
+    fleet's registry, as a values tree merged under the chart's other values."""
+    return {
+        "prometheusOperator": {"image": _image(images, "prometheus-operator"),
+                               "prometheusConfigReloader": {"image": _image(images, "prometheus-config-reloader")},
+                               "thanosImage": _image(images, "thanos"),
+                               "admissionWebhooks": {"patch": {"image": _image(images, "webhook-certgen")}}},
+        "prometheus": {"prometheusSpec": {"image": _image(images, "prometheus")}},
+        "alertmanager": {"alertmanagerSpec": {"image": _image(images, "alertmanager")}},
+        "kube-state-metrics": {"image": _image(images, "kube-state-metrics")},
+        "prometheus-node-exporter": {"image": _image(images, "node-exporter", "digest")},
+        "grafana": {"image": _image(images, "grafana"),
+                    "sidecar": {"image": _image(images, "grafana-sidecar")},
+                    "initChownData": {"image": _image(images, "busybox")},
+                    "downloadDashboardsImage": _image(images, "grafana-curl"),
+                    # The chart's test pod would pull one more image; `helm test` is not how Sahab checks.
+                    "testFramework": {"enabled": False}},
+    }
+
+
+def _merge(base: dict, extra: dict) -> dict:
+    merged = dict(base)
+    for key, value in extra.items():
+        merged[key] = _merge(merged[key], value) if isinstance(value, dict) and isinstance(merged.get(key), dict) \
+            else value
+    return merged
+
+
 def helm_values(args: ClusterMonitoringArgs, storage_class: str) -> dict:
     receiver_secrets = alertmanager.secret_files(args.settings.alerting)
     control_plane = args.scrape_control_plane
     place = {"nodeSelector": dict(args.placement.node_selector), "tolerations": list(args.placement.tolerations)}
-    return {
+    return _merge(image_values(args.images), {
         "prometheusOperator": {**place, "admissionWebhooks": {"patch": place}},
         "kube-state-metrics": place,
         "prometheus": {"prometheusSpec": {
@@ -101,7 +139,7 @@ def helm_values(args: ClusterMonitoringArgs, storage_class: str) -> dict:
         "kubeControllerManager": {"enabled": control_plane},
         "kubeScheduler": {"enabled": control_plane},
         "kubeProxy": {"enabled": control_plane},
-    }
+    })
 
 
 def dcgm_service_monitor_spec() -> dict:
@@ -152,9 +190,10 @@ class ClusterMonitoring(pulumi.ComponentResource):
                 string_data={f.file: _secret_setting(f) for f in files}, opts=in_ns))
 
         values = pulumi.Output.from_input(args.storage_class).apply(lambda sc: helm_values(args, sc))
+        chart, version, repository = args.images.chart("monitoring")
         release = k8s.helm.v3.Release(
-            f"{name}-release", name=RELEASE, chart=CHART, version=args.chart_version,
-            repository_opts={"repo": args.repository}, namespace=args.namespace, values=values, atomic=True,
+            f"{name}-release", name=RELEASE, chart=chart, version=version,
+            repository_opts=repository, namespace=args.namespace, values=values, atomic=True,
             opts=pulumi.ResourceOptions(parent=self, depends_on=depends))
         # The custom resources need the chart's CRDs.
         after_chart = pulumi.ResourceOptions(parent=self, depends_on=[release])

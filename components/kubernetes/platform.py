@@ -13,6 +13,7 @@ from typing import Literal
 import pulumi
 from pydantic import field_validator
 
+from components.artifacts import Images
 from components.config import Monitoring, NodePool, Team
 from components.kubernetes.common import Args, StrInput
 from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
@@ -39,6 +40,9 @@ class PlatformArgs(Args):
     """Tenants, one namespace each. Default: none."""
     cluster_name: str | None = None
     """The cluster's name, on every alert as the `cluster` label. Default: unset."""
+    images: Images = Images()
+    """Where every chart and image of the platform comes from: the cluster's in-country registry
+    (components.artifacts). Default: their upstream registries."""
     object_storage_cidrs: tuple[str, ...] = ("0.0.0.0/0",)
     """Where team pods may reach object storage over HTTPS. Default: public IPv4 (see TeamNamespaceArgs)."""
 
@@ -68,18 +72,21 @@ class Platform(pulumi.ComponentResource):
         placement = system_placement(args.pools)
 
         self.storage = EncryptedStorage(f"{name}-storage", EncryptedStorageArgs(
-            cluster_kind=args.cluster_kind, encryption_key=args.encryption_key, placement=placement), opts=child)
+            cluster_kind=args.cluster_kind, encryption_key=args.encryption_key, placement=placement,
+            images=args.images), opts=child)
 
         self.gpu: GpuOperator | None = None
         if args.gpu_pools:
             self.gpu = GpuOperator(f"{name}-gpu", GpuOperatorArgs(
-                cluster_kind=args.cluster_kind, pools=args.gpu_pools, placement=placement), opts=child)
+                cluster_kind=args.cluster_kind, pools=args.gpu_pools, placement=placement, images=args.images),
+                opts=child)
 
         self.monitoring: ClusterMonitoring | None = None
         if args.monitoring.enabled:
             self.monitoring = ClusterMonitoring(f"{name}-monitoring", ClusterMonitoringArgs(
                 settings=args.monitoring, storage_class=self.storage.class_name, placement=placement,
-                gpu_namespace=self.gpu.namespace_name if self.gpu else None, cluster=args.cluster_name),
+                gpu_namespace=self.gpu.namespace_name if self.gpu else None, cluster=args.cluster_name,
+                images=args.images),
                 opts=pulumi.ResourceOptions(parent=self, depends_on=[self.storage] + ([self.gpu] if self.gpu else [])))
 
         self.priorities = TrainingPriorities(f"{name}-priorities", opts=child)
@@ -89,7 +96,8 @@ class Platform(pulumi.ComponentResource):
             for team in args.teams
         }
         # Queues after the namespaces their LocalQueues live in.
-        self.kueue = Kueue(f"{name}-kueue", KueueArgs(pools=args.pools, teams=args.teams, placement=placement),
+        self.kueue = Kueue(f"{name}-kueue", KueueArgs(pools=args.pools, teams=args.teams, placement=placement,
+                                                                images=args.images),
                            opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.teams.values())))
 
         self.storage_class = self.storage.class_name

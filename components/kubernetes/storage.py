@@ -23,6 +23,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import field_validator
 
+from components.artifacts import Images
 from components.kubernetes.common import (
     DEFAULT_CLASS_ANNOTATION,
     ENCRYPTION_ANNOTATION,
@@ -36,8 +37,6 @@ from components.kubernetes.placement import Placement
 DEFAULT_CLASS = "sahab-encrypted"
 ONPREM_PROVISIONER = "sahab.io/luks-local-path"
 ONPREM_VOLUME_PATH = "/var/lib/sahab/volumes"
-LOCAL_PATH_IMAGE = "docker.io/rancher/local-path-provisioner:v0.0.37"
-HELPER_IMAGE = "docker.io/library/busybox:1.37.0"
 
 
 class EncryptedStorageArgs(Args):
@@ -54,10 +53,9 @@ class EncryptedStorageArgs(Args):
     """On-prem: where the provisioner runs. Default: anywhere untainted."""
     onprem_namespace: str = "sahab-storage"
     """On-prem: namespace of the provisioner. Default: sahab-storage."""
-    provisioner_image: str = LOCAL_PATH_IMAGE
-    """On-prem: local-path provisioner image (mirror it for air-gapped sites). Default: rancher v0.0.37."""
-    helper_image: str = HELPER_IMAGE
-    """On-prem: image of the helper pod that creates and removes volume directories. Default: busybox 1.37.0."""
+    images: Images = Images()
+    """On-prem: where the local-path provisioner (rancher v0.0.37) and its helper pod's image (busybox 1.37.0)
+    come from (components.artifacts). Default: their upstream registries."""
 
     @field_validator("onprem_volume_path")
     @classmethod
@@ -119,7 +117,8 @@ def provisioner_config(args: EncryptedStorageArgs) -> dict[str, str]:
         # The provisioner binds the helper to the volume's node by name, so it must tolerate whatever
         # taints that node has (GPU nodes, disk pressure), or a NoExecute taint would evict it mid-setup.
         "spec": {"priorityClassName": "system-node-critical", "tolerations": [{"operator": "Exists"}],
-                 "containers": [{"name": "helper-pod", "image": args.helper_image, "imagePullPolicy": "IfNotPresent",
+                 "containers": [{"name": "helper-pod", "image": args.images.ref("local-path-helper"),
+                                 "imagePullPolicy": "IfNotPresent",
                                  "resources": {"limits": {"cpu": "100m", "memory": "64Mi"}}}]},
     }
     config = {"nodePathMap": [{"node": "DEFAULT_PATH_FOR_NON_LISTED_NODES", "paths": [args.onprem_volume_path]}]}
@@ -205,7 +204,8 @@ class EncryptedStorage(pulumi.ComponentResource):
                     "securityContext": {"runAsNonRoot": True, "runAsUser": 65534,
                                         "seccompProfile": {"type": "RuntimeDefault"}},
                     "containers": [{
-                        "name": "provisioner", "image": args.provisioner_image, "imagePullPolicy": "IfNotPresent",
+                        "name": "provisioner", "image": args.images.ref("local-path-provisioner"),
+                        "imagePullPolicy": "IfNotPresent",
                         "command": ["local-path-provisioner", "start", "--config", "/etc/config/config.json",
                                     "--provisioner-name", ONPREM_PROVISIONER],
                         "env": [{"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from components.artifacts import UPSTREAMS, Images, read_digest_lock
 from components.config import Cluster, FleetConfig, NodePool, Site
 from components.onprem.cluster import API_SERVER_PORT, OnPremClusterArgs
 from components.onprem.inventory import group_for
@@ -25,14 +26,33 @@ def site_hosts(site: Site, names: tuple[str, ...]) -> tuple[OnPremHostArgs, ...]
     )
 
 
-def access_for(site: Site, cluster: Cluster, ssh_private_key: Any = None) -> OnPremAccessArgs:
-    """How Ansible reaches the site; nodes join through the API server's VIP (or its only host)."""
+def registry_variables(fleet: FleetConfig) -> dict[str, Any]:
+    """With an on-prem mirror (sahab:fleet.registries.onprem): containerd sends every upstream to the mirror under
+    its prefix (/etc/containerd/certs.d/<upstream>/hosts.toml), and kubeadm's images, the pause image and kube-vip
+    are named in the mirror directly. Without one: nothing (the roles' upstream defaults)."""
+    host = fleet.registries.host_of("onprem")
+    if host is None:
+        return {}
+    images = Images(host=host, digests=read_digest_lock())
+    return {
+        "sahab_containerd_registry_mirrors": {u.host: f"https://{host}/v2/{u.alias}" for u in UPSTREAMS.values()},
+        "sahab_containerd_sandbox_image": images.ref("pause"),
+        "sahab_control_plane_image_repository": f"{host}/{UPSTREAMS['registry.k8s.io'].alias}",
+        "sahab_control_plane_kube_vip_image": images.ref("kube-vip"),
+    }
+
+
+def access_for(site: Site, cluster: Cluster, ssh_private_key: Any = None,
+               registry: dict[str, Any] | None = None) -> OnPremAccessArgs:
+    """How Ansible reaches the site; nodes join through the API server's VIP (or its only host); where the nodes
+    pull images from (registry_variables)."""
     first = next(h for h in site.hosts if h.name == cluster.control_plane_hosts[0])
     endpoint = f"{cluster.control_plane_vip or first.address}:{API_SERVER_PORT}"
     return OnPremAccessArgs(
         ssh_private_key=ssh_private_key,
         airgapped=site.airgapped,
-        variables={"sahab_kubernetes_version": cluster.kubernetes_version, "sahab_control_plane_endpoint": endpoint},
+        variables={"sahab_kubernetes_version": cluster.kubernetes_version, "sahab_control_plane_endpoint": endpoint,
+                   **(registry or {})},
     )
 
 
@@ -56,7 +76,7 @@ def cluster_args(fleet: FleetConfig, cluster: Cluster, ssh_private_key: Any = No
         node_vars=node_vars,
         pool_groups=pool_groups,
         data_disk_hosts=tuple(h.name for h in site.hosts if h.name in members and h.data_disk),
-        access=access_for(site, cluster, ssh_private_key),
+        access=access_for(site, cluster, ssh_private_key, registry_variables(fleet)),
     )
 
 
@@ -76,5 +96,5 @@ def pool_args(fleet: FleetConfig, pool: NodePool, ssh_private_key: Any = None,
         labels=pool.node_labels,
         taints=tuple(TaintArgs(key=t.key, value=t.value, effect=t.effect) for t in pool.taints),
         data_volume_keys=dict(data_volume_keys or {}),
-        access=access_for(site, cluster, ssh_private_key),
+        access=access_for(site, cluster, ssh_private_key, registry_variables(fleet)),
     )

@@ -154,11 +154,11 @@ class AllowedRegistry:
 
 
 def allowed_registries(ctx: Context) -> tuple[list[AllowedRegistry], list[str]]:
-    """The policy's `allowedRegistries`, else every registry named under `sahab:fleet.registries`; and any
-    entry that is not a registry (reported, never silently dropped)."""
+    """The policy's `allowedRegistries`, else the `host` of every registry under `sahab:fleet.registries`
+    (`{eks|aks|onprem: {host: ...}}`); and any entry that is not a registry (reported, never silently dropped)."""
     configured = ctx.settings.get("allowedRegistries") if ctx.settings else None
     entries = list(configured) if isinstance(configured, (list, tuple)) and configured else \
-        list(_strings(_fleet(ctx).get("registries")))
+        list(_registry_hosts(_fleet(ctx).get("registries")))
     allowed, bad = [], []
     for entry in entries:
         try:
@@ -171,6 +171,18 @@ def allowed_registries(ctx: Context) -> tuple[list[AllowedRegistry], list[str]]:
 def _fleet(ctx: Context) -> Mapping[str, Any]:
     fleet = ctx.stack_config.get("sahab:fleet")
     return fleet if isinstance(fleet, Mapping) else {}
+
+
+def _registry_hosts(registries: Any) -> Iterator[str]:
+    """`registries.<kind>.host` of the fleet schema; a bare string or list (older stacks) is taken as hosts."""
+    if isinstance(registries, Mapping):
+        for registry in registries.values():
+            if isinstance(registry, Mapping):
+                yield from _strings(registry.get("host"))
+            else:
+                yield from _strings(registry)
+    else:
+        yield from _strings(registries)
 
 
 def _strings(value: Any) -> Iterator[str]:
@@ -279,7 +291,11 @@ def _helm_images(values: Any, where: str) -> Iterator[tuple[str, Any]]:
         repository = lookup(values, "repository")
         if isinstance(image, str) and isinstance(repository, str) and "/" not in image:
             # gpu-operator style: {repository: nvcr.io/nvidia, image: driver, version: 550.54.15}
-            yield f"{where}.image", _join(repository, image, lookup(values, "version"), MISSING)
+            version = lookup(values, "version")
+            if isinstance(version, str) and version.startswith("sha256:"):  # a digest in `version`
+                yield f"{where}.image", _join(repository, image, MISSING, version)
+            else:
+                yield f"{where}.image", _join(repository, image, version, MISSING)
         elif image is not MISSING and not isinstance(image, Mapping):
             yield f"{where}.image", image if image is UNKNOWN or isinstance(image, str) else MISSING
         for key in values:

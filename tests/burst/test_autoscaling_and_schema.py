@@ -23,7 +23,7 @@ def prod():
 
 def test_every_created_eks_cluster_runs_a_pinned_autoscaler_with_its_own_role(prod):
     releases = [r for r in prod.resources if r.type == "kubernetes:helm.sh/v3:Release"
-                and r.inputs["chart"] == "cluster-autoscaler"]
+                and r.inputs["chart"].endswith("/cluster-autoscaler")]
     assert len(releases) == 1 and releases[0].provider.endswith("::sahab-eks-main-k8s")
     values = releases[0].inputs["values"]
     assert releases[0].inputs["version"] and values["autoDiscovery"]["clusterName"] == "sahab-eks-main"

@@ -114,7 +114,7 @@ def test_every_node_group_boots_from_an_encrypted_imdsv2_only_launch_template(pr
 
 def test_every_kms_key_rotates_and_is_single_region(prod):
     keys = prod.of(KEY)
-    assert len(keys) == 5  # EKS secrets, EKS volumes, VPC flow logs, two buckets
+    assert len(keys) == 6  # EKS secrets, EKS volumes, VPC flow logs, two buckets, the ECR registry
     for key in keys:
         assert key.inputs["enableKeyRotation"] is True
         assert not key.inputs.get("multiRegion")

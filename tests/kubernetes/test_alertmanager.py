@@ -54,7 +54,8 @@ def prod_program(tmp_path: Path, receivers: list[dict], secrets: dict[str, str])
 
 
 def releases(plan: dict) -> list[dict]:
-    return [r for r in plan["resources"] if r["type"] == RELEASE and r["inputs"]["chart"] == "kube-prometheus-stack"]
+    return [r for r in plan["resources"]
+            if r["type"] == RELEASE and r["inputs"]["chart"].endswith("/kube-prometheus-stack")]
 
 
 def test_the_prod_stack_sends_alerts_to_its_receiver_on_every_cluster(capsys):

@@ -120,7 +120,8 @@ def test_platform_refuses_duplicate_teams():
 
 
 def _release(plan_, cluster, chart):
-    return next(r for r in of_type(_platform_resources(plan_, cluster), RELEASE) if r.inputs["chart"] == chart)
+    return next(r for r in of_type(_platform_resources(plan_, cluster), RELEASE)
+                if r.inputs["chart"].rsplit("/", 1)[-1] == chart)
 
 
 def test_services_run_on_cpu_pools_or_tolerate_gpu_nodes_where_there_are_none(plans):

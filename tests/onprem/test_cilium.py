@@ -36,7 +36,7 @@ def test_values_encrypt_pod_traffic_and_enforce_network_policies():
     assert values["policyEnforcementMode"] == "default"
     assert values["ipam"] == {"mode": "kubernetes"}  # kubeadm's per-node slices of the pod subnet
     assert values["tunnelProtocol"] == "vxlan"  # UDP 8472, opened by the nodes' firewall
-    assert values["operator"] == {"replicas": 2}
+    assert values["operator"]["replicas"] == 2
 
 
 @pytest.mark.parametrize("endpoint", ["10.20.0.5", "10.20.0.5:0", ":6443", "10.20.0.5:https"])

@@ -32,7 +32,7 @@ def test_onprem_kubeconfigs_are_secret_outputs(prod):
 
 def test_every_onprem_cluster_gets_cilium_through_its_own_provider(prod):
     releases = [r for r in prod.resources
-                if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs["chart"] == "cilium"]
+                if r.type == "kubernetes:helm.sh/v3:Release" and r.inputs["chart"].endswith("/cilium")]
     assert sorted(r.name for r in releases) == ["sahab-auh-onprem-cni-release", "sahab-dxb-onprem-cni-release"]
     for release in releases:
         cluster = release.name.removeprefix("sahab-").removesuffix("-cni-release")
@@ -43,7 +43,7 @@ def test_every_onprem_cluster_gets_cilium_through_its_own_provider(prod):
         assert values["policyEnforcementMode"] == "default"
         assert values["operator"]["replicas"] == 2  # HA control planes
     # Cloud clusters bring their own CNI.
-    assert not any(r.inputs.get("chart") == "cilium" and "eks" in r.name for r in releases)
+    assert not any(r.inputs.get("chart", "").endswith("/cilium") and "eks" in r.name for r in releases)
 
 
 def test_prod_pools_describe_their_nodes_for_the_readiness_verdict(prod):

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from policy_harness import UNKNOWN, Res, Stack, run
 
-from policies.rules.kubernetes_images import ReferenceError_, parse_reference
+from policies.core import Context
+from policies.rules.kubernetes_images import ReferenceError_, allowed_registries, parse_reference
 
 REGISTRY_RULE = "kubernetes-all-workload-image-registry-allowed"
 DIGEST_RULE = "kubernetes-all-workload-image-digest-pinned"
@@ -183,7 +184,7 @@ def test_invalid_references(text):
         parse_reference(text)
 
 
-def test_the_stacks_public_images_are_caught_and_only_waived_until_the_registry_part_lands(capsys):
+def test_the_smb_stack_pulls_every_image_from_its_mirror_and_needs_no_registry_waiver(capsys):
     import json
 
     from sahab.cli import main
@@ -191,7 +192,18 @@ def test_the_stacks_public_images_are_caught_and_only_waived_until_the_registry_
     code = main(["check", "--stack", "smb", "--format", "json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0
-    waived = [w for w in report["waived"] if w["policy"] == REGISTRY_RULE]
-    assert waived and all("docker.io" in w["message"] for w in waived)
-    assert {w["urn"].rsplit("::", 1)[1] for w in waived} == {"sahab-smb-office-platform-storage-provisioner",
-                                                             "sahab-smb-office-cpu-training-job"}
+    assert not [w for w in report["waived"] if w["policy"] == REGISTRY_RULE]
+    assert not [v for v in report["violations"] if v["policy"] == REGISTRY_RULE]
+
+
+def test_the_rule_reads_the_host_of_each_registry_in_the_fleet_schema():
+    fleet = {"sahab:fleet": {"registries": {
+        "eks": {"host": ECR, "upstream_credentials": {"docker.io": "dockerHubPull"}},
+        "aks": {"host": "sahabprod.azurecr.io", "location": "uaenorth"},
+        "onprem": {"host": "registry.site.example.ae:5000"}}}}
+    ctx = Context(stack_config=fleet)
+    allowed, bad = allowed_registries(ctx)
+    assert not bad
+    assert sorted(a.host for a in allowed) == sorted([ECR, "sahabprod.azurecr.io", "registry.site.example.ae:5000"])
+    # Other strings of the schema (a location, a secret setting's name) are never taken as registries.
+    assert not any(a.host in ("uaenorth", "dockerhubpull") for a in allowed)
