@@ -26,7 +26,7 @@ from pydantic import (
     model_validator,
 )
 
-from components import catalog, validation
+from components import catalog, egress, validation
 from components.errors import ConfigError
 
 ROOT = "sahab:fleet"
@@ -81,6 +81,10 @@ class AwsCloud(_Model):
     """VPC address range, split evenly across the availability zones. Default: 10.40.0.0/16."""
     az_count: Annotated[StrictInt, Field(ge=2, le=3)] = 3
     """Availability zones to spread private subnets over. Default: 3 (all of me-central-1)."""
+    airgapped: StrictBool = False
+    """No internet gateway, NAT gateway or public subnets: nodes reach AWS only through the VPC endpoints and pull
+    images only from in-region ECR, so mirror every platform image there first. Default: false (one NAT gateway,
+    for the platform's public images; team pods reach no public address either way)."""
 
     _cidr = field_validator("vpc_cidr")(lambda v: _check_cidr(v))
 
@@ -539,6 +543,10 @@ def _check_cidr(value: str) -> str:
         raise ValueError(f"{value!r} is not a CIDR block like 10.40.0.0/16") from None
     if net.version != 4 or not 16 <= net.prefixlen <= 24:
         raise ValueError(f"{value!r}: allowed: an IPv4 block from /16 to /24")
+    # Team pods may reach this range (the storage endpoints live in it): never a public one.
+    problem = egress.public_problem(value)
+    if problem:
+        raise ValueError(problem)
     return value
 
 

@@ -39,8 +39,9 @@ class PlatformArgs(Args):
     """Tenants, one namespace each. Default: none."""
     cluster_name: str | None = None
     """The cluster's name, on every alert as the `cluster` label. Default: unset."""
-    object_storage_cidrs: tuple[str, ...] = ("0.0.0.0/0",)
-    """Where team pods may reach object storage over HTTPS. Default: public IPv4 (see TeamNamespaceArgs)."""
+    object_storage_cidrs: tuple[str, ...] = ()
+    """Private blocks holding the fleet's storage endpoints, which team pods may reach over HTTPS. Default: none
+    (see TeamNamespaceArgs)."""
 
     @field_validator("teams")
     @classmethod
