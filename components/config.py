@@ -28,6 +28,7 @@ from pydantic import (
 
 from components import catalog, egress, validation
 from components.errors import ConfigError
+from components.network_plan import MAX_AKS_CLUSTERS_PER_VNET
 
 ROOT = "sahab:fleet"
 
@@ -680,6 +681,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
         else:
             clusters_resolved.append(cluster)
         _check_public_endpoint(cluster, path)
+    _check_aks_per_vnet(fleet)
     fleet = fleet.model_copy(update={"clusters": tuple(clusters_resolved)})
 
     _unique(fleet.node_pools, "node pool", f"{ROOT}.node_pools")
@@ -786,6 +788,20 @@ def _unique_addresses(fleet: FleetConfig) -> None:
                 raise ConfigError(f"{ROOT}.sites[{i}].hosts[{j}].address",
                                   f"{host.address} is already the address of {seen[address]}; each host needs its own")
             seen[address] = f"host {host.name} of site {site.name}"
+
+
+def _check_aks_per_vnet(fleet: FleetConfig) -> None:
+    """A location's VNet holds a node subnet per AKS cluster in three quarters, private endpoints in the last
+    (components.network_plan)."""
+    seen: dict[str, int] = {}
+    for i, cluster in enumerate(fleet.clusters):
+        if cluster.kind != "aks" or cluster.stack_reference:
+            continue
+        location = cluster.location or fleet.clouds.azure.location
+        seen[location] = seen.get(location, 0) + 1
+        if seen[location] > MAX_AKS_CLUSTERS_PER_VNET:
+            raise ConfigError(f"{ROOT}.clusters[{i}]", f"at most {MAX_AKS_CLUSTERS_PER_VNET} AKS clusters share the "
+                              f"VNet of {location}; put this one in another allowed location or another stack")
 
 
 def _check_public_endpoint(cluster: Cluster, path: str) -> None:

@@ -246,6 +246,18 @@ def test_a_public_network_range_is_refused_naming_the_setting(tmp_path, capsys, 
     assert "public" in err[0]
 
 
+def test_a_fourth_aks_cluster_in_one_location_is_refused_naming_it():
+    from components.config import parse_fleet
+    from components.errors import ConfigError
+
+    fleet = stack_fleet("prod")
+    fleet["clusters"] += [{"name": f"aks-{n}", "kind": "aks"} for n in ("b", "c")]
+    parse_fleet(fleet)  # three share uaenorth's VNet, beside its private endpoints
+    fleet["clusters"].append({"name": "aks-d", "kind": "aks"})
+    with pytest.raises(ConfigError, match=r"^sahab:fleet\.clusters\[6\]: at most 3 AKS clusters"):
+        parse_fleet(fleet)
+
+
 # ---- the four stacks still pass and come up ------------------------------------------------------------------
 @pytest.mark.parametrize("stack", STACKS)
 def test_stacks_plan_ready(capsys, stack):
