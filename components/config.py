@@ -26,8 +26,9 @@ from pydantic import (
     model_validator,
 )
 
-from components import catalog, validation
+from components import catalog, egress, validation
 from components.errors import ConfigError
+from components.network_plan import MAX_AKS_CLUSTERS_PER_VNET
 from components.registry_config import Registries, check_registries
 
 ROOT = "sahab:fleet"
@@ -82,6 +83,10 @@ class AwsCloud(_Model):
     """VPC address range, split evenly across the availability zones. Default: 10.40.0.0/16."""
     az_count: Annotated[StrictInt, Field(ge=2, le=3)] = 3
     """Availability zones to spread private subnets over. Default: 3 (all of me-central-1)."""
+    airgapped: StrictBool = False
+    """No internet gateway, NAT gateway or public subnets: nodes reach AWS only through the VPC endpoints and pull
+    images only from in-region ECR, so mirror every platform image there first. Default: false (one NAT gateway,
+    for the platform's public images; team pods reach no public address either way)."""
 
     _cidr = field_validator("vpc_cidr")(lambda v: _check_cidr(v))
 
@@ -542,6 +547,10 @@ def _check_cidr(value: str) -> str:
         raise ValueError(f"{value!r} is not a CIDR block like 10.40.0.0/16") from None
     if net.version != 4 or not 16 <= net.prefixlen <= 24:
         raise ValueError(f"{value!r}: allowed: an IPv4 block from /16 to /24")
+    # Team pods may reach this range (the storage endpoints live in it): never a public one.
+    problem = egress.public_problem(value)
+    if problem:
+        raise ValueError(problem)
     return value
 
 
@@ -677,6 +686,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
         else:
             clusters_resolved.append(cluster)
         _check_public_endpoint(cluster, path)
+    _check_aks_per_vnet(fleet)
     fleet = fleet.model_copy(update={"clusters": tuple(clusters_resolved)})
 
     _unique(fleet.node_pools, "node pool", f"{ROOT}.node_pools")
@@ -783,6 +793,20 @@ def _unique_addresses(fleet: FleetConfig) -> None:
                 raise ConfigError(f"{ROOT}.sites[{i}].hosts[{j}].address",
                                   f"{host.address} is already the address of {seen[address]}; each host needs its own")
             seen[address] = f"host {host.name} of site {site.name}"
+
+
+def _check_aks_per_vnet(fleet: FleetConfig) -> None:
+    """A location's VNet holds a node subnet per AKS cluster in three quarters, private endpoints in the last
+    (components.network_plan)."""
+    seen: dict[str, int] = {}
+    for i, cluster in enumerate(fleet.clusters):
+        if cluster.kind != "aks" or cluster.stack_reference:
+            continue
+        location = cluster.location or fleet.clouds.azure.location
+        seen[location] = seen.get(location, 0) + 1
+        if seen[location] > MAX_AKS_CLUSTERS_PER_VNET:
+            raise ConfigError(f"{ROOT}.clusters[{i}]", f"at most {MAX_AKS_CLUSTERS_PER_VNET} AKS clusters share the "
+                              f"VNet of {location}; put this one in another allowed location or another stack")
 
 
 def _check_public_endpoint(cluster: Cluster, path: str) -> None:

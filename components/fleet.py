@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from components.artifacts import Images, read_digest_lock
 from components.config import ROOT, Cluster, FleetConfig, secret_config
+from components.egress import storage_destinations
 from components.errors import ConfigError
 from components.kubernetes.platform import Platform, PlatformArgs
 from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
@@ -121,7 +122,8 @@ class Fleet(pulumi.ComponentResource):
             f"{self.fleet_name}-{cluster_name}-platform",
             PlatformArgs(cluster_kind=kind, pools=self.config.pools_of(cluster_name), encryption_key=encryption_id,
                          monitoring=self.config.monitoring, teams=self.config.workload.teams,
-                         cluster_name=cluster_name, images=self.images(kind)),
+                         cluster_name=cluster_name, images=self.images(kind),
+                         object_storage_cidrs=storage_destinations(self.config, self.config.cluster(cluster_name))),
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider},
                                         transformations=[after_cni(cni)] if cni else None))
 
@@ -332,11 +334,22 @@ class Fleet(pulumi.ComponentResource):
             account_id = aws.get_caller_identity_output(
                 opts=pulumi.InvokeOutputOptions(provider=providers[cfg.region_of(created[0])])).account_id
         self._aws_account_id = account_id
+        # Buckets first: the VPC endpoints let through to them and nowhere else.
+        for bucket in buckets:
+            s3 = S3Bucket(f"{self.fleet_name}-{bucket.name}", S3BucketArgs(
+                bucket=bucket, allowed_regions=cfg.residency.allowed_regions, keys=cfg.storage.keys),
+                opts=under(cloud.region))
+            self.buckets[bucket.name] = s3
+            self.exports.setdefault("buckets", {})[bucket.name] = {
+                "cloud": "aws", "region": cloud.region, "bucketName": s3.bucket_name, "arn": s3.arn,
+                "kmsKeyArn": s3.kms_key_arn}
         networks: dict[str, Network] = {}
         for region in sorted({cfg.region_of(c) for c in created}):
             networks[region] = Network(f"{self.fleet_name}-{region}", NetworkArgs(
                 region=region, cidr=cloud.vpc_cidr, az_count=cloud.az_count, account_id=account_id,
-                keys=cfg.storage.keys), opts=under(region))
+                nat_gateway=not cloud.airgapped, keys=cfg.storage.keys,
+                bucket_arns=tuple(s3.arn for s3 in self.buckets.values() if cloud.region == region)),
+                opts=under(region))
 
         built: dict[str, Any] = {}
         for cluster in clusters:
@@ -356,7 +369,9 @@ class Fleet(pulumi.ComponentResource):
                     subnet_ids=subnets, kubernetes_version=cluster.kubernetes_version,
                     public_endpoint=cluster.public_endpoint, public_access_cidrs=cluster.public_endpoint_cidrs,
                     keys=cfg.storage.keys, pools=pools, tags=self.tags),
-                    opts=under(region))
+                    # Nodes join through the endpoints (the only way out of an air-gapped VPC).
+                    opts=pulumi.ResourceOptions.merge(under(region), pulumi.ResourceOptions(
+                        depends_on=[networks[region].endpoints])))
                 groups = eks.node_groups
                 self._export_cluster(cluster.name, {
                     "kind": "eks", "region": region, "clusterName": eks.cluster_name, "endpoint": eks.endpoint,
@@ -369,14 +384,6 @@ class Fleet(pulumi.ComponentResource):
                 self.node_pools[pool_name] = group
                 self._export_pool(pool_name, cluster.name, "eks", group.node_group_name)
 
-        for bucket in buckets:
-            s3 = S3Bucket(f"{self.fleet_name}-{bucket.name}", S3BucketArgs(
-                bucket=bucket, allowed_regions=cfg.residency.allowed_regions, keys=cfg.storage.keys),
-                opts=under(cloud.region))
-            self.buckets[bucket.name] = s3
-            self.exports.setdefault("buckets", {})[bucket.name] = {
-                "cloud": "aws", "region": cloud.region, "bucketName": s3.bucket_name, "arn": s3.arn,
-                "kmsKeyArn": s3.kms_key_arn}
         return built
 
     # ---- Azure -------------------------------------------------------------------------------------------
@@ -455,6 +462,7 @@ class Fleet(pulumi.ComponentResource):
                                                        pulumi.get_stack(), cloud.subscription_id or ""),
                 vault_name=zone.vault_name, vault_uri=zone.vault_uri,
                 allowed_locations=cfg.residency.allowed_regions, subnet_ids=tuple(zone.subnet_ids.values()),
+                private_endpoint_subnet_id=zone.private_endpoint_subnet_id, blob_dns_zone_id=zone.dns_zone_ids["blob"],
                 keys=cfg.storage.keys, tags=self.tags), opts=under)
             self.buckets[bucket.name] = account
             self.exports.setdefault("buckets", {})[bucket.name] = {

@@ -5,8 +5,10 @@ per availability zone, as large as possible: pods take VPC addresses under the V
 cut again into four, and its first `az_count` pieces are the small public subnets that hold only the NAT
 gateway and load balancers. With at most three zones the plan always fits and never overlaps.
 
-Azure: a VNet is cut into four quarters, one node subnet per AKS cluster in that location (pods use an
-overlay network, so nodes only need node addresses).
+Azure: a VNet is cut into four quarters. The first three are node subnets, one per AKS cluster in that
+location (pods use an overlay network, so nodes only need node addresses). The last quarter is cut into four
+again and its first piece holds the private endpoints of the storage accounts and the Key Vault; the rest of
+it stays free.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import ipaddress
 from dataclasses import dataclass
 
 MAX_AZS = 3
-MAX_AKS_CLUSTERS_PER_VNET = 4
+MAX_AKS_CLUSTERS_PER_VNET = 3
 
 
 @dataclass(frozen=True)
@@ -53,3 +55,8 @@ def plan_vnet_subnets(vnet_cidr: str, clusters: list[str] | tuple[str, ...]) -> 
         raise ValueError("cluster names must be unique")
     quarters = _quarters(vnet_cidr)
     return {name: str(quarters[i]) for i, name in enumerate(clusters)}
+
+
+def plan_private_endpoint_subnet(vnet_cidr: str) -> str:
+    """The subnet that holds a VNet's private endpoints: never one a node subnet uses."""
+    return str(next(_quarters(vnet_cidr)[-1].subnets(prefixlen_diff=2)))

@@ -1,4 +1,9 @@
-"""Network: the VPC EKS nodes live in, with S3 and ECR reached through in-region VPC endpoints."""
+"""Network: the VPC EKS nodes live in, with AWS reached through in-region VPC endpoints (components.aws.endpoints).
+
+Egress: by default one NAT gateway lets nodes pull the platform's public images (GPU operator, monitoring,
+Kueue, autoscaler) until every image is mirrored in-region. `nat_gateway=False` builds an air-gapped VPC: no
+internet gateway, no NAT, no public subnets; nodes reach only the endpoints. Team pods never reach a public
+address either way: their NetworkPolicies allow only the cluster and the VPC's range (the endpoints)."""
 
 from __future__ import annotations
 
@@ -9,13 +14,10 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field
 
+from components.aws.endpoints import DEFAULT_INTERFACE_SERVICES, VpcEndpoints, VpcEndpointsArgs
 from components.aws.kms import customer_key, key_policy, logs_statement, root_statement
 from components.config import KeyPolicy
 from components.network_plan import plan_vpc_subnets
-
-# Interface endpoints nodes use: image pulls (ECR API + registry), IRSA tokens (STS), the EC2 API the VPC
-# CNI calls, and CloudWatch Logs. S3 (image layers, datasets) is a gateway endpoint on the private routes.
-DEFAULT_INTERFACE_ENDPOINTS = ("ecr.api", "ecr.dkr", "sts", "ec2", "logs")
 
 
 class NetworkArgs(BaseModel):
@@ -28,11 +30,14 @@ class NetworkArgs(BaseModel):
     az_count: Annotated[int, Field(ge=1, le=3)] = 3
     """Availability zones with a private and a public subnet each. Default: 3."""
     nat_gateway: bool = True
-    """One NAT gateway so nodes can pull public images (GPU operator, charts). Default: true. Set false for an
-    air-gapped VPC whose nodes pull only from in-region ECR mirrors through the endpoints."""
-    interface_endpoints: tuple[str, ...] = DEFAULT_INTERFACE_ENDPOINTS
-    """Interface endpoint services (`com.amazonaws.<region>.<service>`). Default: ecr.api, ecr.dkr, sts, ec2,
-    logs."""
+    """One NAT gateway so nodes can pull public images (GPU operator, monitoring charts' images). Default: true.
+    Set false for an air-gapped VPC (no internet or NAT gateway, no public subnets) whose nodes pull only from
+    in-region ECR mirrors through the endpoints."""
+    interface_endpoints: tuple[str, ...] = DEFAULT_INTERFACE_SERVICES
+    """Interface endpoint services (`com.amazonaws.<region>.<service>`). Default: see
+    `components.aws.endpoints.DEFAULT_INTERFACE_SERVICES` (ECR, STS, EKS Auth, KMS, Logs, EC2, Auto Scaling, EKS)."""
+    bucket_arns: tuple[Any, ...] = ()
+    """The fleet's S3 buckets (Input[str] ARNs) that S3's endpoints let through. Default: none."""
     flow_logs: bool = True
     """Record every accepted and rejected flow in an encrypted CloudWatch log group. Default: true."""
     flow_log_retention_days: Annotated[int, Field(ge=1)] = 365
@@ -93,25 +98,16 @@ class Network(pulumi.ComponentResource):
             aws.ec2.RouteTableAssociation(f"{name}-private-rta-{i}", subnet_id=subnet.id,
                                           route_table_id=private_rt.id, opts=child)
 
-        aws.ec2.VpcEndpoint(f"{name}-s3", vpc_id=vpc.id, service_name=f"com.amazonaws.{args.region}.s3",
-                            vpc_endpoint_type="Gateway", route_table_ids=[private_rt.id], tags=tags, opts=child)
-        if args.interface_endpoints:
-            endpoint_sg = aws.ec2.SecurityGroup(
-                f"{name}-endpoints-sg", vpc_id=vpc.id, description="HTTPS from the VPC to its interface endpoints",
-                ingress=[aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=443, to_port=443,
-                                                          cidr_blocks=[args.cidr], description="HTTPS from the VPC")],
-                egress=[], tags=tags, opts=child)
-            for service in args.interface_endpoints:
-                aws.ec2.VpcEndpoint(f"{name}-{service.replace('.', '-')}", vpc_id=vpc.id,
-                                    service_name=f"com.amazonaws.{args.region}.{service}",
-                                    vpc_endpoint_type="Interface", private_dns_enabled=True,
-                                    subnet_ids=[s.id for s in private], security_group_ids=[endpoint_sg.id],
-                                    tags=tags, opts=child)
+        self.endpoints = VpcEndpoints(f"{name}-endpoints", VpcEndpointsArgs(
+            region=args.region, vpc_id=vpc.id, vpc_cidr=args.cidr, subnet_ids=[s.id for s in private],
+            route_table_ids=[private_rt.id], bucket_arns=args.bucket_arns, interface_services=args.interface_endpoints,
+            tags=tags), opts=child)
 
         if args.flow_logs:
             self._flow_logs(name, args, vpc, tags)
 
         self.vpc_id = vpc.id
+        self.cidr = args.cidr
         self.private_subnet_ids = pulumi.Output.all(*[s.id for s in private])
         self.public_subnet_ids = pulumi.Output.all(*[s.id for s in public])
         self.register_outputs({"vpcId": self.vpc_id, "privateSubnetIds": self.private_subnet_ids,

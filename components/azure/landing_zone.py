@@ -1,5 +1,7 @@
 """LandingZone: what every Azure workload of the fleet in one location shares: a resource group, a VNet with
-one node subnet per AKS cluster, and the Key Vault that holds the customer-managed keys."""
+one node subnet per AKS cluster and a subnet for private endpoints, the private DNS zones those endpoints
+register in (linked to the VNet), and the Key Vault that holds the customer-managed keys, reachable only
+through its private endpoint (and by Azure's trusted services: disk encryption sets, storage accounts)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,10 @@ import pulumi
 import pulumi_azure_native as azure_native
 from pydantic import BaseModel, ConfigDict, Field
 
-from components.network_plan import plan_vnet_subnets
+from components.azure.private_endpoints import PRIVATE_DNS_ZONES, private_endpoint
+from components.network_plan import plan_private_endpoint_subnet, plan_vnet_subnets
+
+PRIVATE_ENDPOINT_SUBNET = "private-endpoints"
 
 
 class LandingZoneArgs(BaseModel):
@@ -24,7 +29,8 @@ class LandingZoneArgs(BaseModel):
     vnet_cidr: str = "10.50.0.0/16"
     """VNet address range. Default: 10.50.0.0/16."""
     clusters: tuple[str, ...] = ()
-    """AKS clusters that get a node subnet here, in order. Default: none (no VNet is created)."""
+    """AKS clusters that get a node subnet here, in order (at most 3). Default: none (the VNet then holds only
+    the private endpoints)."""
     soft_delete_retention_days: Annotated[int, Field(ge=7, le=90)] = 90
     """Days a deleted key or vault stays recoverable. Default: 90 (the maximum)."""
     tags: dict[str, str] = Field(default_factory=dict)
@@ -38,6 +44,8 @@ class LandingZone(pulumi.ComponentResource):
     vault_name: pulumi.Output[str]
     vault_uri: pulumi.Output[str]
     subnet_ids: dict[str, pulumi.Output[str]]
+    private_endpoint_subnet_id: pulumi.Output[str]
+    dns_zone_ids: dict[str, pulumi.Output[str]]
 
     def __init__(self, name: str, args: LandingZoneArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("sahab:azure:LandingZone", name, None, opts)
@@ -58,28 +66,46 @@ class LandingZone(pulumi.ComponentResource):
                 # Disk encryption sets and storage accounts reach the keys as trusted services; nothing else does.
                 network_acls=azure_native.keyvault.NetworkRuleSetArgs(default_action="Deny", bypass="AzureServices"),
                 enabled_for_deployment=False, enabled_for_template_deployment=False,
-                enabled_for_disk_encryption=False),
+                enabled_for_disk_encryption=False, public_network_access="Disabled"),
             tags=tags, opts=child)
 
-        self.subnet_ids = {}
-        if args.clusters:
-            plan = plan_vnet_subnets(args.vnet_cidr, args.clusters)
-            nsg = azure_native.network.NetworkSecurityGroup(f"{name}-nsg", resource_group_name=group.name,
-                                                            location=args.location, tags=tags, opts=child)
-            # Subnets inline, so the VNet and its subnets never fight over the subnet list.
-            vnet = azure_native.network.VirtualNetwork(
-                f"{name}-vnet", resource_group_name=group.name, location=args.location,
-                address_space=azure_native.network.AddressSpaceArgs(address_prefixes=[args.vnet_cidr]),
-                subnets=[azure_native.network.SubnetArgs(
-                    name=f"nodes-{cluster}", address_prefix=cidr,
-                    network_security_group=azure_native.network.NetworkSecurityGroupArgs(id=nsg.id),
-                    service_endpoints=[azure_native.network.ServiceEndpointPropertiesFormatArgs(
-                        service="Microsoft.Storage", locations=[args.location])],
-                    default_outbound_access=False)
-                    for cluster, cidr in plan.items()],
-                tags=tags, opts=child)
-            self.subnet_ids = {cluster: vnet.id.apply(lambda vid, c=cluster: f"{vid}/subnets/nodes-{c}")
-                               for cluster in plan}
+        plan = plan_vnet_subnets(args.vnet_cidr, args.clusters)
+        nsg = azure_native.network.NetworkSecurityGroup(f"{name}-nsg", resource_group_name=group.name,
+                                                        location=args.location, tags=tags, opts=child)
+        subnets = [azure_native.network.SubnetArgs(
+            name=f"nodes-{cluster}", address_prefix=cidr,
+            network_security_group=azure_native.network.NetworkSecurityGroupArgs(id=nsg.id),
+            service_endpoints=[azure_native.network.ServiceEndpointPropertiesFormatArgs(
+                service="Microsoft.Storage", locations=[args.location])],
+            default_outbound_access=False)
+            for cluster, cidr in plan.items()]
+        # The NSG applies to the private endpoints too (network policies on for them).
+        subnets.append(azure_native.network.SubnetArgs(
+            name=PRIVATE_ENDPOINT_SUBNET, address_prefix=plan_private_endpoint_subnet(args.vnet_cidr),
+            network_security_group=azure_native.network.NetworkSecurityGroupArgs(id=nsg.id),
+            private_endpoint_network_policies="Enabled", default_outbound_access=False))
+        # Subnets inline, so the VNet and its subnets never fight over the subnet list.
+        vnet = azure_native.network.VirtualNetwork(
+            f"{name}-vnet", resource_group_name=group.name, location=args.location,
+            address_space=azure_native.network.AddressSpaceArgs(address_prefixes=[args.vnet_cidr]),
+            subnets=subnets, tags=tags, opts=child)
+        self.subnet_ids = {cluster: vnet.id.apply(lambda vid, c=cluster: f"{vid}/subnets/nodes-{c}")
+                           for cluster in plan}
+        self.private_endpoint_subnet_id = vnet.id.apply(lambda vid: f"{vid}/subnets/{PRIVATE_ENDPOINT_SUBNET}")
+
+        self.dns_zone_ids = {}
+        for service, zone_name in PRIVATE_DNS_ZONES.items():
+            zone = azure_native.privatedns.PrivateZone(f"{name}-dns-{service}", private_zone_name=zone_name,
+                                                       resource_group_name=group.name, location="global",
+                                                       tags=tags, opts=child)
+            azure_native.privatedns.VirtualNetworkLink(
+                f"{name}-dns-{service}-link", private_zone_name=zone.name, resource_group_name=group.name,
+                location="global", virtual_network=azure_native.privatedns.SubResourceArgs(id=vnet.id),
+                registration_enabled=False, tags=tags, opts=child)
+            self.dns_zone_ids[service] = zone.id
+        private_endpoint(f"{name}-kv-endpoint", target_id=vault.id, group="vault",
+                         subnet_id=self.private_endpoint_subnet_id, dns_zone_id=self.dns_zone_ids["vault"],
+                         location=args.location, resource_group_name=group.name, tags=tags, opts=child)
 
         self.resource_group_name = group.name
         self.resource_group_id = group.id
@@ -87,4 +113,5 @@ class LandingZone(pulumi.ComponentResource):
         self.vault_name = vault.name
         self.vault_uri = vault.properties.apply(lambda p: p.vault_uri)
         self.register_outputs({"resourceGroupName": self.resource_group_name, "vaultId": self.vault_id,
-                               "vaultUri": self.vault_uri, "subnetIds": self.subnet_ids})
+                               "vaultUri": self.vault_uri, "subnetIds": self.subnet_ids,
+                               "privateEndpointSubnetId": self.private_endpoint_subnet_id})

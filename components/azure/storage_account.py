@@ -1,5 +1,6 @@
 """AzureStorage: a UAE storage account for datasets or checkpoints, encrypted twice (infrastructure + a
-customer-managed Key Vault key), reachable over TLS 1.2+ only, with no anonymous or shared-key access."""
+customer-managed Key Vault key), reachable over TLS 1.2+ only, with no anonymous or shared-key access, and no
+public network access: its blob service is reached through a private endpoint in the fleet's VNet."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from components.azure.keys import grant_key_use, vault_key
 from components.azure.plan import storage_sku
+from components.azure.private_endpoints import private_endpoint
 from components.config import Bucket, KeyPolicy
 from components.errors import ConfigError
 
@@ -36,6 +38,13 @@ class AzureStorageArgs(BaseModel):
     """Where data may be; geo redundancy is refused when the location's pair is not in it. Default: the UAE."""
     subnet_ids: tuple[Any, ...] = ()
     """Subnets (Input[str]) whose traffic may reach the account; everything else is denied. Default: none."""
+    private_endpoint_subnet_id: Any = None
+    """Subnet (Input[str]) for the blob service's private endpoint; with `blob_dns_zone_id`, the account's blob
+    name resolves to that endpoint inside the VNet. Default: unset (no endpoint: the account is then reachable
+    by Azure's trusted services only, as public network access is always off)."""
+    blob_dns_zone_id: Any = None
+    """The `privatelink.blob.core.windows.net` private DNS zone (Input[str]) the endpoint registers in. Required
+    with `private_endpoint_subnet_id`. Default: unset."""
     keys: KeyPolicy = KeyPolicy()
     """Rotation of the account key. Default: yearly."""
     soft_delete_days: Annotated[int, Field(ge=1, le=365)] = 30
@@ -59,6 +68,8 @@ class AzureStorage(pulumi.ComponentResource):
             sku = storage_sku(args.location, spec.geo_redundant, args.allowed_locations)
         except ValueError as err:
             raise ConfigError(f"bucket {spec.name}.geo_redundant", str(err)) from None
+        if (args.private_endpoint_subnet_id is None) != (args.blob_dns_zone_id is None):
+            raise ValueError("AzureStorageArgs: private_endpoint_subnet_id and blob_dns_zone_id go together")
         super().__init__("sahab:azure:StorageAccount", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         tags = {**args.tags, "sahab.io/bucket": spec.name, "sahab.io/purpose": spec.purpose}
@@ -85,6 +96,7 @@ class AzureStorage(pulumi.ComponentResource):
             default_to_o_auth_authentication=True,
             allow_cross_tenant_replication=False,
             allowed_copy_scope="AAD",
+            public_network_access="Disabled",
             identity=st.IdentityArgs(type="UserAssigned", user_assigned_identities=[identity.id]),
             encryption=st.EncryptionArgs(
                 require_infrastructure_encryption=True,
@@ -100,6 +112,10 @@ class AzureStorage(pulumi.ComponentResource):
             tags=tags,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[grant]),
         )
+        if args.private_endpoint_subnet_id is not None:
+            private_endpoint(f"{name}-blob-endpoint", target_id=account.id, group="blob",
+                             subnet_id=args.private_endpoint_subnet_id, dns_zone_id=args.blob_dns_zone_id,
+                             location=args.location, resource_group_name=rg, tags=tags, opts=child)
         retention = st.DeleteRetentionPolicyArgs(enabled=True, days=args.soft_delete_days)
         st.BlobServiceProperties(f"{name}-blob-service", account_name=account.name, resource_group_name=rg,
                                  blob_services_name="default", is_versioning_enabled=spec.versioning,

@@ -43,8 +43,9 @@ class PlatformArgs(Args):
     images: Images = Images()
     """Where every chart and image of the platform comes from: the cluster's in-country registry
     (components.artifacts). Default: their upstream registries."""
-    object_storage_cidrs: tuple[str, ...] = ("0.0.0.0/0",)
-    """Where team pods may reach object storage over HTTPS. Default: public IPv4 (see TeamNamespaceArgs)."""
+    object_storage_cidrs: tuple[str, ...] = ()
+    """Private blocks holding the fleet's storage endpoints, which team pods may reach over HTTPS. Default: none
+    (see TeamNamespaceArgs)."""
 
     @field_validator("teams")
     @classmethod

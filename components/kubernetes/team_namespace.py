@@ -7,20 +7,20 @@
 - NetworkPolicies deny everything by default, then allow: DNS to kube-system, all traffic between the
   namespace's own pods (torchrun's c10d rendezvous on 29500 and the NCCL/gloo links that follow on
   ephemeral ports), Prometheus in the monitoring namespace to the pods' `metrics` port, and HTTPS egress
-  to object storage (by default public addresses only: no private ranges, no instance metadata).
+  to the fleet's storage endpoints (the cluster network's private range, `components.egress`). No rule reaches a
+  public address; a public block is refused. Images need no rule: the kubelet pulls them, not the pods.
 - RBAC: a `training` ServiceAccount bound to a Role that reads the namespace's pods and config maps, nothing
   else. Its token is not mounted unless a pod asks for it.
 """
 
 from __future__ import annotations
 
-import ipaddress
-
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import field_validator
 
 from components.config import Team
+from components.egress import public_problem
 from components.kubernetes.common import MANAGED_BY, Args, pod_security_labels
 from components.kubernetes.priority_classes import TIERS, priority_class_name
 
@@ -28,7 +28,6 @@ TRAINING_SERVICE_ACCOUNT = "training"
 TRAINING_ROLE = "training-job"
 METRICS_PORT_NAME = "metrics"
 RENDEZVOUS_PORT = 29500
-NON_PUBLIC = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "169.254.0.0/16")
 
 
 class TeamNamespaceArgs(Args):
@@ -36,10 +35,10 @@ class TeamNamespaceArgs(Args):
     """The tenant: name, quotas, Pod Security level, training tier."""
     monitoring_namespace: str = "monitoring"
     """Namespace whose Prometheus may scrape the team's `metrics` ports. Default: monitoring."""
-    object_storage_cidrs: tuple[str, ...] = ("0.0.0.0/0",)
-    """Where pods may open HTTPS (443) connections: the region's object storage endpoints. Private, CGNAT
-    and link-local ranges are always cut out of 0.0.0.0/0 (no instance metadata, no lateral moves); name
-    narrower blocks, e.g. a private endpoint's subnet, to allow exactly those. Default: public IPv4."""
+    object_storage_cidrs: tuple[str, ...] = ()
+    """Where pods may open HTTPS (443) connections: the private blocks that hold the fleet's storage endpoints
+    (the Fleet passes the cluster network's range, `components.egress.storage_destinations`). Public blocks are
+    refused. Default: none (no HTTPS egress out of the cluster)."""
     default_cpu_request: str = "500m"
     """CPU request of a container that states none. Default: 500m."""
     default_memory_request: str = "1Gi"
@@ -49,11 +48,10 @@ class TeamNamespaceArgs(Args):
 
     @field_validator("object_storage_cidrs")
     @classmethod
-    def _cidrs(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        if not v:
-            raise ValueError("at least one CIDR block (object storage is where checkpoints go)")
-        for cidr in v:
-            ipaddress.ip_network(cidr)
+    def _private_only(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        problems = [p for p in map(public_problem, v) if p]
+        if problems:
+            raise ValueError(f"object_storage_cidrs: {problems[0]}")
         return v
 
 
@@ -68,17 +66,10 @@ def tiers_above(tier: str) -> list[str]:
     return [name for name, spec in TIERS.items() if spec.value > TIERS[tier].value]
 
 
-def _ip_block(cidr: str) -> dict:
-    block: dict = {"cidr": cidr}
-    if cidr == "0.0.0.0/0":
-        block["except"] = list(NON_PUBLIC)
-    return block
-
-
 def network_policies(args: TeamNamespaceArgs) -> dict[str, dict]:
     """NetworkPolicy specs by name: deny by default, then the few allowances the workload needs."""
     same_namespace = [{"podSelector": {}}]
-    return {
+    policies = {
         "default-deny": {"podSelector": {}, "policyTypes": ["Ingress", "Egress"]},
         "allow-dns": {
             "podSelector": {}, "policyTypes": ["Egress"],
@@ -95,11 +86,13 @@ def network_policies(args: TeamNamespaceArgs) -> dict[str, dict]:
             "ingress": [{"from": [{"namespaceSelector": {"matchLabels": {
                 "kubernetes.io/metadata.name": args.monitoring_namespace}}}],
                 "ports": [{"protocol": "TCP", "port": METRICS_PORT_NAME}]}]},
-        "allow-object-storage": {
-            "podSelector": {}, "policyTypes": ["Egress"],
-            "egress": [{"to": [{"ipBlock": _ip_block(c)} for c in args.object_storage_cidrs],
-                        "ports": [{"protocol": "TCP", "port": 443}]}]},
     }
+    if args.object_storage_cidrs:
+        policies["allow-object-storage"] = {
+            "podSelector": {}, "policyTypes": ["Egress"],
+            "egress": [{"to": [{"ipBlock": {"cidr": c}} for c in args.object_storage_cidrs],
+                        "ports": [{"protocol": "TCP", "port": 443}]}]}
+    return policies
 
 
 def limit_range_spec(args: TeamNamespaceArgs) -> dict:

@@ -13,6 +13,7 @@ from policies.rules import (  # noqa: F401  (each module registers its rules)
     azure_storage,
     cloud_residency,
     data_stores,
+    egress,
     kubernetes,
     kubernetes_burst,
     kubernetes_images,

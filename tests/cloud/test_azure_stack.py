@@ -5,17 +5,20 @@ import pytest
 from components.catalog import LABEL_ACCELERATOR
 
 UAE = {"uaenorth", "uaecentral"}
+# Private DNS zones and their VNet links are global by nature: names, not data (policies/core.py allows them).
+GLOBAL_TYPES = {"azure-native:privatedns:PrivateZone", "azure-native:privatedns:VirtualNetworkLink"}
 POOL = "azure-native:containerservice:AgentPool"
 
 
 def test_every_located_azure_resource_is_in_the_uae(prod):
     located = [r for r in prod.resources if r.type.startswith("azure-native:") and "location" in r.inputs]
     assert len(located) >= 8
-    assert {r.inputs["location"] for r in located} <= UAE
+    assert {r.inputs["location"] for r in located if r.type not in GLOBAL_TYPES} <= UAE
+    assert {r.inputs["location"] for r in located if r.type in GLOBAL_TYPES} == {"global"}
     assert prod.one("azure-native:resources:ResourceGroup").inputs["location"] == "uaenorth"
     vnet = prod.one("azure-native:network:VirtualNetwork").inputs
     assert vnet["addressSpace"]["addressPrefixes"] == ["10.50.0.0/16"]
-    assert [s["name"] for s in vnet["subnets"]] == ["nodes-aks-main"]
+    assert [s["name"] for s in vnet["subnets"]] == ["nodes-aks-main", "private-endpoints"]
 
 
 def test_key_vault_keeps_deleted_keys_and_cannot_be_purged(prod):

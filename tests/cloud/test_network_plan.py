@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from components.network_plan import plan_vnet_subnets, plan_vpc_subnets
+from components.network_plan import plan_private_endpoint_subnet, plan_vnet_subnets, plan_vpc_subnets
 
 
 def test_prod_vpc_plan_gives_three_large_private_and_three_small_public_subnets():
@@ -40,16 +40,23 @@ def test_impossible_vpc_plans_are_refused(cidr, azs):
         plan_vpc_subnets(cidr, azs)
 
 
-@given(vpc_blocks, st.lists(st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True), min_size=1, max_size=4,
+@given(vpc_blocks, st.lists(st.from_regex(r"[a-z][a-z0-9]{0,6}", fullmatch=True), min_size=1, max_size=3,
                             unique=True))
-def test_vnet_gives_each_cluster_its_own_subnet(cidr, clusters):
+def test_vnet_gives_each_cluster_its_own_subnet_and_private_endpoints_theirs(cidr, clusters):
     plan = plan_vnet_subnets(cidr, clusters)
-    nets = [ipaddress.ip_network(plan[c]) for c in clusters]
+    endpoints = ipaddress.ip_network(plan_private_endpoint_subnet(cidr))
+    nets = [ipaddress.ip_network(plan[c]) for c in clusters] + [endpoints]
     assert list(plan) == clusters
     assert all(n.subnet_of(ipaddress.ip_network(cidr)) for n in nets)
     assert not any(a.overlaps(b) for i, a in enumerate(nets) for b in nets[i + 1:])
+    assert endpoints.prefixlen <= 28  # room for a private endpoint per storage account and the Key Vault
+
+
+def test_prod_vnet_keeps_its_node_subnet_and_puts_private_endpoints_in_the_last_quarter():
+    assert plan_vnet_subnets("10.50.0.0/16", ["aks-main"]) == {"aks-main": "10.50.0.0/18"}
+    assert plan_private_endpoint_subnet("10.50.0.0/16") == "10.50.192.0/20"
 
 
 def test_too_many_clusters_for_one_vnet_are_refused():
-    with pytest.raises(ValueError, match="at most 4"):
-        plan_vnet_subnets("10.50.0.0/16", ["a", "b", "c", "d", "e"])
+    with pytest.raises(ValueError, match="at most 3"):
+        plan_vnet_subnets("10.50.0.0/16", ["a", "b", "c", "d"])

@@ -63,19 +63,20 @@ def test_default_deny_then_only_the_needed_allowances():
     scrape = policies["allow-monitoring-scrape"]["ingress"][0]
     assert scrape["from"][0]["namespaceSelector"]["matchLabels"] == {"kubernetes.io/metadata.name": "monitoring"}
     assert scrape["ports"] == [{"protocol": "TCP", "port": "metrics"}]
-    storage = policies["allow-object-storage"]["egress"][0]
-    assert storage["ports"] == [{"protocol": "TCP", "port": 443}]
-    # No instance metadata and no private ranges through the HTTPS allowance.
-    assert "169.254.0.0/16" in storage["to"][0]["ipBlock"]["except"]
-    assert "10.0.0.0/8" in storage["to"][0]["ipBlock"]["except"]
+    # Without storage endpoints to reach, nothing leaves the cluster.
+    assert "allow-object-storage" not in policies
 
 
-def test_named_object_storage_blocks_replace_public_egress():
-    args = TeamNamespaceArgs(team=Team(name="research"), object_storage_cidrs=("10.40.128.0/24",))
-    block = network_policies(args)["allow-object-storage"]["egress"][0]["to"]
-    assert block == [{"ipBlock": {"cidr": "10.40.128.0/24"}}]
-    with pytest.raises(ValidationError):
-        TeamNamespaceArgs(team=Team(name="research"), object_storage_cidrs=("not-a-cidr",))
+def test_storage_endpoint_blocks_are_the_only_https_egress():
+    args = TeamNamespaceArgs(team=Team(name="research"), object_storage_cidrs=("10.40.0.0/16",))
+    rule = network_policies(args)["allow-object-storage"]["egress"][0]
+    assert rule == {"to": [{"ipBlock": {"cidr": "10.40.0.0/16"}}], "ports": [{"protocol": "TCP", "port": 443}]}
+
+
+@pytest.mark.parametrize("cidr", ["0.0.0.0/0", "52.95.0.0/16", "10.0.0.0/7", "169.254.169.254/32", "not-a-cidr"])
+def test_public_or_malformed_storage_blocks_are_refused_naming_the_field(cidr):
+    with pytest.raises(ValidationError, match="object_storage_cidrs"):
+        TeamNamespaceArgs(team=Team(name="research"), object_storage_cidrs=(cidr,))
 
 
 def test_training_role_reads_only_and_its_token_is_not_mounted_by_default():

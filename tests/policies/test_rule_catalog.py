@@ -468,6 +468,48 @@ CASES |= {
         "unknown": (azure(AKS, {"apiServerAccessProfile": {"enablePrivateCluster": UNKNOWN_BOOL}}), False),
     },
 }
+NP = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+VAULT = "azure-native:keyvault:Vault"
+PRIVATE_ENDPOINT = "azure-native:network:PrivateEndpoint"
+
+
+def network_policy(*egress):
+    return Res(NP, {"metadata": {"name": "egress", "namespace": "team"},
+                    "spec": {"podSelector": {}, "policyTypes": ["Egress"], "egress": list(egress)}},
+               name="np", provider={}, provider_type="pulumi:providers:kubernetes")
+
+
+def behind_private_endpoint(resource):
+    """`resource` in a stack that also has a private endpoint (so the service should refuse public networks)."""
+    return Stack([resource, azure(PRIVATE_ENDPOINT, {"location": "uaenorth", "subnet": {"id": "/subnets/pe"}})])
+
+
+def vault(**properties):
+    return azure(VAULT, {"location": "uaenorth", "properties": {"tenantId": "t", **properties}})
+
+
+CASES |= {
+    "kubernetes-networking-networkpolicy-no-public-egress": {
+        "compliant": (network_policy({"to": [{"ipBlock": {"cidr": "10.40.0.0/16"}}],
+                                      "ports": [{"protocol": "TCP", "port": 443}]}), False),
+        "noncompliant": (network_policy({"to": [{"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8"]}}]}),
+                         True),
+        "missing": (network_policy({"ports": [{"protocol": "TCP", "port": 443}]}), True),  # no `to`: everything
+        "unknown": (network_policy({"to": [{"ipBlock": {"cidr": UNKNOWN}}]}), False),
+    },
+    "azure-storage-storageaccount-public-network-access-disabled": {
+        "compliant": (behind_private_endpoint(account(publicNetworkAccess="Disabled")), False),
+        "noncompliant": (behind_private_endpoint(account(publicNetworkAccess="Enabled")), True),
+        "missing": (behind_private_endpoint(account()), True),  # Azure's default is Enabled
+        "unknown": (behind_private_endpoint(account(publicNetworkAccess=UNKNOWN)), False),
+    },
+    "azure-keyvault-vault-public-network-access-disabled": {
+        "compliant": (behind_private_endpoint(vault(publicNetworkAccess="Disabled")), False),
+        "noncompliant": (behind_private_endpoint(vault(publicNetworkAccess="Enabled")), True),
+        "missing": (behind_private_endpoint(vault()), True),
+        "unknown": (behind_private_endpoint(vault(publicNetworkAccess=UNKNOWN)), False),
+    },
+}
 KINDS = ("compliant", "noncompliant", "missing", "unknown")
 RULES = {r.name: r for r in all_rules()}
 

@@ -15,12 +15,14 @@ from policies.rules import (
     azure_residency,
     cloud_residency,
     data_stores,
+    egress,
     kubernetes,
     kubernetes_images,
 )
 
 PACKAGES = {"aws": "pulumi_aws", "azure-native": "pulumi_azure_native", "kubernetes": "pulumi_kubernetes"}
-K8S_DIRS = {"storage.k8s.io": "storage", "core": "core", "apps": "apps", "batch": "batch", "helm.sh": "helm"}
+K8S_DIRS = {"storage.k8s.io": "storage", "core": "core", "apps": "apps", "batch": "batch", "helm.sh": "helm",
+            "networking.k8s.io": "networking"}
 
 
 def _tokens() -> set[str]:
@@ -30,7 +32,8 @@ def _tokens() -> set[str]:
     tokens |= set(kubernetes_images.POD_SPEC_PATHS) | set(kubernetes_images.HELM_TYPES)
     tokens |= {*aws_s3.BUCKET_TYPES, *aws_s3.SSE_TYPES, *aws_s3.POLICY_TYPES, *aws_s3.PUBLIC_ACCESS_TYPES,
                *aws_s3.VERSIONING_TYPES, *aws_residency.REPLICATION_TYPES, "aws:backup/plan:Plan",
-               "aws:backup/vault:Vault", kubernetes.PVC, kubernetes.NAMESPACE, azure_residency.RESOURCE_GROUP}
+               "aws:backup/vault:Vault", kubernetes.PVC, kubernetes.NAMESPACE, azure_residency.RESOURCE_GROUP,
+               egress.STORAGE_ACCOUNT, egress.VAULT, egress.PRIVATE_ENDPOINT}
     return {t for t in tokens if t.split(":")[0] in PACKAGES}
 
 

@@ -1,0 +1,49 @@
+"""Where team pods may open connections outside the cluster: pure functions, no Pulumi.
+
+A team pod reaches the cluster (its own namespace, DNS) and the fleet's own storage endpoints, never a public
+address. The storage endpoints of a cloud cluster live in its network: the VPC's interface endpoints (S3, STS,
+KMS...) on EKS, the private endpoints of the storage accounts and the Key Vault on AKS. So a cluster's allowed
+destinations are its network's range, which the fleet schema already requires to be private. An on-prem cluster
+has no storage endpoint of its own: its pods keep checkpoints on volumes and get no address outside the cluster.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from components.config import Cluster, FleetConfig
+
+# RFC 1918 private ranges and RFC 6598 shared (CGNAT) space: the ranges a VPC or VNet may use that are never
+# routed on the internet. Everything else IPv4 is treated as public (link-local and loopback are refused too).
+PRIVATE_RANGES = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10")
+
+
+def is_private(cidr: str) -> bool:
+    """True when every address of `cidr` lies inside one private range."""
+    net = ipaddress.ip_network(cidr, strict=False)
+    return net.version == 4 and any(net.subnet_of(ipaddress.ip_network(r)) for r in PRIVATE_RANGES)
+
+
+def public_problem(cidr: str) -> str | None:
+    """None for a private block; otherwise what is wrong, for an error that names the setting."""
+    try:
+        ipaddress.ip_network(cidr, strict=False)
+    except ValueError:
+        return f"{cidr!r} is not a CIDR block like 10.40.0.0/16"
+    if is_private(cidr):
+        return None
+    return f"{cidr!r} covers public addresses; allowed: blocks inside {', '.join(PRIVATE_RANGES)}"
+
+
+def storage_destinations(config: FleetConfig, cluster: Cluster) -> tuple[str, ...]:
+    """The address blocks a cluster's team pods may reach over HTTPS: its own network, where the fleet's storage
+    endpoints are. Empty for on-prem clusters and for clusters this stack does not create."""
+    if cluster.stack_reference:
+        return ()
+    if cluster.kind == "eks" and config.clouds.aws is not None:
+        return (config.clouds.aws.vpc_cidr,)
+    if cluster.kind == "aks" and config.clouds.azure is not None:
+        return (config.clouds.azure.vnet_cidr,)
+    return ()
