@@ -103,9 +103,14 @@ class Fleet(pulumi.ComponentResource):
             f"{self.fleet_name}-{cluster_name}-platform",
             PlatformArgs(cluster_kind=kind, pools=self.config.pools_of(cluster_name), encryption_key=encryption_id,
                          monitoring=self.config.monitoring, teams=self.config.workload.teams,
-                         cluster_name=cluster_name),
+                         cluster_name=cluster_name, validator_image=self._validator_image()),
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider},
                                         transformations=[after_cni(cni)] if cni else None))
+
+    def _validator_image(self) -> str | None:
+        """Nodes are judged by the platform's validator wherever training Jobs require its verdict."""
+        workload = self.config.workload
+        return workload.image if workload.enabled and workload.validate_nodes else None
 
     # ---- autoscaling ---------------------------------------------------------------------------------------
     def _autoscalers(self) -> dict[str, Any]:
@@ -214,6 +219,13 @@ class Fleet(pulumi.ComponentResource):
             return dispatch
         team = next(t for t in teams if t.name == (workload.team or teams[0].name))
         for worker in workers:
+            if self._validator_image():
+                # The pools' validators; the owning stack's platform has the account, rights and policy.
+                from components.kubernetes.node_validator import NodeValidator, NodeValidatorArgs
+
+                NodeValidator(f"{self.fleet_name}-{worker.name}-node-validator", NodeValidatorArgs(
+                    image=self._validator_image(), pools=worker.pools, shared=False),
+                    opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": worker.provider}))
             for pool in worker.pools:
                 self.training_jobs[pool.name] = TrainingJob(
                     f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(

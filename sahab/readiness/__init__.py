@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sahab.engine import PlannedResource
-from sahab.readiness import checks, gpus
+from sahab.readiness import agents, checks, gpus
 from sahab.readiness.clusters import discover
 from sahab.readiness.model import Placement, Problem, Readiness
 from sahab.readiness.workloads import pod_groups
@@ -32,6 +32,7 @@ def judge(resources: list[PlannedResource], referenced: Iterable[PlannedResource
         if not cluster.pools or not ours:
             continue
         gpus.advertise(cluster)
+        agents.label(cluster)  # after the devices: an agent asking for GPUs must fit them
         # Cluster-wide checks belong to the stack that builds the cluster or installs things on it.
         if (cluster.anchor is not None and cluster.anchor.urn in mine) or any(o.urn in mine for o in cluster.objects):
             problems += checks.cni(cluster)
