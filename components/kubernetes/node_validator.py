@@ -69,8 +69,10 @@ class NodeValidatorArgs(Args):
     """`sahab bench`'s hard limit per run, seconds. Default: 60."""
     cpu: str = "1"
     """CPU request of a benchmarking pod (no CPU limit: the bench measures the whole idle node). Default: 1."""
-    memory: str = Field(default="8Gi", pattern=r"^\d+(Mi|Gi)$")
-    """Memory request and limit of a benchmarking pod. Default: 8Gi."""
+    memory: str = Field(default="2Gi", pattern=r"^\d+(Mi|Gi)$")
+    """Memory request of a benchmarking pod. Default: 2Gi."""
+    memory_limit: str = Field(default="8Gi", pattern=r"^\d+(Mi|Gi)$")
+    """Memory limit of a benchmarking pod. Default: 8Gi."""
 
 
 def _map_or_empty(expr: str) -> str:
@@ -176,7 +178,7 @@ def benchmark_command(args: NodeValidatorArgs) -> list[str]:
 def benchmark_resources(pool: NodePool, args: NodeValidatorArgs) -> dict:
     """What one training pod of the pool gets (its GPUs), so the verdict is about what training will use."""
     requests = {"cpu": args.cpu, "memory": args.memory}
-    limits = {"memory": args.memory}
+    limits = {"memory": args.memory_limit}
     if pool.is_gpu:
         requests["nvidia.com/gpu"] = limits["nvidia.com/gpu"] = str(pool.worker_gpus)
     return {"requests": requests, "limits": limits}

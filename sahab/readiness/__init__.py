@@ -32,11 +32,11 @@ def judge(resources: list[PlannedResource], referenced: Iterable[PlannedResource
         if not cluster.pools or not ours:
             continue
         gpus.advertise(cluster)
-        agents.label(cluster)  # after the devices: an agent asking for GPUs must fit them
         # Cluster-wide checks belong to the stack that builds the cluster or installs things on it.
         if (cluster.anchor is not None and cluster.anchor.urn in mine) or any(o.urn in mine for o in cluster.objects):
             problems += checks.cni(cluster)
         problems += checks.scale_from_zero(cluster, mine)
+        problems += agents.label(cluster, mine)  # after the devices: an agent asking for GPUs must fit them
         groups = [g for g in pod_groups(cluster) if g.resource is not None and g.resource.urn in mine]
         for group in groups:
             placed, misfit = checks.place(cluster, group)
