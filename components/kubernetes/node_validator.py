@@ -79,8 +79,10 @@ def _map_or_empty(expr: str) -> str:
     return f"has({expr}) ? {expr} : {{}}"
 
 
-def _list_or_empty(expr: str) -> str:
-    return f"has({expr}) ? {expr} : []"
+def _unchanged(field: str) -> str:
+    """An optional field is absent in both, or present and equal in both."""
+    new, old = f"object.{field}", f"oldObject.{field}"
+    return f"(has({new}) == has({old}) && (!has({new}) || {new} == {old}))"
 
 
 def _only_validation_keys(kind: str) -> str:
@@ -108,12 +110,9 @@ POLICY_VALIDATIONS = [
     {"expression": f"{_only_validation_keys('Labels')} && {_only_validation_keys('Annotations')}",
      "message": f"the node validator may change only {VALIDATION_PREFIX}* labels and annotations",
      "reason": "Forbidden"},
-    {"expression": ("(has(object.spec) ? object.spec : {}) == (has(oldObject.spec) ? oldObject.spec : {}) && "
-                    "(has(object.status) ? object.status : {}) == (has(oldObject.status) ? oldObject.status : {}) && "
-                    f"({_list_or_empty('object.metadata.finalizers')}) == "
-                    f"({_list_or_empty('oldObject.metadata.finalizers')}) && "
-                    f"({_list_or_empty('object.metadata.ownerReferences')}) == "
-                    f"({_list_or_empty('oldObject.metadata.ownerReferences')})"),
+    # A Node always carries spec and status; lists are compared present-or-absent (no ternary of mixed types).
+    {"expression": ("object.spec == oldObject.spec && object.status == oldObject.status && "
+                    f"{_unchanged('metadata.finalizers')} && {_unchanged('metadata.ownerReferences')}"),
      "message": "the node validator may not change a node's spec (taints, unschedulable), status, finalizers "
                 "or owners",
      "reason": "Forbidden"},

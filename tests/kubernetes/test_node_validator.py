@@ -324,6 +324,8 @@ def test_without_the_node_name_in_its_token_the_validator_changes_nothing():
     {"taints": [{"key": "evil", "effect": "NoSchedule"}]},              # spec: a taint
     {"unschedulable": True},                                            # spec: cordon
     {"finalizers": ["example.com/hold"]},
+    {"owner": {"apiVersion": "v1", "kind": "Pod", "name": "x", "uid": "u1"}},  # garbage-collect the node
+    {"status": {"capacity": {"cpu": "64"}}},
 ])
 def test_the_validator_may_change_nothing_but_its_validation_keys(change):
     old = _node("auh-gpu1")
@@ -337,6 +339,10 @@ def test_the_validator_may_change_nothing_but_its_validation_keys(change):
         new["spec"]["unschedulable"] = True
     if "finalizers" in change:
         new["metadata"]["finalizers"] = change["finalizers"]
+    if "owner" in change:
+        new["metadata"]["ownerReferences"] = [change["owner"]]
+    if "status" in change:
+        new["status"].update(change["status"])
     assert _admit(_request("auh-gpu1"), old, new), change
 
 
