@@ -123,9 +123,16 @@ class Fleet(pulumi.ComponentResource):
             PlatformArgs(cluster_kind=kind, pools=self.config.pools_of(cluster_name), encryption_key=encryption_id,
                          monitoring=self.config.monitoring, teams=self.config.workload.teams,
                          cluster_name=cluster_name, images=self.images(kind),
-                         object_storage_cidrs=storage_destinations(self.config, self.config.cluster(cluster_name))),
+                         object_storage_cidrs=storage_destinations(self.config, self.config.cluster(cluster_name)),
+                         validator_image=self._validator_image(kind)),
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider},
                                         transformations=[after_cni(cni)] if cni else None))
+
+    def _validator_image(self, kind: str) -> str | None:
+        """Nodes are judged by the platform's validator (the training image, from the cluster kind's registry)
+        wherever training Jobs require its verdict."""
+        workload = self.config.workload
+        return self._workload_for(kind).image if workload.enabled and workload.validate_nodes else None
 
     # ---- autoscaling ---------------------------------------------------------------------------------------
     def _autoscalers(self) -> dict[str, Any]:
@@ -243,6 +250,14 @@ class Fleet(pulumi.ComponentResource):
             return dispatch
         team = next(t for t in teams if t.name == (workload.team or teams[0].name))
         for worker in workers:
+            validator_image = self._validator_image(worker.kind)
+            if validator_image:
+                # The pools' validators; the owning stack's platform has the account, rights and policy.
+                from components.kubernetes.node_validator import NodeValidator, NodeValidatorArgs
+
+                NodeValidator(f"{self.fleet_name}-{worker.name}-node-validator", NodeValidatorArgs(
+                    image=validator_image, pools=worker.pools, shared=False),
+                    opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": worker.provider}))
             for pool in worker.pools:
                 self.training_jobs[pool.name] = TrainingJob(
                     f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(

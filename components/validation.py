@@ -79,7 +79,8 @@ def node_label_key(key: str) -> str | None:
 
 # Namespaces a team may not take: Kubernetes' own, and those Sahab's platform installs into.
 SYSTEM_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
-PLATFORM_NAMESPACES = frozenset({"gpu-operator", "kueue-system", "monitoring", "node-exporter", "sahab-storage"})
+PLATFORM_NAMESPACES = frozenset({"gpu-operator", "kueue-system", "monitoring", "node-exporter", "sahab-storage",
+                                 "sahab-system"})
 RESERVED_NAMESPACES = SYSTEM_NAMESPACES | PLATFORM_NAMESPACES
 
 

@@ -14,7 +14,7 @@ import sys
 from sahab.errors import UsageError, report_error
 
 # Order is the order shown in --help.
-COMMANDS = ("plan", "check", "registry", "audit", "bench", "train", "completion")
+COMMANDS = ("plan", "check", "registry", "audit", "bench", "node-validate", "train", "completion")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,9 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         try:
-            module = importlib.import_module(f"sahab.commands.{name}")
+            module = importlib.import_module(f"sahab.commands.{name.replace('-', '_')}")
         except ModuleNotFoundError as exc:
-            if exc.name != f"sahab.commands.{name}":
+            if exc.name != f"sahab.commands.{name.replace('-', '_')}":
                 raise
             continue  # a command that is not built yet is simply absent
         cmd = sub.add_parser(name, help=module.HELP, description=module.HELP)

@@ -32,3 +32,10 @@ def system_placement(pools: Iterable[NodePool]) -> Placement:
             if toleration_for(taint) not in tolerations:
                 tolerations.append(toleration_for(taint))
     return Placement(tolerations=tuple(tolerations))
+
+
+def pool_agent_placement(pool: NodePool) -> Placement:
+    """Where a per-node agent of one pool runs (e.g. its node validator): on that pool's nodes only,
+    tolerating the pool's taints."""
+    return Placement(node_selector={catalog.LABEL_POOL: pool.name},
+                     tolerations=tuple(toleration_for(t) for t in pool.taints))

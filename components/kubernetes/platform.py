@@ -1,7 +1,8 @@
 """Platform: everything Sahab installs inside one Kubernetes cluster, the same on EKS, AKS and on-prem.
 
 Encrypted storage classes, GPU enablement where the cluster has GPU pools, monitoring, training tiers,
-one fenced namespace per team, and Kueue with a queue per team over the cluster's pools. The caller passes
+one fenced namespace per team, Kueue with a queue per team over the cluster's pools, and (with a validator
+image) the node validator in `sahab-system`, the only thing that may label nodes. The caller passes
 the cluster's Kubernetes provider in `opts` (`ResourceOptions(provider=...)`); this component never creates a
 provider.
 """
@@ -19,6 +20,7 @@ from components.kubernetes.common import Args, StrInput
 from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
 from components.kubernetes.kueue import Kueue, KueueArgs
 from components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
+from components.kubernetes.node_validator import NodeValidator, NodeValidatorArgs
 from components.kubernetes.placement import system_placement
 from components.kubernetes.priority_classes import TrainingPriorities
 from components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
@@ -46,6 +48,9 @@ class PlatformArgs(Args):
     object_storage_cidrs: tuple[str, ...] = ()
     """Private blocks holding the fleet's storage endpoints, which team pods may reach over HTTPS. Default: none
     (see TeamNamespaceArgs)."""
+    validator_image: str | None = None
+    """Image whose `sahab node-validate` judges every pool's nodes (the workload image); training requires
+    its verdict. Default: unset (no node validation)."""
 
     @field_validator("teams")
     @classmethod
@@ -101,6 +106,11 @@ class Platform(pulumi.ComponentResource):
                                                                 images=args.images),
                            opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.teams.values())))
 
+        self.validator: NodeValidator | None = None
+        if args.validator_image:
+            self.validator = NodeValidator(f"{name}-node-validator", NodeValidatorArgs(
+                image=args.validator_image, pools=args.pools), opts=child)
+
         self.storage_class = self.storage.class_name
         self.register_outputs({
             "storageClass": self.storage_class,
@@ -108,4 +118,5 @@ class Platform(pulumi.ComponentResource):
             "monitoringNamespace": self.monitoring.namespace if self.monitoring else None,
             "teamNamespaces": {n: t.namespace for n, t in self.teams.items()},
             "kueueNamespace": self.kueue.namespace,
+            "validatorNamespace": self.validator.namespace if self.validator else None,
         })

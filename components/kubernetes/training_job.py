@@ -5,13 +5,20 @@ contract in workloads/README.md describes. The Job is created suspended in the t
 (`kueue.x-k8s.io/queue-name`): Kueue admits it whole when the team's quota on the pool's flavor holds every
 pod (gang admission; see components/kubernetes/kueue.py), and Pulumi does not wait for it to finish
 (`pulumi.com/skipAwait`). A burst Job is queued on the MultiKueue manager instead (`spec.managedBy`); its pods
-run on a worker cluster, where its rendezvous Service and validator RBAC are created too.
+run on a worker cluster, where its rendezvous Service is created too.
 
-An init container validates the node (`sahab bench`): a node below its hardware class's floors labels
-itself `sahab.io/validation=failed` and the pod fails; the index is retried (backoffLimitPerIndex) and the
-retried pod's node affinity keeps it off every node so labelled, so a bad node is excluded and replaced, not
-the end of the run. Indexes that run out of retries are tolerated up to the elastic minimum
-(maxFailedIndexes), and the run succeeds when the rendezvous host (index 0) completes (successPolicy). The
+Nodes are judged by the platform's node validator (components/kubernetes/node_validator.py), a system
+DaemonSet that alone may label nodes: the pods' required node affinity admits only nodes labelled
+`sahab.io/validation=passed`, so a node that failed (or is not judged yet) takes no training. Scale-from-zero
+pools are the exception: the cluster autoscaler builds a new node from the pool's template, which cannot
+carry a verdict, and would never scale up for a pod that requires one; there the pods only avoid nodes with
+a verdict other than passed. The pods themselves have no rights on the API: they run as the team's
+`training` account (or the checkpoint writer, whose cloud identity is a projected token of its own audience
+that the cloud's webhook mounts), with `automountServiceAccountToken: false`. When `validate_nodes` is set an
+init container still runs `sahab bench` as a gate that writes nothing: a node below its floors fails its
+pod, the index is retried (backoffLimitPerIndex), and an index that could not judge its node (exit 2) fails at
+once. Indexes that run out of retries are tolerated up to the elastic minimum (maxFailedIndexes), and the
+run succeeds when the rendezvous host (index 0) completes (successPolicy). The
 training container runs torchrun with c10d rendezvous hosted by the first pod (`<job>-0.<service>`), the node
 rank from JOB_COMPLETION_INDEX, and an elastic node count (`MIN:N`).
 
@@ -24,7 +31,6 @@ volume from the cluster's encrypted storage class.
 from __future__ import annotations
 
 import math
-import shlex
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -35,10 +41,10 @@ from components.config import NodePool, Team, Workload
 from components.kubernetes.common import MANAGED_BY, Args, StrInput
 from components.kubernetes.gpu_config import toleration_for
 from components.kubernetes.kueue import QUEUE_LABEL
+from components.kubernetes.node_validator import PASSED, VALIDATION_LABEL, VERDICTS
 from components.kubernetes.priority_classes import priority_class_name
-from components.kubernetes.team_namespace import RENDEZVOUS_PORT
+from components.kubernetes.team_namespace import RENDEZVOUS_PORT, TRAINING_SERVICE_ACCOUNT
 
-VALIDATION_LABEL = "sahab.io/validation"
 CHECKPOINT_DIR = "/checkpoints"  # validation results land here too, where the training step reads its peak
 SCRATCH_DIR = "/scratch"  # validation results when checkpoints go to an object store
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
@@ -65,8 +71,8 @@ class TrainingJobArgs(Args):
     """Where checkpoints go: `s3://bucket/prefix` or `az://container/prefix`, reached through the service
     account's workload identity. Default: unset (a per-pod volume of storage_class)."""
     service_account: str | None = None
-    """Service account the pods run as (its workload identity reaches the checkpoint store). Default: the
-    Job's own validator account, or the team's `training` account without validation."""
+    """Service account the pods run as (its workload identity reaches the checkpoint store); its API token is
+    never mounted. Default: the team's `training` account."""
     nodes: int | None = Field(default=None, ge=1)
     """Nodes the Job spans, one pod each. Default: the pool's current size."""
     managed_by: str | None = None
@@ -74,7 +80,7 @@ class TrainingJobArgs(Args):
     worker. Default: unset (the cluster's own Job controller runs it)."""
     run_on: tuple[pulumi.ProviderResource, ...] = ()
     """Providers of the clusters the pods run on when not the Job's own (MultiKueue workers): the rendezvous
-    Service and validator RBAC are created there. Default: none (the Job's own cluster)."""
+    Service is created there. Default: none (the Job's own cluster)."""
     checkpoint_size_gi: int = Field(default=50, ge=1)
     """Size of each pod's checkpoint volume. Default: 50 GiB."""
     min_nodes_fraction: float = Field(default=0.5, gt=0, le=1)
@@ -137,12 +143,12 @@ def training_command(args: TrainingJobArgs) -> list[str]:
     return [ENTRYPOINT, "train", "--steps", str(workload.steps), "--checkpoint-every", str(workload.checkpoint_every)]
 
 
-def validation_script() -> str:
-    """Measure this node (exit 1: below its floors). Only then label it, so no retried pod lands here; an
-    exit 2 (could not validate, e.g. a bad baseline) fails the pod without blaming the node."""
-    label = shlex.join(["python", "-m", "workloads.label_node", f"{VALIDATION_LABEL}=failed"])
-    return (f"{ENTRYPOINT} validate && exit 0\nstatus=$?\n"
-            f"if [ \"$status\" -eq 1 ]; then {label}; fi\nexit $status\n")
+def validation_requirement(pool: NodePool) -> dict:
+    """The node affinity term on the validator's verdict: passed only; on a scale-from-zero pool (whose new
+    nodes the autoscaler must be able to imagine from a template with no verdict) no verdict other than passed."""
+    if pool.min_size == 0:
+        return {"key": VALIDATION_LABEL, "operator": "NotIn", "values": [v for v in VERDICTS if v != PASSED]}
+    return {"key": VALIDATION_LABEL, "operator": "In", "values": [PASSED]}
 
 
 class TrainingJob(pulumi.ComponentResource):
@@ -152,12 +158,12 @@ class TrainingJob(pulumi.ComponentResource):
         if args.checkpoint_uri is None and args.storage_class is None:
             raise ValueError("a TrainingJob needs checkpoint_uri or storage_class for its checkpoints")
         super().__init__("sahab:kubernetes:TrainingJob", name, None, opts)
-        pool, team, workload = args.pool, args.team, args.workload
+        pool, team = args.pool, args.team
         job_name = f"train-{pool.name}"[:52]
         service_name = f"{job_name}-rdzv"
         labels = {**MANAGED_BY, "app.kubernetes.io/name": "sahab-training", "sahab.io/job": job_name}
 
-        # The rendezvous Service and the validator's rights live where the pods run.
+        # The rendezvous Service lives where the pods run.
         sites = [pulumi.ResourceOptions(parent=self, provider=p) for p in args.run_on] or \
             [pulumi.ResourceOptions(parent=self)]
         dependencies: list[pulumi.Resource] = []
@@ -168,11 +174,6 @@ class TrainingJob(pulumi.ComponentResource):
                 "name": service_name, "namespace": team.name, "labels": labels}, spec={
                 "clusterIP": "None", "publishNotReadyAddresses": True, "selector": {"sahab.io/job": job_name},
                 "ports": [{"name": "c10d", "port": RENDEZVOUS_PORT, "targetPort": RENDEZVOUS_PORT}]}, opts=site))
-            if workload.validate_nodes:
-                # The pods' own account (e.g. one with workload identity) gets the right to label nodes.
-                dependencies += self._validator_rbac(f"{name}{suffix}",
-                                                     args.service_account or validator_account(job_name), team,
-                                                     labels, site, create_account=args.service_account is None)
 
         self.job = k8s.batch.v1.Job(f"{name}-job", metadata={
             "name": job_name, "namespace": team.name,
@@ -186,22 +187,6 @@ class TrainingJob(pulumi.ComponentResource):
                                "queue": args.queue})
 
     @staticmethod
-    def _validator_rbac(name: str, account_name: str, team: Team, labels: dict,
-                        site: pulumi.ResourceOptions, create_account: bool = True) -> list:
-        """The one extra right validation needs: read and label nodes. Bound to the Job's own account."""
-        created = []
-        if create_account:
-            created.append(k8s.core.v1.ServiceAccount(f"{name}-validator-sa", metadata={
-                "name": account_name, "namespace": team.name, "labels": labels}, opts=site))
-        role = k8s.rbac.v1.ClusterRole(f"{name}-validator-role", metadata={"labels": labels}, rules=[
-            {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}], opts=site)
-        binding = k8s.rbac.v1.ClusterRoleBinding(f"{name}-validator-binding", metadata={"labels": labels},
-            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role.metadata.name},
-            subjects=[{"kind": "ServiceAccount", "name": account_name, "namespace": team.name}],
-            opts=site)
-        return [*created, binding]
-
-    @staticmethod
     def _job_spec(args: TrainingJobArgs, job: str, service: str, labels: dict) -> dict:
         pool, team, workload = args.pool, args.team, args.workload
         nodes = args.node_count
@@ -210,7 +195,6 @@ class TrainingJob(pulumi.ComponentResource):
                     "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}
         threads = str(threads_per_worker(pool, args.cpu))
         env = [
-            {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
             # PyTorch's intra-op pool (OpenMP, MKL) from the pod's CPUs, not from every core of the host.
             {"name": "OMP_NUM_THREADS", "value": threads},
             {"name": "MKL_NUM_THREADS", "value": threads},
@@ -222,18 +206,20 @@ class TrainingJob(pulumi.ComponentResource):
         mounts = [{"name": "checkpoints", "mountPath": work_dir}, {"name": "tmp", "mountPath": "/tmp"}]
         init = []
         if workload.validate_nodes:
+            # A gate that writes nothing: the node's verdict on the API is the system validator's alone.
             init.append({"name": VALIDATION_CONTAINER, "image": workload.image,
-                         "command": ["/bin/sh", "-c", validation_script()], "env": env, "resources": resources,
+                         "command": [ENTRYPOINT, "validate"], "env": env, "resources": resources,
                          "securityContext": hardened, "volumeMounts": mounts})
         train = {"name": "train", "image": workload.image,
                  "command": training_command(args), "env": env, "resources": resources,
                  "securityContext": hardened, "volumeMounts": mounts,
                  "ports": [{"name": "c10d", "containerPort": RENDEZVOUS_PORT}]}
+        on_nodes = [{"key": LABEL_POOL, "operator": "In", "values": [pool.name]}]
+        if workload.validate_nodes:
+            on_nodes.append(validation_requirement(pool))
         affinity = {
             "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{
-                "matchExpressions": [
-                    {"key": LABEL_POOL, "operator": "In", "values": [pool.name]},
-                    {"key": VALIDATION_LABEL, "operator": "NotIn", "values": ["failed"]}]}]}},
+                "matchExpressions": on_nodes}]}},
             "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
                 "labelSelector": {"matchLabels": {"sahab.io/job": job}},
                 "topologyKey": "kubernetes.io/hostname"}]},
@@ -245,13 +231,14 @@ class TrainingJob(pulumi.ComponentResource):
                 "metadata": {"labels": labels},
                 "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": args.storage_class,
                          "resources": {"requests": {"storage": f"{args.checkpoint_size_gi}Gi"}}}}}}
-        account = args.service_account or (validator_account(job) if workload.validate_nodes else "training")
         pod_spec = {
             "subdomain": service,
             "restartPolicy": "Never",
             "priorityClassName": priority_class_name(team.priority),
-            "serviceAccountName": account,
-            "automountServiceAccountToken": workload.validate_nodes or remote,
+            "serviceAccountName": args.service_account or TRAINING_SERVICE_ACCOUNT,
+            # No API token: the pods need no Kubernetes API. A cloud identity (IRSA, Azure workload identity)
+            # arrives as its own audience-scoped projected token, which the cloud's webhook mounts regardless.
+            "automountServiceAccountToken": False,
             "securityContext": {"runAsNonRoot": True, "runAsUser": IMAGE_UID, "runAsGroup": IMAGE_UID,
                                 "fsGroup": IMAGE_UID, "seccompProfile": {"type": "RuntimeDefault"}},
             "tolerations": [toleration_for(t) for t in pool.taints],
@@ -284,7 +271,3 @@ class TrainingJob(pulumi.ComponentResource):
             spec["managedBy"] = args.managed_by
         return spec
 
-
-def validator_account(job: str) -> str:
-    """Each Job's own validator account: two Jobs in one namespace never fight over one object."""
-    return f"{job}-validator"

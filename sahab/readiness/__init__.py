@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sahab.engine import PlannedResource
-from sahab.readiness import checks, gpus
+from sahab.readiness import agents, checks, gpus
 from sahab.readiness.clusters import discover
 from sahab.readiness.model import Placement, Problem, Readiness
 from sahab.readiness.workloads import pod_groups
@@ -36,6 +36,7 @@ def judge(resources: list[PlannedResource], referenced: Iterable[PlannedResource
         if (cluster.anchor is not None and cluster.anchor.urn in mine) or any(o.urn in mine for o in cluster.objects):
             problems += checks.cni(cluster)
         problems += checks.scale_from_zero(cluster, mine)
+        problems += agents.label(cluster, mine)  # after the devices: an agent asking for GPUs must fit them
         groups = [g for g in pod_groups(cluster) if g.resource is not None and g.resource.urn in mine]
         for group in groups:
             placed, misfit = checks.place(cluster, group)

@@ -1,16 +1,12 @@
 """Training Jobs in prod's plan: one validated, elastic, schema-valid Indexed Job per node pool."""
 
-import json
-import subprocess
-import sys
-
 import pytest
 
-from components.kubernetes.training_job import VALIDATION_LABEL, rendezvous_min_nodes, validation_script
+from components.kubernetes.node_validator import VALIDATION_LABEL
+from components.kubernetes.training_job import rendezvous_min_nodes
 from sahab.engine import plan
 from tests.foundation.fleets import ROOT
 from tests.kubernetes.manifests import manifest, validate
-from workloads.label_node import label_request
 
 
 @pytest.fixture(scope="module")
@@ -77,30 +73,24 @@ def test_the_entrypoint_reads_every_variable_the_job_sets(prod):
             assert name in entrypoint, name
 
 
-def test_validation_runs_first_and_failed_nodes_are_excluded(prod):
+def test_pods_land_only_on_nodes_the_validator_passed_and_gate_without_writing(prod):
     pod = _jobs(prod)["train-aks-h100"].inputs["spec"]["template"]["spec"]
     (init,) = pod["initContainers"]
-    assert init["name"] == "validate" and "sahab-entrypoint validate" in init["command"][-1]
+    # The in-pod gate only measures: no shell, no labeller, no API token to write with.
+    assert init["name"] == "validate" and init["command"] == ["sahab-entrypoint", "validate"]
+    assert pod["automountServiceAccountToken"] is False and pod["serviceAccountName"] == "training"
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    assert {"key": VALIDATION_LABEL, "operator": "NotIn", "values": ["failed"]} in terms[0]["matchExpressions"]
+    assert {"key": VALIDATION_LABEL, "operator": "In", "values": ["passed"]} in terms[0]["matchExpressions"]
     assert {"key": "sahab.io/pool", "operator": "In", "values": ["aks-h100"]} in terms[0]["matchExpressions"]
     anti = pod["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
     assert anti["topologyKey"] == "kubernetes.io/hostname"
 
 
-@pytest.mark.parametrize(("bench_status", "labelled"), [(0, False), (1, True), (2, False)])
-def test_validation_labels_the_node_only_when_it_is_below_its_floors(tmp_path, bench_status, labelled):
-    """Run the init container's script with stand-ins for the entrypoint and `python` that record calls."""
-    calls = tmp_path / "calls"
-    for tool, status in (("sahab-entrypoint", bench_status), ("python", 0)):
-        (tmp_path / tool).write_text(f"#!/bin/sh\necho {tool} \"$@\" >> {calls}\nexit {status}\n")
-        (tmp_path / tool).chmod(0o755)
-    done = subprocess.run(["/bin/sh", "-c", validation_script()], env={"PATH": f"{tmp_path}:/usr/bin:/bin"},
-                          check=False)
-    assert done.returncode == bench_status
-    recorded = calls.read_text()
-    assert "sahab-entrypoint validate" in recorded
-    assert (f"python -m workloads.label_node {VALIDATION_LABEL}=failed" in recorded) is labelled
+def test_an_index_that_could_not_judge_its_node_fails_alone_and_drains_are_not_counted(prod):
+    rules = _jobs(prod)["train-auh-h100"].inputs["spec"]["podFailurePolicy"]["rules"]
+    assert {"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]} in rules
+    assert {"action": "FailIndex", "onExitCodes": {"containerName": "validate", "operator": "In",
+                                                   "values": [2]}} in rules
 
 
 def test_pods_are_restricted_and_checkpoint_to_the_encrypted_class(prod):
@@ -115,29 +105,8 @@ def test_pods_are_restricted_and_checkpoint_to_the_encrypted_class(prod):
     assert pod["priorityClassName"] == "sahab-training-critical"  # prod's workload team, research
 
 
-def test_the_validator_may_only_read_and_patch_nodes(prod):
-    roles = [r for r in prod.resources if r.type == "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"
-             and r.name.endswith("-validator-role")]
-    assert roles
-    for role in roles:
-        assert role.inputs["rules"] == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get", "patch"]}]
-
-
 @pytest.mark.parametrize(("nodes", "fraction", "expected"), [(1, 0.5, 1), (2, 0.5, 1), (3, 0.5, 2), (8, 1.0, 8),
                                                               (5, 0.2, 1), (4, 0.01, 1)])
 def test_rendezvous_waits_for_the_configured_share_of_nodes(nodes, fraction, expected):
     assert rendezvous_min_nodes(nodes, fraction) == expected
 
-
-def test_the_node_label_is_a_merge_patch_on_this_node():
-    request = label_request("gpu-7", VALIDATION_LABEL, "failed", api="https://10.96.0.1:443", token="t0k")
-    assert request.get_method() == "PATCH"
-    assert request.full_url == "https://10.96.0.1:443/api/v1/nodes/gpu-7"
-    assert request.get_header("Content-type") == "application/merge-patch+json"
-    assert json.loads(request.data) == {"metadata": {"labels": {VALIDATION_LABEL: "failed"}}}
-
-
-def test_the_labeller_refuses_to_run_outside_a_pod():
-    done = subprocess.run([sys.executable, "-m", "workloads.label_node", "a=b"], capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin"}, check=False)
-    assert done.returncode == 2 and done.stderr.startswith("error: NODE_NAME and KUBERNETES_SERVICE_HOST")

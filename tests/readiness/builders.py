@@ -139,6 +139,9 @@ def onprem_pool(pool: NodePool, nodes: list[dict], taints: list[dict] | None = N
 
 # ---- what runs inside ------------------------------------------------------------------------------------
 def platform(provider: k8s.Provider, kind: str, pools: tuple[NodePool, ...], **kwargs) -> Platform:
+    """The Platform as Fleet makes it for a fleet that trains: with the node validator whose verdict the
+    training Jobs require."""
+    kwargs.setdefault("validator_image", Workload().image)
     return Platform(f"{kind}-platform", PlatformArgs(cluster_kind=kind, pools=pools, teams=(TEAM,), **kwargs),
                     opts=pulumi.ResourceOptions(providers={"kubernetes": provider}))
 

@@ -88,8 +88,15 @@ def test_mig_mixed_leaves_no_whole_gpus_for_the_training_job(tmp_path):
             res = copy.deepcopy(res)
             res.inputs["nodeLabels"]["nvidia.com/mig.config"] = "all-1g.12gb"
         planned.append(res)
-    [problem] = judge(planned).problems
-    assert "pool h100: asks 1 nvidia.com/gpu, a node has 0 nvidia.com/gpu allocatable" in problem.problem
+    problems = {p.object: p.problem for p in judge(planned).problems}
+    # (and, as no validator runs there, none of its nodes is labelled passed)
+    assert "pool h100: required node affinity does not match its node labels; asks 1 nvidia.com/gpu, a node has " \
+        "0 nvidia.com/gpu allocatable" in problems["Job ml-training/train-h100"]
+    # The pool's node validator asks for what a training pod asks for: it cannot run either, so it says so.
+    assert problems["DaemonSet sahab-system/validate-h100"] == (
+        "cannot run on pool h100 (asks 1 nvidia.com/gpu, a node has 0 nvidia.com/gpu allocatable), so its nodes "
+        "never get sahab.io/validation=passed")
+    assert len(problems) == 2
 
 
 def test_an_eks_pool_scaling_from_zero_needs_an_autoscaler(tmp_path):

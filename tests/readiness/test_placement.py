@@ -113,9 +113,12 @@ def test_mig_single_advertises_every_slice_as_a_gpu():
 
 
 def test_mig_mixed_advertises_profiles_not_gpus():
-    result = _mig("mixed", "all-1g.10gb")
-    assert "pool auh-h100 (g1): asks 1 nvidia.com/gpu, a node has 0 nvidia.com/gpu allocatable" \
-        in result.problems[0].problem
+    problems = {p.object: p.problem for p in _mig("mixed", "all-1g.10gb").problems}
+    job_problem = next(problem for what, problem in problems.items() if what.startswith("Job "))
+    assert "pool auh-h100 (g1): asks 1 nvidia.com/gpu, a node has 0 nvidia.com/gpu allocatable" in job_problem
+    # The node validator asks for the node's whole GPUs too: it cannot run, and is named for it.
+    assert problems["DaemonSet sahab-system/validate-auh-h100"].startswith(
+        "cannot run on pool auh-h100 (g1) (asks 8 nvidia.com/gpu, a node has 0 nvidia.com/gpu allocatable)")
 
 
 def test_without_a_mig_layout_the_node_offers_whole_gpus():
@@ -163,7 +166,8 @@ def test_pools_whose_node_shape_the_plan_does_not_give_are_not_judged():
     gpu = NodePool(name="lab-gpu", cluster="lab", accelerator="t4", hosts=("g",), min_size=1, max_size=1)
 
     def program():
-        provider = onprem_cluster("lab", [onprem_pool(pool, [{"host": "h"}]), onprem_pool(gpu, [onprem_node("g")])])
+        provider = onprem_cluster("lab", [onprem_pool(pool, [{"host": "h"}]),
+                                          onprem_pool(gpu, [onprem_node("g", gpus=1)])])
         platform(provider, "onprem", (pool, gpu))
         training(provider, pool)
     result = verdict(program)
