@@ -178,19 +178,33 @@ def test_the_managers_kubeconfig_for_a_worker_carries_only_its_server_ca_and_tok
 @pytest.mark.parametrize(("body", "needle"), [
     ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "q"},
       "spec": {"cohort": "team"}}, "cohort"),  # v1beta1's name; v1beta2 says cohortName
-    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q"}, "spec": {}},
-     "clusterQueue"),
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q"},
+      "spec": {"clusterQueue": "Team_A"}}, "clusterQueue"),  # not a DNS subdomain
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "AdmissionCheck", "metadata": {"name": "c"},
+      "spec": {"controllerName": "kueue.x-k8s.io/multikueue",
+               "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "multi kueue", "name": "c"}}}, "kind"),
     ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "MultiKueueCluster", "metadata": {"name": "w"},
       "spec": {"kubeConfig": {"location": "s"}}}, "clusterSource"),  # v1beta1's shape
     ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "q"},
       "spec": {"queueingStrategy": "FIFO"}}, "FIFO"),
 ])
 def test_the_kueue_schemas_catch_what_the_api_server_would_refuse(body, needle):
-    assert any(needle in problem for problem in validate(body))
+    assert any(needle in problem for problem in validate(body)), validate(body)
 
 
-def test_the_kueue_schemas_say_where_they_come_from():
-    for path in sorted((ROOT / "tests" / "kubernetes" / "schemas").glob("kueue-*.json")):
+def test_the_kueue_schemas_are_the_pinned_releases_published_crds():
+    from components.kubernetes.kueue import API_VERSION, CHART_VERSION
+
+    folder = ROOT / "tests" / "kubernetes" / "schemas" / "kueue"
+    source = yaml.safe_load((folder / "SOURCE").read_text())
+    assert source["repository"] == "https://github.com/kubernetes-sigs/kueue"
+    assert source["tag"] == f"v{CHART_VERSION}" and len(source["commit"]) == 40
+    assert "Apache License" in (folder / "LICENSE").read_text()
+    kinds = set()
+    for path in sorted(folder.glob("*.json")):
         doc = json.loads(path.read_text())
-        assert doc["group"] == "kueue.x-k8s.io" and doc["version"] == "v1beta2"
-        assert "API reference" in doc["source"]
+        assert f"{doc['group']}/{doc['version']}" == API_VERSION  # the version the fleet sends is served
+        assert doc["source"]["commit"] == source["commit"] and doc["source"]["path"].endswith(".yaml")
+        kinds.add(doc["kind"])
+    assert kinds == {"ResourceFlavor", "ClusterQueue", "LocalQueue", "AdmissionCheck", "MultiKueueConfig",
+                     "MultiKueueCluster"}
