@@ -142,6 +142,27 @@ class Host(_Model):
         return v
 
 
+SecretKey = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
+"""The name of a secret stack setting `sahab:<name>` (set with `pulumi config set --secret <name>`)."""
+
+
+class ObjectStore(_Model):
+    """An in-country S3-compatible object store reached from a site (MinIO, Ceph RGW, a UAE provider's), where the
+    site's training checkpoints go: they survive losing a node, which a node-local volume does not."""
+
+    endpoint: Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?/?$")]
+    """The store's S3 API, https only, e.g. `https://s3.auh.example.ae`. Required."""
+    bucket: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")]
+    """The bucket checkpoints go to; each team writes under its own prefix (`<team>/`). Required."""
+    region: Annotated[str, Field(pattern=r"^[a-z0-9-]{2,32}$")] | None = None
+    """The signing region the store expects, when it checks one. Default: unset (boto3's default)."""
+    access_key_id_secret: SecretKey = "onpremS3AccessKeyId"
+    """Secret stack setting (`pulumi config set --secret <name>`) with the access key id. Default:
+    onpremS3AccessKeyId."""
+    secret_access_key_secret: SecretKey = "onpremS3SecretAccessKey"
+    """Secret stack setting with the secret access key. Default: onpremS3SecretAccessKey."""
+
+
 class Site(_Model):
     """An on-prem data centre."""
 
@@ -162,6 +183,9 @@ class Site(_Model):
     private key. When unset in the stack, Ansible uses the operator's ssh-agent. Default: onpremSshPrivateKey."""
     airgapped: StrictBool = False
     """Install only from the hosts' configured package sources (a site mirror). Default: false."""
+    object_store: ObjectStore | None = None
+    """Where the site's training checkpoints go (components/onprem/checkpoint_access.py). Default: unset (a
+    per-pod volume of the encrypted storage class, which does not survive losing its node)."""
 
 
 class Taint(_Model):
@@ -323,8 +347,6 @@ class Storage(_Model):
     """Customer-managed key settings for every key Sahab creates. Default: rotation yearly, 30-day deletion."""
 
 
-SecretKey = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
-"""The name of a secret stack setting `sahab:<name>` (set with `pulumi config set --secret <name>`)."""
 Email = Annotated[str, Field(pattern=r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")]
 HttpsUrl = Annotated[str, Field(pattern=r"^https://[^\s/$.?#][^\s]*$")]
 Severity = Literal["critical", "warning", "info"]
