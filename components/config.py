@@ -775,6 +775,13 @@ def _check_burst(fleet: FleetConfig) -> None:
         onprem = [c.name for c in fleet.clusters if c.kind == "onprem"]
         raise ConfigError(f"{path}.manager", f"{burst.manager!r} is not an onprem cluster of this stack; "
                           f"allowed: {', '.join(onprem) or 'none (add the manager with stack_reference)'}")
+    manager_version = names[burst.manager].kubernetes_version
+    if tuple(map(int, manager_version.split("."))) < tuple(
+            map(int, validation.MULTIKUEUE_MANAGER_MIN_KUBERNETES.split("."))):
+        index = next(i for i, c in enumerate(fleet.clusters) if c.name == burst.manager)
+        raise ConfigError(f"{ROOT}.clusters[{index}].kubernetes_version",
+                          f"{manager_version} cannot be the MultiKueue manager: its Job controller ignores "
+                          f"spec.managedBy only from {validation.MULTIKUEUE_MANAGER_MIN_KUBERNETES}")
     if not burst.workers:
         raise ConfigError(f"{path}.workers", "at least one eks/aks worker cluster")
     cloud = [c.name for c in fleet.clusters if c.kind in ("eks", "aks")]
