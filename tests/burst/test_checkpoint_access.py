@@ -104,7 +104,8 @@ def _plan_json(capsys, program: Path) -> tuple[int, str, str]:
 
 
 def test_on_prem_training_checkpoints_to_the_sites_store_with_secret_credentials(capsys, tmp_path):
-    code, out, err = _plan_json(capsys, _prod_program(tmp_path, STORE, SECURE))
+    program = _prod_program(tmp_path, STORE, SECURE)
+    code, out, err = _plan_json(capsys, program)
     assert code == 0, err
     assert not any(v in out for v in SECURE.values())
     doc = json.loads(out)
@@ -129,6 +130,11 @@ def test_on_prem_training_checkpoints_to_the_sites_store_with_secret_credentials
     secret = secrets[0]["inputs"]
     assert secret["metadata"]["namespace"] == job["metadata"]["namespace"] == "research"
     assert secret["stringData"] == "[secret]"
+
+    # The policy pack passes it (no residency or plaintext-secret finding).
+    assert main(["check", "--stack", "prod", "--program", str(program), "--format", "json"]) == 0
+    check = json.loads(capsys.readouterr().out)
+    assert check["summary"]["mandatory"] == 0
 
     # Dubai has none: its pods keep a per-pod volume of the encrypted class, as before.
     dubai = _job(resources, "train-dxb-cpu")
