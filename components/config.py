@@ -148,6 +148,27 @@ class Host(_Model):
         return v
 
 
+SecretKey = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
+"""The name of a secret stack setting `sahab:<name>` (set with `pulumi config set --secret <name>`)."""
+
+
+class ObjectStore(_Model):
+    """An in-country S3-compatible object store reached from a site (MinIO, Ceph RGW, a UAE provider's), where the
+    site's training checkpoints go: they survive losing a node, which a node-local volume does not."""
+
+    endpoint: Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?/?$")]
+    """The store's S3 API, https only, e.g. `https://s3.auh.example.ae`. Required."""
+    bucket: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")]
+    """The bucket checkpoints go to; each team writes under its own prefix (`<team>/`). Required."""
+    region: Annotated[str, Field(pattern=r"^[a-z0-9-]{2,32}$")] | None = None
+    """The signing region the store expects, when it checks one. Default: unset (boto3's default)."""
+    access_key_id_secret: SecretKey = "onpremS3AccessKeyId"
+    """Secret stack setting (`pulumi config set --secret <name>`) with the access key id. Default:
+    onpremS3AccessKeyId."""
+    secret_access_key_secret: SecretKey = "onpremS3SecretAccessKey"
+    """Secret stack setting with the secret access key. Default: onpremS3SecretAccessKey."""
+
+
 class Site(_Model):
     """An on-prem data centre."""
 
@@ -168,6 +189,9 @@ class Site(_Model):
     private key. When unset in the stack, Ansible uses the operator's ssh-agent. Default: onpremSshPrivateKey."""
     airgapped: StrictBool = False
     """Install only from the hosts' configured package sources (a site mirror). Default: false."""
+    object_store: ObjectStore | None = None
+    """Where the site's training checkpoints go (components/onprem/checkpoint_access.py). Default: unset (a
+    per-pod volume of the encrypted storage class, which does not survive losing its node)."""
 
 
 class Taint(_Model):
@@ -329,8 +353,6 @@ class Storage(_Model):
     """Customer-managed key settings for every key Sahab creates. Default: rotation yearly, 30-day deletion."""
 
 
-SecretKey = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
-"""The name of a secret stack setting `sahab:<name>` (set with `pulumi config set --secret <name>`)."""
 Email = Annotated[str, Field(pattern=r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")]
 HttpsUrl = Annotated[str, Field(pattern=r"^https://[^\s/$.?#][^\s]*$")]
 Severity = Literal["critical", "warning", "info"]
@@ -768,6 +790,13 @@ def _check_burst(fleet: FleetConfig) -> None:
         onprem = [c.name for c in fleet.clusters if c.kind == "onprem"]
         raise ConfigError(f"{path}.manager", f"{burst.manager!r} is not an onprem cluster of this stack; "
                           f"allowed: {', '.join(onprem) or 'none (add the manager with stack_reference)'}")
+    manager_version = names[burst.manager].kubernetes_version
+    if tuple(map(int, manager_version.split("."))) < tuple(
+            map(int, validation.MULTIKUEUE_MANAGER_MIN_KUBERNETES.split("."))):
+        index = next(i for i, c in enumerate(fleet.clusters) if c.name == burst.manager)
+        raise ConfigError(f"{ROOT}.clusters[{index}].kubernetes_version",
+                          f"{manager_version} cannot be the MultiKueue manager: its Job controller ignores "
+                          f"spec.managedBy only from {validation.MULTIKUEUE_MANAGER_MIN_KUBERNETES}")
     if not burst.workers:
         raise ConfigError(f"{path}.workers", "at least one eks/aks worker cluster")
     cloud = [c.name for c in fleet.clusters if c.kind in ("eks", "aks")]

@@ -38,6 +38,7 @@ class Fleet(pulumi.ComponentResource):
         self._stack_refs: dict[str, pulumi.StackReference] = {}
         self._aws_providers: dict[str, Any] = {}
         self._aws_account_id: Any = None
+        self._azure_provider: Any = None
         self.buckets: dict[str, Any] = {}
         self.digests = read_digest_lock()
         self._azure_zones: dict[str, Any] = {}
@@ -174,7 +175,8 @@ class Fleet(pulumi.ComponentResource):
                 if pool.size == 0:
                     continue  # scale-from-zero pools train when they have nodes: launch a Job then
                 remote = {} if access is None else {
-                    "service_account": CHECKPOINT_ACCOUNT,
+                    "service_account": access.account, "checkpoint_env": tuple(access.env),
+                    "pod_labels": access.pod_labels,
                     "checkpoint_uri": pulumi.Output.concat(access.uri, "/", f"train-{pool.name}")}
                 jobs[pool.name] = TrainingJob(f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
                     pool=pool, team=team, workload=kind_workload, queue=team.name,
@@ -191,6 +193,61 @@ class Fleet(pulumi.ComponentResource):
         return workload.model_copy(update={"image": image})
 
     def _checkpoint_access(self, cluster_name: str, team: str) -> Any:
+        """Where the team's checkpoints on this cluster go, when not to a per-pod volume: an object store the
+        pods reach with the cluster's own identity (`.uri`, `.env`, `.pod_labels`, `.account`), or None."""
+        cluster = self.config.cluster(cluster_name)
+        if cluster.kind == "onprem":
+            return self._onprem_checkpoint_access(cluster, team)
+        if cluster.kind == "aks":
+            return self._azure_checkpoint_access(cluster_name, team)
+        return self._aws_checkpoint_access(cluster_name, team)
+
+    def _onprem_checkpoint_access(self, cluster: Cluster, team: str) -> Any:
+        """On-prem, with the site's object store set: its credentials in a Secret of the team's namespace
+        (components.onprem.checkpoint_access)."""
+        from components.onprem.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
+
+        index, site = next(((i, s) for i, s in enumerate(self.config.sites) if s.name == cluster.site),
+                           (None, None))
+        if site is None or site.object_store is None:
+            return None
+        store = site.object_store
+        keys = {}
+        for field in ("access_key_id_secret", "secret_access_key_secret"):
+            setting = getattr(store, field)
+            keys[field] = secret_config(setting)
+            if keys[field] is None:
+                raise ConfigError(f"{ROOT}.sites[{index}].object_store.{field}",
+                                  f"names the secret setting sahab:{setting}, which the stack does not set; "
+                                  f"set it with `pulumi config set --secret {setting} <value>`")
+        return CheckpointAccess(f"{self.fleet_name}-{cluster.name}-{team}-checkpoints", CheckpointAccessArgs(
+            namespace=team, store=store, access_key_id=keys["access_key_id_secret"],
+            secret_access_key=keys["secret_access_key_secret"]),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.platforms[cluster.name]],
+                                        providers={"kubernetes": self.k8s_providers[cluster.name]}))
+
+    def _azure_checkpoint_access(self, cluster_name: str, team: str) -> Any:
+        """On an AKS cluster this stack creates, with an Azure checkpoints account: the team's pods write to
+        their own container there with workload identity (components.azure.checkpoint_access)."""
+        from components.azure.aks_cluster import AksCluster
+        from components.azure.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
+
+        aks = self.clusters.get(cluster_name)
+        bucket = next((name for name, b in self.buckets.items() if self._bucket_purpose(name) == "checkpoints"
+                       and hasattr(b, "account_id")), None)
+        if not isinstance(aks, AksCluster) or bucket is None:
+            return None
+        account = self.buckets[bucket]
+        return CheckpointAccess(f"{self.fleet_name}-{cluster_name}-{team}-checkpoints", CheckpointAccessArgs(
+            namespace=team, service_account=CHECKPOINT_ACCOUNT, location=aks.region,
+            resource_group_name=aks.resource_group_name, oidc_issuer_url=aks.oidc_issuer_url,
+            account_name=account.account_name, account_resource_group_name=account.resource_group_name,
+            container_name=f"{team}-checkpoints", tags=self.tags),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.platforms[cluster_name]],
+                                        providers={"azure-native": self._azure_provider,
+                                                   "kubernetes": self.k8s_providers[cluster_name]}))
+
+    def _aws_checkpoint_access(self, cluster_name: str, team: str) -> Any:
         """On an EKS cluster this stack creates, with an AWS checkpoints bucket: the team's pods write their
         checkpoints there through IRSA (components.aws.checkpoint_access). Elsewhere: None (a volume)."""
         from components.aws.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
@@ -422,6 +479,7 @@ class Fleet(pulumi.ComponentResource):
         provider = azure_native.Provider(f"{self.fleet_name}-azure", location=cloud.location,
                                          subscription_id=cloud.subscription_id,
                                          opts=pulumi.ResourceOptions(parent=self))
+        self._azure_provider = provider
         under = pulumi.ResourceOptions(parent=self, providers=[provider])
         self._azure_provider = provider
         created = [c for c in clusters if not c.stack_reference]

@@ -94,6 +94,9 @@ def team_namespace(name: str) -> str | None:
 # Kubernetes minor versions Sahab supports: offered by EKS and AKS and published on pkgs.k8s.io (on-prem).
 # Add a version here when the clouds ship it and the platform has been checked against it.
 KUBERNETES_VERSIONS = ("1.30", "1.31", "1.32", "1.33", "1.34")
+# A MultiKueue manager must leave Jobs with `spec.managedBy` to Kueue: the JobManagedBy feature is on by default
+# (beta) from Kubernetes 1.32; below it the manager's own Job controller would run a dispatched Job as well.
+MULTIKUEUE_MANAGER_MIN_KUBERNETES = "1.32"
 
 
 def kubernetes_version(value: str) -> str | None:

@@ -197,6 +197,9 @@ class CloudMocks(pulumi.runtime.Mocks):
                                                               "clientId": _uuid(name, "kubelet-client")}}}
             identity = inputs.get("identity") or {}
             state["identity"] = {**identity, "principalId": _uuid(name, "principal"), "tenantId": AZURE_TENANT}
+            if (inputs.get("oidcIssuerProfile") or {}).get("enabled"):
+                state["oidcIssuerProfile"] = {"enabled": True, "issuerURL": (
+                    f"https://{location}.oic.prod-aks.azure.com/{AZURE_TENANT}/{_uuid(name, 'issuer')}/")}
         if kind == "StorageAccount":
             state["primaryEndpoints"] = {"blob": f"https://{physical}.blob.core.windows.net/"}
         identity = state.get("identity")

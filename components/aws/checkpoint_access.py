@@ -80,6 +80,9 @@ class CheckpointAccess(pulumi.ComponentResource):
             f"{name}-sa", metadata={"name": args.service_account, "namespace": args.namespace,
                                     "labels": MANAGED_BY, "annotations": {"eks.amazonaws.com/role-arn": role.arn}},
             automount_service_account_token=False, opts=child)
+        self.account = args.service_account
+        self.env: list[dict] = []  # the pod identity webhook injects AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE
+        self.pod_labels: dict[str, str] = {}
         self.role_arn = role.arn
         self.uri = pulumi.Output.concat("s3://", args.bucket_name, "/", args.namespace)
         self.register_outputs({"roleArn": self.role_arn, "uri": self.uri})

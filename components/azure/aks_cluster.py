@@ -161,6 +161,8 @@ class AksCluster(pulumi.ComponentResource):
         self.disk_encryption_set_id = des.id
         self.disk_key_id = key.id
         self.subnet_id = pulumi.Output.from_input(args.subnet_id)
+        # Workload identity: what a federated identity credential trusts for this cluster's service accounts.
+        self.oidc_issuer_url = cluster.oidc_issuer_profile.apply(lambda p: p.issuer_url if p else None)
         self.kubelet_object_id = cluster.identity_profile.apply(
             lambda p: (p or {}).get("kubeletidentity").object_id if p and p.get("kubeletidentity") else None)
         self.register_outputs({"clusterName": self.cluster_name, "resourceGroupName": self.resource_group_name,

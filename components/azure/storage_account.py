@@ -137,6 +137,8 @@ class AzureStorage(pulumi.ComponentResource):
                 opts=child)
 
         self.account_name = account.name
+        self.account_id = account.id
+        self.resource_group_name = pulumi.Output.from_input(rg)
         self.container_name = container.name
         self.key_id = key.id
         self.blob_endpoint = account.primary_endpoints.apply(lambda e: e.blob)

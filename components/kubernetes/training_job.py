@@ -81,6 +81,13 @@ class TrainingJobArgs(Args):
     run_on: tuple[pulumi.ProviderResource, ...] = ()
     """Providers of the clusters the pods run on when not the Job's own (MultiKueue workers): the rendezvous
     Service is created there. Default: none (the Job's own cluster)."""
+    # -- checkpoint identity (components/{aws,azure,onprem}/checkpoint_access.py) ------------------------------
+    checkpoint_env: tuple[dict, ...] = ()
+    """Extra environment of the training container that reaches the checkpoint store (endpoint, account,
+    credentials from a Secret). Default: none."""
+    pod_labels: dict[str, str] = Field(default_factory=dict)
+    """Extra pod labels the store's identity needs (AKS: `azure.workload.identity/use`). Default: none."""
+    # ------------------------------------------------------------------------------------------------------
     checkpoint_size_gi: int = Field(default=50, ge=1)
     """Size of each pod's checkpoint volume. Default: 50 GiB."""
     min_nodes_fraction: float = Field(default=0.5, gt=0, le=1)
@@ -211,7 +218,7 @@ class TrainingJob(pulumi.ComponentResource):
                          "command": [ENTRYPOINT, "validate"], "env": env, "resources": resources,
                          "securityContext": hardened, "volumeMounts": mounts})
         train = {"name": "train", "image": workload.image,
-                 "command": training_command(args), "env": env, "resources": resources,
+                 "command": training_command(args), "env": env + list(args.checkpoint_env), "resources": resources,
                  "securityContext": hardened, "volumeMounts": mounts,
                  "ports": [{"name": "c10d", "containerPort": RENDEZVOUS_PORT}]}
         on_nodes = [{"key": LABEL_POOL, "operator": "In", "values": [pool.name]}]
@@ -265,7 +272,7 @@ class TrainingJob(pulumi.ComponentResource):
             ]},
             # The rendezvous host finishes last-but-together with the group: its success is the run's.
             "successPolicy": {"rules": [{"succeededIndexes": "0"}]},
-            "template": {"metadata": {"labels": labels}, "spec": pod_spec},
+            "template": {"metadata": {"labels": {**labels, **args.pod_labels}}, "spec": pod_spec},
         }
         if args.managed_by:
             spec["managedBy"] = args.managed_by

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -49,6 +50,23 @@ def _learning_rate(text: str) -> float:
     return value
 
 
+def _endpoint(text: str) -> str:
+    """An S3-compatible endpoint: http(s)://host[:port], nothing after it (boto3 adds the bucket)."""
+    from urllib.parse import urlsplit
+
+    try:
+        url = urlsplit(text)
+        url.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        url = None
+    if url is None or url.scheme not in ("https", "http") or not url.hostname or url.path.strip("/") \
+            or url.query or url.fragment or url.username:
+        raise argparse.ArgumentTypeError(f"must be https://HOST[:PORT] (or http:// on loopback), not {text!r}")
+    if url.scheme == "http" and url.hostname not in ("127.0.0.1", "localhost", "::1"):
+        raise argparse.ArgumentTypeError(f"{text!r}: plain http only on loopback; checkpoints travel over https")
+    return text.rstrip("/")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nproc", type=_between(1, 256), default=2, help="local workers, 1-256 (2)")
     parser.add_argument("--steps", type=_between(1, 1_000_000_000), default=200,
@@ -59,6 +77,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where sharded checkpoints live; a run resumes from the newest complete one there, "
                              "on any node (default: a temporary directory removed afterwards). Credentials "
                              "for s3:// and az:// come from the environment only")
+    parser.add_argument("--s3-endpoint", type=_endpoint, metavar="URL",
+                        help="an S3-compatible store for an s3:// --checkpoint-dir, e.g. an in-country one on "
+                             "premises (default: $AWS_ENDPOINT_URL_S3, else AWS S3)")
     parser.add_argument("--max-restarts", type=_between(0, 100), default=3,
                         help="times torchrun restarts the worker group after a failure (3)")
     parser.add_argument("--skip-validation", action="store_true", help="train without validating first")
@@ -114,6 +135,11 @@ def _train(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path) ->
 
     if args.checkpoint_dir and not is_remote(checkpoint_dir):
         check_writable_dir("--checkpoint-dir", Path(checkpoint_dir))
+    if args.s3_endpoint:
+        if not checkpoint_dir.startswith("s3://"):
+            raise UsageError(f"--s3-endpoint applies to an s3:// --checkpoint-dir, not {checkpoint_dir!r}")
+        # boto3 reads it here and in every worker torchrun starts (they inherit this environment).
+        os.environ["AWS_ENDPOINT_URL_S3"] = args.s3_endpoint
     _check_resumable(cfg)
     console = Console(stderr=True)
     refused, peak = _validate(args, cfg.precision, console)

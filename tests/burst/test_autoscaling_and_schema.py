@@ -125,6 +125,17 @@ def test_the_schema_refuses_a_burst_that_cannot_dispatch(change, message):
         parse_fleet(fleet)
 
 
+def test_a_manager_whose_job_controller_ignores_managed_by_is_refused():
+    fleet = stack_fleet("burst")
+    index = next(i for i, c in enumerate(fleet["clusters"]) if c["name"] == fleet["burst"]["manager"])
+    fleet["clusters"][index]["kubernetes_version"] = "1.31"
+    with pytest.raises(ConfigError, match=rf"clusters\[{index}\]\.kubernetes_version: 1.31 cannot be the MultiKueue "
+                                          r"manager: .* from 1.32"):
+        parse_fleet(fleet)
+    fleet["clusters"][index]["kubernetes_version"] = "1.32"
+    assert parse_fleet(fleet).burst.manager == fleet["burst"]["manager"]
+
+
 def test_a_worker_without_burst_pools_is_refused():
     fleet = stack_fleet("burst")
     fleet["node_pools"] = [p for p in fleet["node_pools"] if p["cluster"] != "aks-main"]

@@ -178,19 +178,72 @@ def test_the_managers_kubeconfig_for_a_worker_carries_only_its_server_ca_and_tok
 @pytest.mark.parametrize(("body", "needle"), [
     ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "q"},
       "spec": {"cohort": "team"}}, "cohort"),  # v1beta1's name; v1beta2 says cohortName
-    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q"}, "spec": {}},
-     "clusterQueue"),
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q"},
+      "spec": {"clusterQueue": "Team_A"}}, "clusterQueue"),  # not a DNS subdomain
+    ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "AdmissionCheck", "metadata": {"name": "c"},
+      "spec": {"controllerName": "kueue.x-k8s.io/multikueue",
+               "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "multi kueue", "name": "c"}}}, "kind"),
     ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "MultiKueueCluster", "metadata": {"name": "w"},
       "spec": {"kubeConfig": {"location": "s"}}}, "clusterSource"),  # v1beta1's shape
     ({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "q"},
       "spec": {"queueingStrategy": "FIFO"}}, "FIFO"),
 ])
 def test_the_kueue_schemas_catch_what_the_api_server_would_refuse(body, needle):
-    assert any(needle in problem for problem in validate(body))
+    assert any(needle in problem for problem in validate(body)), validate(body)
 
 
-def test_the_kueue_schemas_say_where_they_come_from():
-    for path in sorted((ROOT / "tests" / "kubernetes" / "schemas").glob("kueue-*.json")):
+def test_the_kueue_schemas_are_the_pinned_releases_published_crds():
+    from components.kubernetes.kueue import API_VERSION, CHART_VERSION
+
+    folder = ROOT / "tests" / "kubernetes" / "schemas" / "kueue"
+    source = yaml.safe_load((folder / "SOURCE").read_text())
+    assert source["repository"] == "https://github.com/kubernetes-sigs/kueue"
+    assert source["tag"] == f"v{CHART_VERSION}" and len(source["commit"]) == 40
+    assert "Apache License" in (folder / "LICENSE").read_text()
+    kinds = set()
+    for path in sorted(folder.glob("*.json")):
         doc = json.loads(path.read_text())
-        assert doc["group"] == "kueue.x-k8s.io" and doc["version"] == "v1beta2"
-        assert "API reference" in doc["source"]
+        assert f"{doc['group']}/{doc['version']}" == API_VERSION  # the version the fleet sends is served
+        assert doc["source"]["commit"] == source["commit"] and doc["source"]["path"].endswith(".yaml")
+        kinds.add(doc["kind"])
+    assert kinds == {"ResourceFlavor", "ClusterQueue", "LocalQueue", "AdmissionCheck", "MultiKueueConfig",
+                     "MultiKueueCluster"}
+
+
+def test_the_burst_path_pins_are_recorded_in_one_table_that_matches_the_code():
+    from components.aws.cluster_autoscaler import CHART_VERSION as AUTOSCALER
+    from components.kubernetes.kueue import API_VERSION, CHART_VERSION
+    from components.validation import MULTIKUEUE_MANAGER_MIN_KUBERNETES
+
+    text = (ROOT / "components" / "kubernetes" / "README.md").read_text()
+    table = text[text.index("### What the burst path pins"):].split("\n\n")[1]
+    rows = {cells[0]: cells[1] for cells in
+            ([c.strip() for c in line.strip("|").split("|")] for line in table.splitlines()[2:])}
+    commit = yaml.safe_load((ROOT / "tests" / "kubernetes" / "schemas" / "kueue" / "SOURCE").read_text())["commit"]
+    assert rows["Kueue chart (controller and CRDs)"] == CHART_VERSION
+    assert rows["Kueue API the fleet sends"].startswith(API_VERSION)
+    assert rows["Kueue CRD schemas the tests validate against"] == f"v{CHART_VERSION}, commit {commit}"
+    assert rows["cluster-autoscaler chart (EKS burst pools from zero)"] == AUTOSCALER
+    assert rows["Kubernetes on the MultiKueue manager"] == f"{MULTIKUEUE_MANAGER_MIN_KUBERNETES} or newer"
+
+
+def test_the_teams_own_queue_on_the_manager_runs_on_prem_and_only_the_burst_queue_dispatches(burst):
+    prod = plan(None, "prod")
+    onprem_pools = {r.inputs["metadata"]["name"] for r in prod.resources if r.type == f"{KUEUE}:ResourceFlavor"
+                    and r.provider.endswith("::sahab-auh-onprem-k8s")}
+    assert onprem_pools == {"auh-h100", "auh-cpu"}
+    own = next(r.inputs for r in prod.resources if r.type == f"{KUEUE}:ClusterQueue"
+               and r.provider.endswith("::sahab-auh-onprem-k8s") and r.inputs["metadata"]["name"] == "research")
+    assert "admissionChecksStrategy" not in own["spec"] and "admissionChecks" not in own["spec"]
+    assert {f["name"] for f in own["spec"]["resourceGroups"][0]["flavors"]} == onprem_pools
+    # The burst queue on the same manager holds only the burst pools' flavors, all behind the MultiKueue check.
+    burst_queue = _named(burst, "ClusterQueue", "auh-onprem", "research-burst")
+    burst_flavors = {f["name"] for f in burst_queue["spec"]["resourceGroups"][0]["flavors"]}
+    assert burst_flavors == {"burst-a10g", "burst-l40s", "burst-h100"} and not burst_flavors & onprem_pools
+    assert [c["name"] for c in burst_queue["spec"]["admissionChecksStrategy"]["admissionChecks"]] == ["sahab-burst"]
+    # Prod's own training Jobs go to the team's queue (run on-prem); the burst stack's to the burst queue.
+    prod_queues = {r.inputs["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] for r in prod.resources
+                   if r.type == JOB and r.provider.endswith("::sahab-auh-onprem-k8s")}
+    assert prod_queues == {"research"}
+    assert {r.inputs["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] for r in _objects(burst, "Job")} == \
+        {"research-burst"}

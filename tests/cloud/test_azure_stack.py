@@ -61,8 +61,11 @@ def test_aks_pools_gpu_taint_label_and_driver(prod, pool, gpu):
 
 
 def test_storage_account_is_tls12_https_private_double_encrypted_with_a_uae_vault_key(prod):
-    (account,) = prod.of("azure-native:storage:StorageAccount")
-    a = account.inputs
+    accounts = {a.inputs["tags"]["sahab.io/bucket"]: a for a in prod.of("azure-native:storage:StorageAccount")}
+    assert set(accounts) == {"azdatasets", "azcheckpoints"}
+    for other in accounts.values():
+        assert other.inputs["allowSharedKeyAccess"] is False and other.inputs["allowBlobPublicAccess"] is False
+    a = accounts["azdatasets"].inputs
     assert a["location"] in UAE
     assert a["minimumTlsVersion"] == "TLS1_2" and a["enableHttpsTrafficOnly"] is True
     assert a["allowBlobPublicAccess"] is False and a["allowSharedKeyAccess"] is False
@@ -74,4 +77,4 @@ def test_storage_account_is_tls12_https_private_double_encrypted_with_a_uae_vaul
     assert a["sku"]["name"] == "Standard_GZRS"  # geo_redundant: pairs with uaecentral, inside the UAE
     assert a["networkRuleSet"]["defaultAction"] == "Deny"
     containers = prod.of("azure-native:storage:BlobContainer")
-    assert [c.inputs["publicAccess"] for c in containers] == ["None"]
+    assert containers and {c.inputs["publicAccess"] for c in containers} == {"None"}

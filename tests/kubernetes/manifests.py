@@ -1,14 +1,17 @@
 """Kubernetes manifests from a plan, and their validation against the API's schemas.
 
 Core objects: `kubernetes-validate`, Kubernetes 1.31's OpenAPI schema, strict (unknown fields are errors).
-Custom resources: the upstream CRDs' openAPIV3Schema shipped in `schemas/`, made strict the same way
-(the API server prunes unknown fields; `kubectl apply --validate=strict` refuses them, and so do we).
+Custom resources: the upstream CRDs' openAPIV3Schema shipped in `schemas/` (Kueue's, vendored verbatim from the
+pinned release, in `schemas/kueue/` with its SOURCE and LICENSE), made strict the same way (the API server prunes
+unknown fields; `kubectl apply --validate=strict` refuses them, and so do we). As for a structural schema,
+`x-kubernetes-*` keys are ignored; CEL rules (`x-kubernetes-validations`) are not evaluated.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -44,9 +47,19 @@ def manifest(resource: PlannedResource) -> dict[str, Any]:
     return body
 
 
+_GO_LEADING_FLAGS = re.compile(r"^\^(\(\?[a-zA-Z]+\))")
+
+
+def _python_pattern(pattern: str) -> str:
+    """A Go (RE2) pattern as Python reads it: RE2 allows `^(?i)...`, Python wants global flags first."""
+    return _GO_LEADING_FLAGS.sub(r"\1^", pattern)
+
+
 def _strict(schema: Any) -> Any:
     if isinstance(schema, dict):
         out = {k: _strict(v) for k, v in schema.items()}
+        if isinstance(out.get("pattern"), str):
+            out["pattern"] = _python_pattern(out["pattern"])
         if ("properties" in out and "additionalProperties" not in out
                 and not out.get("x-kubernetes-preserve-unknown-fields")):
             out["additionalProperties"] = False
@@ -60,7 +73,7 @@ def _strict(schema: Any) -> Any:
 def crd_validators() -> dict[tuple[str, str], jsonschema.protocols.Validator]:
     """(apiVersion, kind) -> a validator for each shipped CRD schema."""
     validators = {}
-    for path in sorted(SCHEMAS.glob("*.json")):
+    for path in sorted(SCHEMAS.rglob("*.json")):
         crd = json.loads(path.read_text())
         schema = _strict(crd["openAPIV3Schema"])
         validators[(f"{crd['group']}/{crd['version']}", crd["kind"])] = jsonschema.Draft7Validator(schema)

@@ -27,6 +27,23 @@ def test_every_kubernetes_object_validates_against_the_1_31_schemas(plans, stack
         assert {"PrometheusRule", "ServiceMonitor", "NetworkPolicy", "StorageClass", "Deployment"} <= kinds
 
 
+def test_every_kueue_object_of_the_four_stacks_is_valid_against_the_pinned_releases_crds(plans):
+    from tests.kubernetes.manifests import crd_validators
+
+    vendored = {key for key in crd_validators() if key[0].startswith("kueue.x-k8s.io/")}
+    checked = set()
+    for stack, planned in plans.items():
+        kueue = [r for r in planned.resources
+                 if is_manifest(r) and r.inputs["apiVersion"].startswith("kueue.x-k8s.io/")]
+        assert kueue, stack
+        for resource in kueue:
+            body = manifest(resource)
+            assert (body["apiVersion"], body["kind"]) in vendored, f"{stack}: {resource.name}"
+            assert validate(body) == [], f"{stack}: {resource.name}"
+            checked.add(body["kind"])
+    assert checked == {kind for _, kind in vendored}  # every vendored kind is one the fleet creates
+
+
 def test_validation_catches_a_misspelt_field():
     policy = {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "x"},
               "spec": {"podSelector": {}, "policyType": ["Ingress"]}}

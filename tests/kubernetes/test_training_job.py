@@ -78,7 +78,8 @@ def test_pods_land_only_on_nodes_the_validator_passed_and_gate_without_writing(p
     (init,) = pod["initContainers"]
     # The in-pod gate only measures: no shell, no labeller, no API token to write with.
     assert init["name"] == "validate" and init["command"] == ["sahab-entrypoint", "validate"]
-    assert pod["automountServiceAccountToken"] is False and pod["serviceAccountName"] == "training"
+    # prod's AKS pods write checkpoints to Blob as `checkpoint-writer` (workload identity injects its own token).
+    assert pod["automountServiceAccountToken"] is False and pod["serviceAccountName"] == "checkpoint-writer"
     terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
     assert {"key": VALIDATION_LABEL, "operator": "In", "values": ["passed"]} in terms[0]["matchExpressions"]
     assert {"key": "sahab.io/pool", "operator": "In", "values": ["aks-h100"]} in terms[0]["matchExpressions"]

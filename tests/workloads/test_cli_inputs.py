@@ -56,6 +56,21 @@ def test_nonsensical_numbers_stop_train_before_any_worker(args, names, capsys, n
     _one_error_line(capsys, *names)
 
 
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["--s3-endpoint", "s3.auh.example.ae"], ["--s3-endpoint", "https://HOST"]),
+        (["--s3-endpoint", "http://10.10.0.20:9000"], ["--s3-endpoint", "only on loopback"]),
+        (["--s3-endpoint", "https://s3.example.ae/bucket"], ["--s3-endpoint"]),
+        (["--s3-endpoint", "https://s3.example.ae:port"], ["--s3-endpoint"]),
+        (["--s3-endpoint", "https://s3.example.ae", "--checkpoint-dir", "az://c1/x"], ["--s3-endpoint", "s3://"]),
+    ],
+)
+def test_an_unusable_s3_endpoint_stops_train_before_any_worker(args, names, capsys, no_work):
+    assert main(["train", *TINY, *args]) == 2
+    _one_error_line(capsys, *names)
+
+
 def test_a_checkpoint_dir_that_is_a_file_is_refused(tmp_path, capsys, no_work):
     afile = tmp_path / "ckpt"
     afile.write_text("not a directory")

@@ -4,9 +4,10 @@ small interface of whole objects (list, read, write, upload, download, delete).
 Credentials never come from arguments, only from the environment, as the clouds' own SDKs find them:
 - S3: boto3's default chain (on EKS: Pod Identity or IRSA; elsewhere AWS_* variables or an instance role);
   AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL point it at an S3-compatible store (an in-country one on premises).
-- Azure Blob: AZURE_STORAGE_ACCOUNT (or AZURE_STORAGE_ACCOUNT_URL) with azure-identity's
-  DefaultAzureCredential (on AKS: workload identity, AZURE_CLIENT_ID / AZURE_TENANT_ID /
-  AZURE_FEDERATED_TOKEN_FILE); AZURE_STORAGE_CONNECTION_STRING instead, for a local emulator (Azurite).
+- Azure Blob: AZURE_STORAGE_ACCOUNT (or AZURE_STORAGE_ACCOUNT_URL) with an Entra token, never an account key:
+  on AKS workload identity (WorkloadIdentityCredential from AZURE_CLIENT_ID / AZURE_TENANT_ID /
+  AZURE_FEDERATED_TOKEN_FILE), elsewhere azure-identity's DefaultAzureCredential;
+  AZURE_STORAGE_CONNECTION_STRING instead, for a local emulator (Azurite).
 A single write is atomic on every backend (S3 and Blob commit an object whole; locally temp file + rename),
 which is what makes a checkpoint's manifest, written last, a safe commit marker (checkpoint.py).
 """
@@ -163,6 +164,19 @@ class S3Store:
             self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": batch, "Quiet": True})
 
 
+def blob_credential(**options):
+    """The pod's Entra identity for Blob storage. On AKS with workload identity (the webhook set
+    AZURE_FEDERATED_TOKEN_FILE, AZURE_CLIENT_ID, AZURE_TENANT_ID): exchange the projected service account token
+    for a storage token, and nothing else (a missing or refused federation is that error, not a later one from
+    another credential in a chain). Elsewhere azure-identity's default chain. `options` go to the credential
+    (e.g. its HTTP transport)."""
+    from azure.identity import DefaultAzureCredential, WorkloadIdentityCredential
+
+    if os.environ.get("AZURE_FEDERATED_TOKEN_FILE"):
+        return WorkloadIdentityCredential(**options)
+    return DefaultAzureCredential(**options)
+
+
 class AzureBlobStore:
     """azure-storage-blob; the account and its credential come from the environment (see the module doc)."""
 
@@ -179,9 +193,7 @@ class AzureBlobStore:
             account_url = f"https://{os.environ['AZURE_STORAGE_ACCOUNT']}.blob.core.windows.net"
         if not account_url:
             raise StoreError(f"{uri}: set AZURE_STORAGE_ACCOUNT (the storage account holding the container)")
-        from azure.identity import DefaultAzureCredential
-
-        self.client = ContainerClient(account_url, container, credential=DefaultAzureCredential())
+        self.client = ContainerClient(account_url, container, credential=blob_credential())
 
     def _key(self, key: str) -> str:
         return f"{self.prefix}/{key}" if self.prefix else key

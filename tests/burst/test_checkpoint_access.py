@@ -1,0 +1,163 @@
+"""Checkpoints that outlive their nodes on every kind of cluster, as planned: AKS pods with workload identity to
+their team's own container; on-prem pods to the site's in-country S3-compatible store with credentials that are
+Pulumi secrets end to end."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from components.config import parse_fleet
+from components.errors import ConfigError
+from sahab.cli import main
+from sahab.engine import plan
+from tests.foundation.fleets import ROOT, stack_fleet
+from tests.kubernetes.manifests import validate
+
+JOB = "kubernetes:batch/v1:Job"
+SECRET = "kubernetes:core/v1:Secret"
+STORE = {"endpoint": "https://s3.auh.example.ae", "bucket": "sahab-checkpoints"}
+# Ciphertexts as `pulumi config set --secret` leaves them in a stack file: never in a plan.
+SECURE = {"onpremS3AccessKeyId": "v1:ACCESSKEYCIPHERTEXT01", "onpremS3SecretAccessKey": "v1:SECRETKEYCIPHERTEXT02"}
+
+
+@pytest.fixture(scope="module")
+def prod():
+    return plan(None, "prod")
+
+
+def _job(plan_resources, name: str) -> dict:
+    (job,) = [r.inputs if hasattr(r, "inputs") else r["inputs"] for r in plan_resources
+              if (r.type if hasattr(r, "type") else r["type"]) == JOB
+              and (r.inputs if hasattr(r, "inputs") else r["inputs"])["metadata"]["name"] == name]
+    return job
+
+
+def _env(job: dict) -> dict:
+    (container,) = job["spec"]["template"]["spec"]["containers"]
+    return {e["name"]: e.get("value", e.get("valueFrom")) for e in container["env"]}
+
+
+def test_aks_training_writes_to_its_teams_container_with_workload_identity_only(prod):
+    by_name = {r.name: r for r in prod.resources}
+    base = "sahab-aks-main-research-checkpoints"
+    job = _job(prod.resources, "train-aks-h100")
+    pod = job["spec"]["template"]
+    # The pods: the workload identity webhook's label, the account the identity trusts, where to write.
+    assert pod["metadata"]["labels"]["azure.workload.identity/use"] == "true"
+    assert pod["spec"]["serviceAccountName"] == "checkpoint-writer"
+    env = _env(job)
+    container = by_name[f"{base}-container"]
+    assert env["SAHAB_CHECKPOINT_DIR"] == f"az://{container.inputs['containerName']}/train-aks-h100"
+    account = by_name["sahab-azcheckpoints-account"]
+    assert env["AZURE_STORAGE_ACCOUNT"] == account.inputs["accountName"]
+    assert not any(k in env for k in ("AZURE_STORAGE_CONNECTION_STRING", "AZURE_STORAGE_KEY", "AZURE_CLIENT_SECRET"))
+    assert account.inputs["allowSharedKeyAccess"] is False  # an Entra token is the only way in
+
+    # The account names the identity; the identity trusts exactly that account on this cluster's issuer.
+    sa = by_name[f"{base}-sa"].inputs
+    assert (sa["metadata"]["namespace"], sa["metadata"]["name"]) == (job["metadata"]["namespace"], "checkpoint-writer")
+    identity = by_name[f"{base}-identity"]
+    assert sa["metadata"]["annotations"]["azure.workload.identity/client-id"] == identity.outputs["clientId"]
+    federation = by_name[f"{base}-federation"].inputs
+    assert federation["subject"] == "system:serviceaccount:research:checkpoint-writer"
+    assert federation["audiences"] == ["api://AzureADTokenExchange"]
+    aks = next(r for r in prod.resources if r.type == "azure-native:containerservice:ManagedCluster")
+    assert aks.inputs["securityProfile"]["workloadIdentity"]["enabled"] is True
+    assert federation["issuer"] == aks.outputs["oidcIssuerProfile"]["issuerURL"]
+    assert federation["resourceName"] == identity.outputs["name"]
+
+    # One role, Storage Blob Data Contributor, on the team's container only: not the account, not the group.
+    grants = [r.inputs for r in prod.resources if r.type == "azure-native:authorization:RoleAssignment"
+              and r.inputs["principalId"] == identity.outputs["principalId"]]
+    assert len(grants) == 1
+    assert grants[0]["roleDefinitionId"].endswith("/roleDefinitions/ba92f5b4-2d11-453d-a403-e96b0029c9fe")
+    assert grants[0]["scope"] == container.id
+    assert grants[0]["scope"].endswith("/blobServices/default/containers/research-checkpoints")
+    assert container.inputs["publicAccess"] == "None"
+    assert validate({"apiVersion": "v1", "kind": "ServiceAccount", **{k: v for k, v in sa.items()
+                                                                      if k not in ("apiVersion", "kind")}}) == []
+
+
+def _prod_program(tmp_path: Path, store: dict | None, secrets: dict[str, str]) -> Path:
+    """A copy of the project's program whose prod stack gives the Abu Dhabi site an object store."""
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    (tmp_path / ".venv").symlink_to(ROOT / ".venv")
+    (tmp_path / "stacks").mkdir()
+    shutil.copy(ROOT / "stacks" / "__main__.py", tmp_path / "stacks" / "__main__.py")
+    doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
+    if store:
+        doc["config"]["sahab:fleet"]["sites"][0]["object_store"] = store
+    doc["config"].update({f"sahab:{k}": {"secure": v} for k, v in secrets.items()})
+    (tmp_path / "stacks" / "Pulumi.prod.yaml").write_text(yaml.safe_dump(doc))
+    return tmp_path
+
+
+def _plan_json(capsys, program: Path) -> tuple[int, str, str]:
+    code = main(["plan", "--stack", "prod", "--format", "json", "--program", str(program)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_on_prem_training_checkpoints_to_the_sites_store_with_secret_credentials(capsys, tmp_path):
+    program = _prod_program(tmp_path, STORE, SECURE)
+    code, out, err = _plan_json(capsys, program)
+    assert code == 0, err
+    assert not any(v in out for v in SECURE.values())
+    doc = json.loads(out)
+    assert doc["readiness"]["ok"], doc["readiness"]["problems"]
+    resources = doc["resources"]
+
+    # Abu Dhabi has the store: its pods write there, keep nothing they need on the node, and read the
+    # credentials from the team's Secret.
+    job = _job(resources, "train-auh-h100")
+    env = _env(job)
+    assert env["SAHAB_CHECKPOINT_DIR"] == "s3://sahab-checkpoints/research/train-auh-h100"
+    assert env["AWS_ENDPOINT_URL_S3"] == "https://s3.auh.example.ae"
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        assert env[key] == {"secretKeyRef": {"name": "checkpoint-store", "key": key}}
+    volumes = {v["name"]: v for v in job["spec"]["template"]["spec"]["volumes"]}
+    assert "emptyDir" in volumes["checkpoints"] and "ephemeral" not in volumes["checkpoints"]
+    (init,) = job["spec"]["template"]["spec"]["initContainers"]
+    assert not any(e["name"].startswith("AWS_") for e in init["env"])  # the validator never sees the keys
+
+    secrets = [r for r in resources if r["type"] == SECRET and r["inputs"]["metadata"]["name"] == "checkpoint-store"]
+    assert len(secrets) == 1 and secrets[0]["provider"].endswith("::sahab-auh-onprem-k8s")
+    secret = secrets[0]["inputs"]
+    assert secret["metadata"]["namespace"] == job["metadata"]["namespace"] == "research"
+    assert secret["stringData"] == "[secret]"
+
+    # The policy pack passes it (no residency or plaintext-secret finding).
+    assert main(["check", "--stack", "prod", "--program", str(program), "--format", "json"]) == 0
+    check = json.loads(capsys.readouterr().out)
+    assert check["summary"]["mandatory"] == 0
+
+    # Dubai has none: its pods keep a per-pod volume of the encrypted class, as before.
+    dubai = _job(resources, "train-dxb-cpu")
+    assert _env(dubai)["SAHAB_CHECKPOINT_DIR"] == "/checkpoints"
+    assert "ephemeral" in {v["name"]: v for v in dubai["spec"]["template"]["spec"]["volumes"]}["checkpoints"]
+
+
+def test_an_object_store_whose_secret_setting_is_not_set_stops_the_plan(capsys, tmp_path):
+    secrets = {k: v for k, v in SECURE.items() if k != "onpremS3SecretAccessKey"}
+    code, out, err = _plan_json(capsys, _prod_program(tmp_path, STORE, secrets))
+    assert code == 2 and out == ""
+    (line,) = [line for line in err.splitlines() if line.startswith("error:")]
+    assert line.startswith("error: sahab:fleet.sites[0].object_store.secret_access_key_secret")
+    assert "onpremS3SecretAccessKey" in line and "Traceback" not in err
+
+
+@pytest.mark.parametrize(("store", "field"), [
+    ({**STORE, "endpoint": "http://s3.auh.example.ae"}, "endpoint"),  # checkpoints travel over https
+    ({**STORE, "bucket": "Checkpoints_1"}, "bucket"),
+    ({**STORE, "access_key_id_secret": "has-dash"}, "access_key_id_secret"),
+])
+def test_the_schema_refuses_an_unusable_object_store(store, field):
+    fleet = stack_fleet("prod")
+    fleet["sites"][0]["object_store"] = store
+    with pytest.raises(ConfigError, match=rf"sites\[0\]\.object_store\.{field}"):
+        parse_fleet(fleet)
