@@ -157,7 +157,11 @@ class ObjectStore(_Model):
     site's training checkpoints go: they survive losing a node, which a node-local volume does not."""
 
     endpoint: Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?/?$")]
-    """The store's S3 API, https only, e.g. `https://s3.auh.example.ae`. Required."""
+    """The store's S3 API, https only, e.g. `https://s3.auh.example.ae` (port 443 unless it names one). Required."""
+    addresses: Annotated[tuple[str, ...], Field(min_length=1, max_length=16)]
+    """Private blocks the endpoint's name resolves to, e.g. `[10.10.5.0/28]`: the site's team pods may reach them on
+    the endpoint's port and nowhere else outside the cluster (a NetworkPolicy names addresses, not host names).
+    Required."""
     bucket: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")]
     """The bucket checkpoints go to; each team writes under its own prefix (`<team>/`). Required."""
     region: Annotated[str, Field(pattern=r"^[a-z0-9-]{2,32}$")] | None = None
@@ -167,6 +171,21 @@ class ObjectStore(_Model):
     onpremS3AccessKeyId."""
     secret_access_key_secret: SecretKey = "onpremS3SecretAccessKey"
     """Secret stack setting with the secret access key. Default: onpremS3SecretAccessKey."""
+
+    @field_validator("addresses")
+    @classmethod
+    def _private_addresses(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for block in v:
+            problem = egress.public_problem(block)
+            if problem:
+                raise ValueError(problem)
+        return v
+
+    @property
+    def port(self) -> int:
+        """The port of `endpoint`: the one team pods may open."""
+        authority = self.endpoint.removeprefix("https://").rstrip("/")
+        return int(authority.rsplit(":", 1)[1]) if ":" in authority else 443
 
 
 class Site(_Model):

@@ -3,8 +3,9 @@
 A team pod reaches the cluster (its own namespace, DNS) and the fleet's own storage endpoints, never a public
 address. The storage endpoints of a cloud cluster live in its network: the VPC's interface endpoints (S3, STS,
 KMS...) on EKS, the private endpoints of the storage accounts and the Key Vault on AKS. So a cluster's allowed
-destinations are its network's range, which the fleet schema already requires to be private. An on-prem cluster
-has no storage endpoint of its own: its pods keep checkpoints on volumes and get no address outside the cluster.
+destinations are its network's range, which the fleet schema already requires to be private, on 443. An on-prem
+cluster reaches its site's object store (`sites[].object_store`: its private addresses, on its endpoint's port)
+when the site has one; otherwise its pods keep checkpoints on volumes and get no address outside the cluster.
 """
 
 from __future__ import annotations
@@ -37,13 +38,18 @@ def public_problem(cidr: str) -> str | None:
     return f"{cidr!r} covers public addresses; allowed: blocks inside {', '.join(PRIVATE_RANGES)}"
 
 
-def storage_destinations(config: FleetConfig, cluster: Cluster) -> tuple[str, ...]:
-    """The address blocks a cluster's team pods may reach over HTTPS: its own network, where the fleet's storage
-    endpoints are. Empty for on-prem clusters and for clusters this stack does not create."""
+def storage_destinations(config: FleetConfig, cluster: Cluster) -> tuple[tuple[str, ...], int]:
+    """The address blocks a cluster's team pods may reach over HTTPS, and the port: a cloud cluster's own network
+    (where the fleet's storage endpoints are) on 443; an on-prem cluster's site object store. No blocks for an
+    on-prem site without a store and for clusters this stack does not create."""
     if cluster.stack_reference:
-        return ()
+        return (), 443
     if cluster.kind == "eks" and config.clouds.aws is not None:
-        return (config.clouds.aws.vpc_cidr,)
+        return (config.clouds.aws.vpc_cidr,), 443
     if cluster.kind == "aks" and config.clouds.azure is not None:
-        return (config.clouds.azure.vnet_cidr,)
-    return ()
+        return (config.clouds.azure.vnet_cidr,), 443
+    if cluster.kind == "onprem" and cluster.site:
+        store = config.site(cluster.site).object_store
+        if store is not None:
+            return store.addresses, store.port
+    return (), 443

@@ -124,7 +124,7 @@ class Fleet(pulumi.ComponentResource):
             PlatformArgs(cluster_kind=kind, pools=self.config.pools_of(cluster_name), encryption_key=encryption_id,
                          monitoring=self.config.monitoring, teams=self.config.workload.teams,
                          cluster_name=cluster_name, images=self.images(kind),
-                         object_storage_cidrs=storage_destinations(self.config, self.config.cluster(cluster_name)),
+                         object_storage=storage_destinations(self.config, self.config.cluster(cluster_name)),
                          validator_image=self._validator_image(kind)),
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider},
                                         transformations=[after_cni(cni)] if cni else None))

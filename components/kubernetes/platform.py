@@ -45,9 +45,9 @@ class PlatformArgs(Args):
     images: Images = Images()
     """Where every chart and image of the platform comes from: the cluster's in-country registry
     (components.artifacts). Default: their upstream registries."""
-    object_storage_cidrs: tuple[str, ...] = ()
-    """Private blocks holding the fleet's storage endpoints, which team pods may reach over HTTPS. Default: none
-    (see TeamNamespaceArgs)."""
+    object_storage: tuple[tuple[str, ...], int] = ((), 443)
+    """Private blocks holding the fleet's storage endpoints, and the port team pods may reach them on
+    (`components.egress.storage_destinations`). Default: none (see TeamNamespaceArgs)."""
     validator_image: str | None = None
     """Image whose `sahab node-validate` judges every pool's nodes (the workload image); training requires
     its verdict. Default: unset (no node validation)."""
@@ -98,7 +98,8 @@ class Platform(pulumi.ComponentResource):
         self.priorities = TrainingPriorities(f"{name}-priorities", opts=child)
         self.teams = {
             team.name: TeamNamespace(f"{name}-team-{team.name}", TeamNamespaceArgs(
-                team=team, object_storage_cidrs=args.object_storage_cidrs), opts=child)
+                team=team, object_storage_cidrs=args.object_storage[0],
+                object_storage_port=args.object_storage[1]), opts=child)
             for team in args.teams
         }
         # Queues after the namespaces their LocalQueues live in.

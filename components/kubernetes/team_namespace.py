@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from components.config import Team
 from components.egress import public_problem
@@ -36,9 +36,11 @@ class TeamNamespaceArgs(Args):
     monitoring_namespace: str = "monitoring"
     """Namespace whose Prometheus may scrape the team's `metrics` ports. Default: monitoring."""
     object_storage_cidrs: tuple[str, ...] = ()
-    """Where pods may open HTTPS (443) connections: the private blocks that hold the fleet's storage endpoints
-    (the Fleet passes the cluster network's range, `components.egress.storage_destinations`). Public blocks are
-    refused. Default: none (no HTTPS egress out of the cluster)."""
+    """Where pods may open HTTPS connections: the private blocks that hold the fleet's storage endpoints (the
+    Fleet passes the cluster network's range or the site's object store, `components.egress.storage_destinations`).
+    Public blocks are refused. Default: none (no HTTPS egress out of the cluster)."""
+    object_storage_port: int = Field(default=443, ge=1, le=65535)
+    """The port pods may reach `object_storage_cidrs` on. Default: 443."""
     default_cpu_request: str = "500m"
     """CPU request of a container that states none. Default: 500m."""
     default_memory_request: str = "1Gi"
@@ -91,7 +93,7 @@ def network_policies(args: TeamNamespaceArgs) -> dict[str, dict]:
         policies["allow-object-storage"] = {
             "podSelector": {}, "policyTypes": ["Egress"],
             "egress": [{"to": [{"ipBlock": {"cidr": c}} for c in args.object_storage_cidrs],
-                        "ports": [{"protocol": "TCP", "port": 443}]}]}
+                        "ports": [{"protocol": "TCP", "port": args.object_storage_port}]}]}
     return policies
 
 

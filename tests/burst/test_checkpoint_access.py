@@ -20,7 +20,7 @@ from tests.kubernetes.manifests import validate
 
 JOB = "kubernetes:batch/v1:Job"
 SECRET = "kubernetes:core/v1:Secret"
-STORE = {"endpoint": "https://s3.auh.example.ae", "bucket": "sahab-checkpoints"}
+STORE = {"endpoint": "https://s3.auh.example.ae:9443", "bucket": "sahab-checkpoints", "addresses": ["10.10.5.0/28"]}
 # Ciphertexts as `pulumi config set --secret` leaves them in a stack file: never in a plan.
 SECURE = {"onpremS3AccessKeyId": "v1:ACCESSKEYCIPHERTEXT01", "onpremS3SecretAccessKey": "v1:SECRETKEYCIPHERTEXT02"}
 
@@ -117,7 +117,7 @@ def test_on_prem_training_checkpoints_to_the_sites_store_with_secret_credentials
     job = _job(resources, "train-auh-h100")
     env = _env(job)
     assert env["SAHAB_CHECKPOINT_DIR"] == "s3://sahab-checkpoints/research/train-auh-h100"
-    assert env["AWS_ENDPOINT_URL_S3"] == "https://s3.auh.example.ae"
+    assert env["AWS_ENDPOINT_URL_S3"] == "https://s3.auh.example.ae:9443"
     for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         assert env[key] == {"secretKeyRef": {"name": "checkpoint-store", "key": key}}
     volumes = {v["name"]: v for v in job["spec"]["template"]["spec"]["volumes"]}
@@ -131,12 +131,23 @@ def test_on_prem_training_checkpoints_to_the_sites_store_with_secret_credentials
     assert secret["metadata"]["namespace"] == job["metadata"]["namespace"] == "research"
     assert secret["stringData"] == "[secret]"
 
+    # The team's pods may reach the store (its private block, its port) and still no other address outside.
+    egress = {r["inputs"]["metadata"]["name"]: r["inputs"]["spec"] for r in resources
+              if r["type"] == "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+              and r["inputs"]["metadata"]["namespace"] == "research"
+              and r["provider"].endswith("::sahab-auh-onprem-k8s")}
+    assert egress["allow-object-storage"]["egress"] == [{"to": [{"ipBlock": {"cidr": "10.10.5.0/28"}}],
+                                                         "ports": [{"protocol": "TCP", "port": 9443}]}]
+
     # The policy pack passes it (no residency or plaintext-secret finding).
     assert main(["check", "--stack", "prod", "--program", str(program), "--format", "json"]) == 0
     check = json.loads(capsys.readouterr().out)
     assert check["summary"]["mandatory"] == 0
 
-    # Dubai has none: its pods keep a per-pod volume of the encrypted class, as before.
+    # Dubai has none: its pods keep a per-pod volume of the encrypted class, as before, and reach nothing outside.
+    assert not [r for r in resources if r["type"] == "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+                and r["provider"].endswith("::sahab-dxb-onprem-k8s")
+                and r["inputs"]["metadata"]["name"] == "allow-object-storage"]
     dubai = _job(resources, "train-dxb-cpu")
     assert _env(dubai)["SAHAB_CHECKPOINT_DIR"] == "/checkpoints"
     assert "ephemeral" in {v["name"]: v for v in dubai["spec"]["template"]["spec"]["volumes"]}["checkpoints"]
@@ -154,6 +165,8 @@ def test_an_object_store_whose_secret_setting_is_not_set_stops_the_plan(capsys, 
 @pytest.mark.parametrize(("store", "field"), [
     ({**STORE, "endpoint": "http://s3.auh.example.ae"}, "endpoint"),  # checkpoints travel over https
     ({**STORE, "bucket": "Checkpoints_1"}, "bucket"),
+    ({**STORE, "addresses": ["52.95.0.0/24"]}, "addresses"),  # a public block would open the namespace to it
+    ({k: v for k, v in STORE.items() if k != "addresses"}, "addresses"),
     ({**STORE, "access_key_id_secret": "has-dash"}, "access_key_id_secret"),
 ])
 def test_the_schema_refuses_an_unusable_object_store(store, field):
