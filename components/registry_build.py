@@ -78,5 +78,7 @@ def _acr(fleet: Any, credentials: dict[str, Any]) -> Any:
         registry_name=ACR_HOST.match(acr.host.lower())["name"], location=location,
         resource_group_name=zone.resource_group_name, vault_id=zone.vault_id, vault_name=zone.vault_name,
         credentials=credentials, pull_principals=pull, tags=fleet.tags,
+        endpoints={where: (lz.private_endpoint_subnet_id, lz.dns_zone_ids["registry"])
+                   for where, lz in fleet._azure_zones.items()},
         credential_settings={u: f"{ROOT}.registries.aks.upstream_credentials.{u}" for u in credentials}),
         opts=pulumi.ResourceOptions(parent=fleet, providers=[fleet._azure_provider]))

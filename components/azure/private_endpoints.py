@@ -1,4 +1,4 @@
-"""Private endpoints: a storage account or Key Vault reached at an address inside the fleet's VNet.
+"""Private endpoints: a storage account, Key Vault or container registry reached at an address inside a VNet.
 
 Each endpoint sits in the landing zone's private-endpoint subnet and registers its address in the private DNS
 zone of its service (through a DNS zone group), so the service's usual name resolves to the private address
@@ -12,14 +12,16 @@ import pulumi_azure_native as azure_native
 
 # Private DNS zone of each sub-resource (group id) Sahab puts behind a private endpoint (Azure's
 # "private endpoint DNS" table for the public cloud).
-PRIVATE_DNS_ZONES = {"blob": "privatelink.blob.core.windows.net", "vault": "privatelink.vaultcore.azure.net"}
+PRIVATE_DNS_ZONES = {"blob": "privatelink.blob.core.windows.net", "vault": "privatelink.vaultcore.azure.net",
+                     # ACR: the zone group writes both the login server and its regional data endpoint here.
+                     "registry": "privatelink.azurecr.io"}
 
 
 def private_endpoint(name: str, *, target_id: pulumi.Input[str], group: str, subnet_id: pulumi.Input[str],
                      dns_zone_id: pulumi.Input[str], location: str, resource_group_name: pulumi.Input[str],
                      tags: dict[str, str], opts: pulumi.ResourceOptions) -> azure_native.network.PrivateEndpoint:
-    """A private endpoint to one sub-resource (`group`: blob, vault) of `target_id`, with its DNS record kept in
-    `dns_zone_id` by a zone group."""
+    """A private endpoint to one sub-resource (`group`: blob, vault, registry) of `target_id`, with its DNS
+    records kept in `dns_zone_id` by a zone group."""
     if group not in PRIVATE_DNS_ZONES:
         raise ValueError(f"no private DNS zone known for {group!r}; known: {', '.join(PRIVATE_DNS_ZONES)}")
     endpoint = azure_native.network.PrivateEndpoint(

@@ -6,7 +6,8 @@ clusters reach it over the landing zone's private network. One wildcard cache ru
 credential set whose username and token are Key Vault secrets (written from Pulumi secrets), read by the credential
 set's own managed identity (Key Vault Secrets User on the vault, nothing more). Everything else (charts, nvcr.io,
 Sahab's own image) is pushed into the same layout (README: seeding). Every AKS kubelet identity gets AcrPull on
-this registry alone.
+this registry alone, and every landing zone with AKS clusters reaches it through a private endpoint in its own
+VNet (with public access off, the only way a node can pull).
 
 The caller passes the Azure provider in `opts`.
 """
@@ -20,6 +21,7 @@ import pulumi_azure_native as azure_native
 from pydantic import Field
 
 from components.artifacts import UPSTREAMS, Upstream
+from components.azure.private_endpoints import private_endpoint
 from components.azure.roles import role_definition_id
 from components.errors import ConfigError
 from components.kubernetes.common import Args
@@ -45,6 +47,9 @@ class AcrRegistryArgs(Args):
     """Upstream host -> the config path of its login setting, for error messages. Default: none."""
     pull_principals: dict[str, Any] = Field(default_factory=dict)
     """Name -> object id (Input[str]) of each AKS kubelet identity that pulls. Default: none."""
+    endpoints: dict[str, tuple[Any, Any]] = Field(default_factory=dict)
+    """Location -> (private-endpoint subnet id, `privatelink.azurecr.io` zone id) of each landing zone whose
+    clusters pull (Input[str] each). Default: none."""
     tags: dict[str, str] = Field(default_factory=dict)
     """Tags on the registry. Default: none."""
 
@@ -131,6 +136,11 @@ class AcrRegistry(pulumi.ComponentResource):
                 f"{name}-{principal}-pull", scope=registry.id, principal_id=object_id,
                 principal_type="ServicePrincipal", role_definition_id=role_definition_id(registry.id, ACR_PULL),
                 opts=child)
+
+        for location, (subnet_id, dns_zone_id) in args.endpoints.items():
+            private_endpoint(f"{name}-{location}-endpoint", target_id=registry.id, group="registry",
+                             subnet_id=subnet_id, dns_zone_id=dns_zone_id, location=location,
+                             resource_group_name=args.resource_group_name, tags=args.tags, opts=child)
 
         self.registry_id = registry.id
         self.login_server = registry.login_server

@@ -125,7 +125,8 @@ def test_azure_storage_and_key_vault_are_reached_only_through_private_endpoints(
                    for name, s in subnets.items() if name != "private-endpoints")
 
     zones = {z.inputs["privateZoneName"]: z for z in prod.of("azure-native:privatedns:PrivateZone")}
-    assert set(zones) == {"privatelink.blob.core.windows.net", "privatelink.vaultcore.azure.net"}
+    assert set(zones) == {"privatelink.blob.core.windows.net", "privatelink.vaultcore.azure.net",
+                          "privatelink.azurecr.io"}
     links = prod.of("azure-native:privatedns:VirtualNetworkLink")
     assert {(link.inputs["privateZoneName"], link.inputs["virtualNetwork"]["id"]) for link in links} == {
         (name, vnet.id) for name in zones}
@@ -133,7 +134,8 @@ def test_azure_storage_and_key_vault_are_reached_only_through_private_endpoints(
 
     targets = {a.id: ("blob", a) for a in prod.of("azure-native:storage:StorageAccount")}
     targets |= {v.id: ("vault", v) for v in prod.of("azure-native:keyvault:Vault")}
-    assert len(targets) == 3  # the data account, the checkpoints account (azcheckpoints), the Key Vault
+    targets |= {r.id: ("registry", r) for r in prod.of("azure-native:containerregistry:Registry")}
+    assert len(targets) == 4  # the data account, the checkpoints account (azcheckpoints), the Key Vault, the ACR
     endpoints = prod.of("azure-native:network:PrivateEndpoint")
     groups = {g.inputs["privateEndpointName"]: g for g in prod.of("azure-native:network:PrivateDnsZoneGroup")}
     covered = set()
@@ -144,7 +146,8 @@ def test_azure_storage_and_key_vault_are_reached_only_through_private_endpoints(
         assert ep.inputs["subnet"]["id"].endswith("/subnets/private-endpoints")
         assert ep.inputs["location"] == "uaenorth"
         (config,) = groups[ep.outputs["name"]].inputs["privateDnsZoneConfigs"]
-        zone_name = "privatelink.blob.core.windows.net" if group_id == "blob" else "privatelink.vaultcore.azure.net"
+        zone_name = {"blob": "privatelink.blob.core.windows.net", "vault": "privatelink.vaultcore.azure.net",
+                     "registry": "privatelink.azurecr.io"}[group_id]
         assert config["privateDnsZoneId"] == zones[zone_name].id
         covered.add(connection["privateLinkServiceId"])
     assert covered == set(targets)

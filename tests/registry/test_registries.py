@@ -142,6 +142,16 @@ def test_prod_builds_a_private_premium_acr_in_uaenorth_with_wildcard_cache_rules
     pulls = [r for r in prod.resources if r.type == "azure-native:authorization:RoleAssignment"
              and r.name.endswith("-pull")]
     assert [r.name for r in pulls] == ["sahab-acr-aks-main-pull"]
+    # With public access off, the nodes pull through a private endpoint in their VNet, named in its private zone.
+    (endpoint,) = [r for r in prod.resources if r.type == "azure-native:network:PrivateEndpoint"
+                   and r.inputs["privateLinkServiceConnections"][0]["privateLinkServiceId"] == acr.id]
+    assert endpoint.inputs["privateLinkServiceConnections"][0]["groupIds"] == ["registry"]
+    assert endpoint.inputs["subnet"]["id"].endswith("/subnets/private-endpoints")
+    (zone,) = [r for r in prod.resources if r.type == "azure-native:privatedns:PrivateZone"
+               and r.inputs["privateZoneName"] == "privatelink.azurecr.io"]
+    (group,) = [r for r in prod.resources if r.type == "azure-native:network:PrivateDnsZoneGroup"
+                and r.inputs["privateEndpointName"] == endpoint.outputs["name"]]
+    assert group.inputs["privateDnsZoneConfigs"][0]["privateDnsZoneId"] == zone.id
 
 
 def test_burst_borrows_prods_registries_and_builds_none():
