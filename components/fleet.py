@@ -9,13 +9,12 @@ import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from components.artifacts import Images, read_digest_lock
+from components.checkpoint_build import checkpoint_access
 from components.config import ROOT, Cluster, FleetConfig, secret_config
 from components.egress import storage_destinations
 from components.errors import ConfigError
 from components.kubernetes.platform import Platform, PlatformArgs
 from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
-
-CHECKPOINT_ACCOUNT = "checkpoint-writer"  # the training pods' account where checkpoints go to a bucket
 
 
 class Fleet(pulumi.ComponentResource):
@@ -42,7 +41,6 @@ class Fleet(pulumi.ComponentResource):
         self.buckets: dict[str, Any] = {}
         self.digests = read_digest_lock()
         self._azure_zones: dict[str, Any] = {}
-        self._azure_provider: Any = None
         self.clusters: dict[str, Any] = self._clusters()
         self.registries = self._registries()
         self.k8s_providers: dict[str, k8s.Provider] = {}
@@ -169,7 +167,7 @@ class Fleet(pulumi.ComponentResource):
         team = next(t for t in workload.teams if t.name == (workload.team or workload.teams[0].name))
         jobs = {}
         for cluster_name, platform in self.platforms.items():
-            access = self._checkpoint_access(cluster_name, team.name)
+            access = checkpoint_access(self, cluster_name, team.name)
             kind_workload = self._workload_for(self.config.cluster(cluster_name).kind)
             for pool in self.config.pools_of(cluster_name):
                 if pool.size == 0:
@@ -191,83 +189,6 @@ class Fleet(pulumi.ComponentResource):
         workload = self.config.workload
         image = self.images(kind).own_image(workload.image, self.config.registries.hosts)
         return workload.model_copy(update={"image": image})
-
-    def _checkpoint_access(self, cluster_name: str, team: str) -> Any:
-        """Where the team's checkpoints on this cluster go, when not to a per-pod volume: an object store the
-        pods reach with the cluster's own identity (`.uri`, `.env`, `.pod_labels`, `.account`), or None."""
-        cluster = self.config.cluster(cluster_name)
-        if cluster.kind == "onprem":
-            return self._onprem_checkpoint_access(cluster, team)
-        if cluster.kind == "aks":
-            return self._azure_checkpoint_access(cluster_name, team)
-        return self._aws_checkpoint_access(cluster_name, team)
-
-    def _onprem_checkpoint_access(self, cluster: Cluster, team: str) -> Any:
-        """On-prem, with the site's object store set: its credentials in a Secret of the team's namespace
-        (components.onprem.checkpoint_access)."""
-        from components.onprem.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
-
-        index, site = next(((i, s) for i, s in enumerate(self.config.sites) if s.name == cluster.site),
-                           (None, None))
-        if site is None or site.object_store is None:
-            return None
-        store = site.object_store
-        keys = {}
-        for field in ("access_key_id_secret", "secret_access_key_secret"):
-            setting = getattr(store, field)
-            keys[field] = secret_config(setting)
-            if keys[field] is None:
-                raise ConfigError(f"{ROOT}.sites[{index}].object_store.{field}",
-                                  f"names the secret setting sahab:{setting}, which the stack does not set; "
-                                  f"set it with `pulumi config set --secret {setting} <value>`")
-        return CheckpointAccess(f"{self.fleet_name}-{cluster.name}-{team}-checkpoints", CheckpointAccessArgs(
-            namespace=team, store=store, access_key_id=keys["access_key_id_secret"],
-            secret_access_key=keys["secret_access_key_secret"]),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.platforms[cluster.name]],
-                                        providers={"kubernetes": self.k8s_providers[cluster.name]}))
-
-    def _azure_checkpoint_access(self, cluster_name: str, team: str) -> Any:
-        """On an AKS cluster this stack creates, with an Azure checkpoints account: the team's pods write to
-        their own container there with workload identity (components.azure.checkpoint_access)."""
-        from components.azure.aks_cluster import AksCluster
-        from components.azure.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
-
-        aks = self.clusters.get(cluster_name)
-        bucket = next((name for name, b in self.buckets.items() if self._bucket_purpose(name) == "checkpoints"
-                       and hasattr(b, "account_id")), None)
-        if not isinstance(aks, AksCluster) or bucket is None:
-            return None
-        account = self.buckets[bucket]
-        return CheckpointAccess(f"{self.fleet_name}-{cluster_name}-{team}-checkpoints", CheckpointAccessArgs(
-            namespace=team, service_account=CHECKPOINT_ACCOUNT, location=aks.region,
-            resource_group_name=aks.resource_group_name, oidc_issuer_url=aks.oidc_issuer_url,
-            account_name=account.account_name, account_resource_group_name=account.resource_group_name,
-            container_name=f"{team}-checkpoints", tags=self.tags),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[self.platforms[cluster_name]],
-                                        providers={"azure-native": self._azure_provider,
-                                                   "kubernetes": self.k8s_providers[cluster_name]}))
-
-    def _aws_checkpoint_access(self, cluster_name: str, team: str) -> Any:
-        """On an EKS cluster this stack creates, with an AWS checkpoints bucket: the team's pods write their
-        checkpoints there through IRSA (components.aws.checkpoint_access). Elsewhere: None (a volume)."""
-        from components.aws.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
-        from components.aws.eks_cluster import EksCluster
-
-        eks = self.clusters.get(cluster_name)
-        bucket = next((name for name, b in self.buckets.items() if self._bucket_purpose(name) == "checkpoints"
-                       and hasattr(b, "kms_key_arn")), None)
-        if not isinstance(eks, EksCluster) or bucket is None:
-            return None
-        s3, region = self.buckets[bucket], self.config.region_of(self.config.cluster(cluster_name))
-        return CheckpointAccess(f"{self.fleet_name}-{cluster_name}-{team}-checkpoints", CheckpointAccessArgs(
-            namespace=team, service_account=CHECKPOINT_ACCOUNT, region=region, bucket_name=s3.bucket_name,
-            kms_key_arn=s3.kms_key_arn, oidc_provider_arn=eks.oidc_provider_arn, oidc_issuer=eks.oidc_issuer,
-            tags=self.tags), opts=pulumi.ResourceOptions(parent=self, depends_on=[self.platforms[cluster_name]],
-                                                         providers={"aws": self._aws_providers[region],
-                                                                    "kubernetes": self.k8s_providers[cluster_name]}))
-
-    def _bucket_purpose(self, name: str) -> str:
-        return next(b.purpose for b in self.config.storage.buckets if b.name == name)
 
     # ---- burst --------------------------------------------------------------------------------------------
     def _burst(self) -> Any:

@@ -1,0 +1,101 @@
+"""Where a team's training checkpoints go on each cluster, when not to a per-pod volume: an object store the pods
+reach with the cluster's own identity. EKS: the stack's AWS checkpoints bucket through IRSA
+(components.aws.checkpoint_access); AKS: the Azure checkpoints account through workload identity
+(components.azure.checkpoint_access); on-prem: the site's object store with credentials from secret settings
+(components.onprem.checkpoint_access).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from components.config import ROOT, Cluster, secret_config
+from components.errors import ConfigError
+
+CHECKPOINT_ACCOUNT = "checkpoint-writer"  # the training pods' account where checkpoints go to a bucket
+
+
+def checkpoint_access(fleet: Any, cluster_name: str, team: str) -> Any:
+    """Where the team's checkpoints on this cluster go, when not to a per-pod volume: an object store the
+    pods reach with the cluster's own identity (`.uri`, `.env`, `.pod_labels`, `.account`), or None."""
+    cluster = fleet.config.cluster(cluster_name)
+    if cluster.kind == "onprem":
+        return _onprem(fleet, cluster, team)
+    if cluster.kind == "aks":
+        return _azure(fleet, cluster_name, team)
+    return _aws(fleet, cluster_name, team)
+
+
+def _onprem(fleet: Any, cluster: Cluster, team: str) -> Any:
+    """On-prem, with the site's object store set: its credentials in a Secret of the team's namespace
+    (components.onprem.checkpoint_access)."""
+    from components.onprem.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
+
+    index, site = next(((i, s) for i, s in enumerate(fleet.config.sites) if s.name == cluster.site),
+                       (None, None))
+    if site is None or site.object_store is None:
+        return None
+    store = site.object_store
+    keys = {}
+    for field in ("access_key_id_secret", "secret_access_key_secret"):
+        setting = getattr(store, field)
+        keys[field] = secret_config(setting)
+        if keys[field] is None:
+            raise ConfigError(f"{ROOT}.sites[{index}].object_store.{field}",
+                              f"names the secret setting sahab:{setting}, which the stack does not set; "
+                              f"set it with `pulumi config set --secret {setting} <value>`")
+    return CheckpointAccess(f"{fleet.fleet_name}-{cluster.name}-{team}-checkpoints", CheckpointAccessArgs(
+        namespace=team, store=store, access_key_id=keys["access_key_id_secret"],
+        secret_access_key=keys["secret_access_key_secret"]),
+        opts=pulumi.ResourceOptions(parent=fleet, depends_on=[fleet.platforms[cluster.name]],
+                                    providers={"kubernetes": fleet.k8s_providers[cluster.name]}))
+
+
+def _azure(fleet: Any, cluster_name: str, team: str) -> Any:
+    """On an AKS cluster this stack creates, with an Azure checkpoints account: the team's pods write to
+    their own container there with workload identity (components.azure.checkpoint_access)."""
+    from components.azure.aks_cluster import AksCluster
+    from components.azure.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
+
+    aks = fleet.clusters.get(cluster_name)
+    bucket = _checkpoints_bucket(fleet, "account_id")
+    if not isinstance(aks, AksCluster) or bucket is None:
+        return None
+    account = fleet.buckets[bucket]
+    return CheckpointAccess(f"{fleet.fleet_name}-{cluster_name}-{team}-checkpoints", CheckpointAccessArgs(
+        namespace=team, service_account=CHECKPOINT_ACCOUNT, location=aks.region,
+        resource_group_name=aks.resource_group_name, oidc_issuer_url=aks.oidc_issuer_url,
+        account_name=account.account_name, account_resource_group_name=account.resource_group_name,
+        container_name=f"{team}-checkpoints", tags=fleet.tags),
+        opts=pulumi.ResourceOptions(parent=fleet, depends_on=[fleet.platforms[cluster_name]],
+                                    providers={"azure-native": fleet._azure_provider,
+                                               "kubernetes": fleet.k8s_providers[cluster_name]}))
+
+
+def _aws(fleet: Any, cluster_name: str, team: str) -> Any:
+    """On an EKS cluster this stack creates, with an AWS checkpoints bucket: the team's pods write their
+    checkpoints there through IRSA (components.aws.checkpoint_access). Elsewhere: None (a volume)."""
+    from components.aws.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
+    from components.aws.eks_cluster import EksCluster
+
+    eks = fleet.clusters.get(cluster_name)
+    bucket = _checkpoints_bucket(fleet, "kms_key_arn")
+    if not isinstance(eks, EksCluster) or bucket is None:
+        return None
+    s3, region = fleet.buckets[bucket], fleet.config.region_of(fleet.config.cluster(cluster_name))
+    return CheckpointAccess(f"{fleet.fleet_name}-{cluster_name}-{team}-checkpoints", CheckpointAccessArgs(
+        namespace=team, service_account=CHECKPOINT_ACCOUNT, region=region, bucket_name=s3.bucket_name,
+        kms_key_arn=s3.kms_key_arn, oidc_provider_arn=eks.oidc_provider_arn, oidc_issuer=eks.oidc_issuer,
+        tags=fleet.tags), opts=pulumi.ResourceOptions(parent=fleet, depends_on=[fleet.platforms[cluster_name]],
+                                                     providers={"aws": fleet._aws_providers[region],
+                                                                "kubernetes": fleet.k8s_providers[cluster_name]}))
+
+
+def _checkpoints_bucket(fleet: Any, has: str) -> str | None:
+    """The bucket of purpose `checkpoints` this stack built with one cloud's component (told apart by `has`, an
+    attribute only that cloud's bucket component has), or None."""
+    purposes = {b.name: b.purpose for b in fleet.config.storage.buckets}
+    return next((name for name, built in fleet.buckets.items()
+                 if purposes.get(name) == "checkpoints" and hasattr(built, has)), None)
