@@ -214,15 +214,16 @@ class Images(BaseModel):
             return artifact.upstream, artifact.version, None
         return artifact.chart or component, artifact.version, {"repo": artifact.upstream}
 
-    def own_image(self, reference: str, registries: Iterable[str] = ()) -> str:
-        """Sahab's own images (the training image): kept when already in a fleet registry, else moved to this
-        one under the same path; a recorded digest is appended unless the reference has one."""
+    def own_image(self, reference: str) -> str:
+        """Sahab's own images (the training image): kept when already in this registry, else moved into it under
+        the same path (also from another fleet registry: an AKS kubelet cannot pull from ECR, nor an on-prem
+        node from ACR); a recorded digest is appended unless the reference has one."""
         name, _, digest = reference.partition("@")
         first, slash, rest = name.partition("/")
         has_host = slash and ("." in first or ":" in first or first == "localhost")
         host, path = (first, rest) if has_host else ("docker.io", name)
-        in_fleet = host.lower() in {r.lower() for r in registries}
-        target = name if not self.host or in_fleet else f"{self.host}/{path}"
+        here = self.host is not None and host.lower() == self.host.lower()
+        target = name if not self.host or here else f"{self.host}/{path}"
         digest = digest or self.digests.get(name) or ""
         return f"{target}@{digest}" if digest else target
 

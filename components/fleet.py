@@ -187,7 +187,7 @@ class Fleet(pulumi.ComponentResource):
     def _workload_for(self, kind: str) -> Any:
         """The workload settings with the training image in the registry of the cluster kind it runs on."""
         workload = self.config.workload
-        image = self.images(kind).own_image(workload.image, self.config.registries.hosts)
+        image = self.images(kind).own_image(workload.image)
         return workload.model_copy(update={"image": image})
 
     # ---- burst --------------------------------------------------------------------------------------------
@@ -402,7 +402,6 @@ class Fleet(pulumi.ComponentResource):
                                          opts=pulumi.ResourceOptions(parent=self))
         self._azure_provider = provider
         under = pulumi.ResourceOptions(parent=self, providers=[provider])
-        self._azure_provider = provider
         created = [c for c in clusters if not c.stack_reference]
         locations = sorted({cfg.region_of(c) for c in created} | ({cloud.location} if buckets else set()))
         zones: dict[str, LandingZone] = {}
@@ -456,7 +455,8 @@ class Fleet(pulumi.ComponentResource):
                                                        pulumi.get_stack(), cloud.subscription_id or ""),
                 vault_name=zone.vault_name, vault_uri=zone.vault_uri,
                 allowed_locations=cfg.residency.allowed_regions, subnet_ids=tuple(zone.subnet_ids.values()),
-                private_endpoint_subnet_id=zone.private_endpoint_subnet_id, blob_dns_zone_id=zone.dns_zone_ids["blob"],
+                private_endpoints={where: (lz.private_endpoint_subnet_id, lz.dns_zone_ids["blob"])
+                                   for where, lz in zones.items()},
                 keys=cfg.storage.keys, tags=self.tags), opts=under)
             self.buckets[bucket.name] = account
             self.exports.setdefault("buckets", {})[bucket.name] = {

@@ -95,7 +95,7 @@ def seed_list(fleet: FleetConfig, digests: dict[str, str] | None = None) -> list
             entries.append(Entry(artifact.kind, kind, source, target, version, images.digest(artifact),
                                  how(artifact, kind, credentials, any(s.airgapped for s in fleet.sites))))
         if kind in workload_kinds:
-            target = images.own_image(fleet.workload.image, fleet.registries.hosts)
+            target = images.own_image(fleet.workload.image)
             name = target.partition("@")[0]
             entries.append(Entry("image", kind, OWN_SOURCE, target, name.rpartition(":")[2],
                                  target.partition("@")[2] or None, "build"))

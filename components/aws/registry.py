@@ -21,7 +21,7 @@ import pulumi_aws as aws
 from pydantic import Field
 
 from components.artifacts import UPSTREAMS, Upstream
-from components.aws.kms import USE_ACTIONS, customer_key, key_policy, root_statement
+from components.aws.kms import customer_key, key_policy, root_statement
 from components.config import KeyPolicy
 from components.kubernetes.common import Args
 
@@ -53,13 +53,10 @@ def cached_upstreams(credentials: dict[str, Any]) -> list[Upstream]:
             if u.ecr_url is not None and (not u.needs_credentials or u.host in credentials)]
 
 
-def ecr_key_policy(account_id: str, region: str) -> str:
-    """The account administers the key; ECR (for the account's repositories) and Secrets Manager use it."""
-    via = [f"ecr.{region}.amazonaws.com", f"secretsmanager.{region}.amazonaws.com"]
-    return key_policy([root_statement(account_id), {
-        "Sid": "RegistryServicesUseKey", "Effect": "Allow", "Principal": {"AWS": f"arn:aws:iam::{account_id}:root"},
-        "Action": [*USE_ACTIONS, "kms:CreateGrant"], "Resource": "*",
-        "Condition": {"StringEquals": {"kms:ViaService": via, "kms:CallerAccount": account_id}}}])
+def ecr_key_policy(account_id: str) -> str:
+    """The account administers the key and IAM decides who uses it: ECR encrypts a repository through a grant it
+    creates for the principal that creates the repository (the operator, or the creation template's role)."""
+    return key_policy([root_statement(account_id)])
 
 
 def creation_trust_policy(account_id: str) -> str:
@@ -97,7 +94,7 @@ class EcrRegistry(pulumi.ComponentResource):
         super().__init__("sahab:aws:EcrRegistry", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         key = customer_key(f"{name}-key", description="ECR registry: cached and seeded images, upstream logins",
-                           keys=args.keys, policy=ecr_key_policy(args.account_id, args.region), tags=args.tags,
+                           keys=args.keys, policy=ecr_key_policy(args.account_id), tags=args.tags,
                            opts=child)
         encryption = [aws.ecr.RepositoryEncryptionConfigurationArgs(encryption_type="KMS", kms_key=key.arn)]
 
@@ -115,7 +112,9 @@ class EcrRegistry(pulumi.ComponentResource):
             if upstream.needs_credentials:
                 secret = aws.secretsmanager.Secret(
                     f"{name}-{upstream.alias}-login", name=f"ecr-pullthroughcache/{args.name_prefix}-{upstream.alias}",
-                    description=f"ECR pull-through cache login to {upstream.host}", kms_key_id=key.arn,
+                    # Under Secrets Manager's AWS-managed key: ECR's pull-through role can read no other (AWS's ECR
+                    # guide, "Storing your upstream repository credentials"). The policy pack knows this exception.
+                    description=f"ECR pull-through cache login to {upstream.host}",
                     recovery_window_in_days=30, tags=args.tags, opts=child)
                 aws.secretsmanager.SecretVersion(
                     f"{name}-{upstream.alias}-login-value", secret_id=secret.id,

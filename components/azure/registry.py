@@ -1,13 +1,13 @@
 """AcrRegistry: an Azure Container Registry in a UAE location as the AKS clusters' only image source.
 
-Premium (private endpoints, zone redundancy), admin user off, anonymous pull off, public network access off:
-clusters reach it over the landing zone's private network. One wildcard cache rule per upstream ACR caches
-(`quay.io/*` -> `quay/*`, `registry.k8s.io/*` -> `k8s/*`, and docker.io / ghcr.io with a login): the login is a
-credential set whose username and token are Key Vault secrets (written from Pulumi secrets), read by the credential
-set's own managed identity (Key Vault Secrets User on the vault, nothing more). Everything else (charts, nvcr.io,
-Sahab's own image) is pushed into the same layout (README: seeding). Every AKS kubelet identity gets AcrPull on
-this registry alone, and every landing zone with AKS clusters reaches it through a private endpoint in its own
-VNet (with public access off, the only way a node can pull).
+Premium (private endpoints, zone redundancy where the location has zones), admin user off, anonymous pull off,
+public network access off: clusters reach it over the landing zone's private network. One wildcard cache rule per
+upstream ACR caches (`quay.io/*` -> `quay/*`, `registry.k8s.io/*` -> `k8s/*`, and docker.io / ghcr.io with a
+login): the login is a credential set whose username and token are Key Vault secrets (written from Pulumi secrets),
+read by the credential set's own managed identity (Key Vault Secrets User on those two secrets, nothing more).
+Everything else (charts, nvcr.io, Sahab's own image) is pushed into the same layout (README: seeding). Every AKS
+kubelet identity gets AcrPull on this registry alone, and every landing zone with AKS clusters reaches it through
+a private endpoint in its own VNet (with public access off, the only way a node can pull).
 
 The caller passes the Azure provider in `opts`.
 """
@@ -21,6 +21,7 @@ import pulumi_azure_native as azure_native
 from pydantic import Field
 
 from components.artifacts import UPSTREAMS, Upstream
+from components.azure.plan import ZONAL_LOCATIONS
 from components.azure.private_endpoints import private_endpoint
 from components.azure.roles import role_definition_id
 from components.errors import ConfigError
@@ -90,17 +91,18 @@ class AcrRegistry(pulumi.ComponentResource):
             f"{name}-acr", registry_name=args.registry_name, resource_group_name=args.resource_group_name,
             location=args.location, sku=cr.SkuArgs(name="Premium"), admin_user_enabled=False,
             anonymous_pull_enabled=False, public_network_access="Disabled", network_rule_bypass_options="None",
-            zone_redundancy="Enabled", tags=args.tags, opts=child)
+            # Zone redundancy only where the location has zones: UAE Central has none and refuses it.
+            zone_redundancy="Enabled" if args.location in ZONAL_LOCATIONS else "Disabled", tags=args.tags, opts=child)
 
         self.rules: dict[str, Any] = {}
         for upstream in cached_upstreams(args.credentials):
             credential_set_id = None
             if upstream.needs_credentials:
-                secrets = {}
+                secrets, secret_resources = {}, {}
                 setting = args.credential_settings.get(upstream.host, upstream.host)
                 for field, key in (("username", "username"), ("password", "accessToken")):
                     secret_name = f"acr-cache-{upstream.alias}-{field}"
-                    azure_native.keyvault.Secret(
+                    secret_resources[field] = azure_native.keyvault.Secret(
                         f"{name}-{upstream.alias}-{field}", secret_name=secret_name, vault_name=args.vault_name,
                         resource_group_name=args.resource_group_name,
                         properties=azure_native.keyvault.SecretPropertiesArgs(
@@ -119,12 +121,14 @@ class AcrRegistry(pulumi.ComponentResource):
                                                             username_secret_identifier=secrets["username"],
                                                             password_secret_identifier=secrets["password"])],
                     opts=child)
-                # The credential set's own identity reads the two secrets; it holds no other right.
-                azure_native.authorization.RoleAssignment(
-                    f"{name}-{upstream.alias}-credentials-reader", scope=args.vault_id,
-                    principal_id=credentials.identity.apply(lambda i: i.principal_id if i else None),
-                    principal_type="ServicePrincipal",
-                    role_definition_id=role_definition_id(args.vault_id, KEY_VAULT_SECRETS_USER), opts=child)
+                # The credential set's own identity reads the two secrets (each one the scope of its own
+                # assignment), not the rest of the vault.
+                for field, secret in secret_resources.items():
+                    azure_native.authorization.RoleAssignment(
+                        f"{name}-{upstream.alias}-{field}-reader", scope=secret.id,
+                        principal_id=credentials.identity.apply(lambda i: i.principal_id if i else None),
+                        principal_type="ServicePrincipal",
+                        role_definition_id=role_definition_id(args.vault_id, KEY_VAULT_SECRETS_USER), opts=child)
                 credential_set_id = credentials.id
             self.rules[upstream.host] = cr.CacheRule(
                 f"{name}-{upstream.alias}-cache", registry_name=registry.name,

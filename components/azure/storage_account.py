@@ -38,13 +38,11 @@ class AzureStorageArgs(BaseModel):
     """Where data may be; geo redundancy is refused when the location's pair is not in it. Default: the UAE."""
     subnet_ids: tuple[Any, ...] = ()
     """Subnets (Input[str]) whose traffic may reach the account; everything else is denied. Default: none."""
-    private_endpoint_subnet_id: Any = None
-    """Subnet (Input[str]) for the blob service's private endpoint; with `blob_dns_zone_id`, the account's blob
-    name resolves to that endpoint inside the VNet. Default: unset (no endpoint: the account is then reachable
-    by Azure's trusted services only, as public network access is always off)."""
-    blob_dns_zone_id: Any = None
-    """The `privatelink.blob.core.windows.net` private DNS zone (Input[str]) the endpoint registers in. Required
-    with `private_endpoint_subnet_id`. Default: unset."""
+    private_endpoints: dict[str, tuple[Any, Any]] = Field(default_factory=dict)
+    """Location -> (private-endpoint subnet id, `privatelink.blob.core.windows.net` zone id) of each landing zone
+    whose clusters use the account (Input[str] each): the blob name resolves to that VNet's own endpoint. Default:
+    none (the account is then reachable by Azure's trusted services only, as public network access is always
+    off)."""
     keys: KeyPolicy = KeyPolicy()
     """Rotation of the account key. Default: yearly."""
     soft_delete_days: Annotated[int, Field(ge=1, le=365)] = 30
@@ -68,8 +66,6 @@ class AzureStorage(pulumi.ComponentResource):
             sku = storage_sku(args.location, spec.geo_redundant, args.allowed_locations)
         except ValueError as err:
             raise ConfigError(f"bucket {spec.name}.geo_redundant", str(err)) from None
-        if (args.private_endpoint_subnet_id is None) != (args.blob_dns_zone_id is None):
-            raise ValueError("AzureStorageArgs: private_endpoint_subnet_id and blob_dns_zone_id go together")
         super().__init__("sahab:azure:StorageAccount", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         tags = {**args.tags, "sahab.io/bucket": spec.name, "sahab.io/purpose": spec.purpose}
@@ -112,10 +108,11 @@ class AzureStorage(pulumi.ComponentResource):
             tags=tags,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[grant]),
         )
-        if args.private_endpoint_subnet_id is not None:
-            private_endpoint(f"{name}-blob-endpoint", target_id=account.id, group="blob",
-                             subnet_id=args.private_endpoint_subnet_id, dns_zone_id=args.blob_dns_zone_id,
-                             location=args.location, resource_group_name=rg, tags=tags, opts=child)
+        for location, (subnet_id, dns_zone_id) in args.private_endpoints.items():
+            suffix = "" if location == args.location else f"-{location}"
+            private_endpoint(f"{name}-blob-endpoint{suffix}", target_id=account.id, group="blob",
+                             subnet_id=subnet_id, dns_zone_id=dns_zone_id, location=location,
+                             resource_group_name=rg, tags=tags, opts=child)
         retention = st.DeleteRetentionPolicyArgs(enabled=True, days=args.soft_delete_days)
         st.BlobServiceProperties(f"{name}-blob-service", account_name=account.name, resource_group_name=rg,
                                  blob_services_name="default", is_versioning_enabled=spec.versioning,

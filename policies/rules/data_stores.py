@@ -52,6 +52,9 @@ class Point:
 Points = Callable[[ResourceView, Context], list[Point]]
 
 
+ECR_PULL_THROUGH_PREFIX = "ecr-pullthroughcache/"
+
+
 def _flag_and_key(flag: str | None, *key: str, always: bool = False) -> Points:
     def points(view: ResourceView, ctx: Context) -> list[Point]:
         encrypted = True if flag is None else lookup(view.props, *flag.split("."))
@@ -65,6 +68,16 @@ def _kinesis(view: ResourceView, ctx: Context) -> list[Point]:
     kind = lookup(view.props, "encryptionType")
     return [Point("`encryptionType`/`kmsKeyId`", kind if kind is UNKNOWN else kind == "KMS",
                   lookup(view.props, "kmsKeyId"), "kmsKeyId")]
+
+
+def _secret(view: ResourceView, ctx: Context) -> list[Point]:
+    # ECR reads a pull-through cache login only under Secrets Manager's AWS-managed key (AWS's ECR guide: "you
+    # must use the default aws/secretsmanager encryption key"); such a secret carries the registry's login, and
+    # its name marks it. Every other secret needs a customer-managed key.
+    name = lookup(view.props, "name")
+    if isinstance(name, str) and name.startswith(ECR_PULL_THROUGH_PREFIX):
+        return []
+    return _flag_and_key(None, "kmsKeyId")(view, ctx)
 
 
 def _ecr(view: ResourceView, ctx: Context) -> list[Point]:
@@ -172,7 +185,7 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
     "aws:msk/cluster:Cluster": ("MSK cluster", _flag_and_key(None, "encryptionInfo", "encryptionAtRestKmsKeyArn")),
     "aws:sqs/queue:Queue": ("SQS queue", _flag_and_key(None, "kmsMasterKeyId")),
     "aws:sns/topic:Topic": ("SNS topic", _flag_and_key(None, "kmsMasterKeyId")),
-    "aws:secretsmanager/secret:Secret": ("Secrets Manager secret", _flag_and_key(None, "kmsKeyId")),
+    "aws:secretsmanager/secret:Secret": ("Secrets Manager secret", _secret),
     "aws:cloudwatch/logGroup:LogGroup": ("CloudWatch log group", _flag_and_key(None, "kmsKeyId")),
     "aws:ecr/repository:Repository": ("ECR repository", _ecr),
     "aws:backup/vault:Vault": ("Backup vault", _flag_and_key(None, "kmsKeyArn")),

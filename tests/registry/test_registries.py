@@ -87,12 +87,15 @@ def test_every_artifact_maps_into_one_layout_and_a_recorded_digest_pins_it():
     assert Images().chart("cilium") == ("cilium", "1.19.4", {"repo": "https://helm.cilium.io/"})
 
 
-def test_sahabs_own_image_moves_into_the_registry_unless_it_is_already_in_one_of_the_fleets():
+def test_sahabs_own_image_moves_into_the_clusters_registry_unless_it_is_already_there():
     images = Images(host=ECR)
     assert images.own_image("sahab/workload:0.1.0") == f"{ECR}/sahab/workload:0.1.0"
-    assert images.own_image("sahabprod.azurecr.io/ml/train:2", ["sahabprod.azurecr.io"]) == \
-        "sahabprod.azurecr.io/ml/train:2"
+    assert images.own_image(f"{ECR}/ml/train:2") == f"{ECR}/ml/train:2"
     assert images.own_image(f"x.io/a:1@{DIGEST}") == f"{ECR}/a:1@{DIGEST}"
+    # In another fleet registry is not enough: an EKS node cannot pull from the ACR, nor AKS from ECR.
+    assert images.own_image("sahabprod.azurecr.io/ml/train:2") == f"{ECR}/ml/train:2"
+    assert Images(host="sahabprod.azurecr.io").own_image(f"{ECR}/sahab/workload:0.1.0") == \
+        "sahabprod.azurecr.io/sahab/workload:0.1.0"
 
 
 def test_the_digest_lock_is_read_line_by_line_and_a_bad_line_is_named(tmp_path):
@@ -185,7 +188,8 @@ def test_an_upstream_login_is_a_secret_and_turns_its_upstream_into_a_cache(tmp_p
                and r["inputs"]["ecrRepositoryPrefix"] == "docker-hub"]
     assert rule["inputs"]["upstreamRegistryUrl"] == "registry-1.docker.io"
     (secret,) = [r for r in resources if r["type"] == "aws:secretsmanager/secret:Secret"]
-    assert secret["inputs"]["name"].startswith("ecr-pullthroughcache/") and secret["inputs"]["kmsKeyId"]
+    # ECR reads the login only under Secrets Manager's AWS-managed key, and the policy pack knows it.
+    assert secret["inputs"]["name"].startswith("ecr-pullthroughcache/") and "kmsKeyId" not in secret["inputs"]
     (version,) = [r for r in resources if r["type"] == "aws:secretsmanager/secretVersion:SecretVersion"]
     assert version["inputs"]["secretString"] == "[secret]"
     repos = {r["inputs"]["name"] for r in resources if r["type"] == "aws:ecr/repository:Repository"}
@@ -198,6 +202,17 @@ def test_an_upstream_login_is_a_secret_and_turns_its_upstream_into_a_cache(tmp_p
     docker_rule = [r for r in resources if r["type"] == "azure-native:containerregistry:CacheRule"
                    and r["inputs"]["sourceRepository"] == "docker.io/*"]
     assert docker_rule and docker_rule[0]["inputs"]["targetRepository"] == "docker-hub/*"
+    # The credential set's identity may read its two secrets, each the scope of its own assignment.
+    planned = plan(str(tmp_path), "prod", preview=True)
+    readers = [r for r in planned.resources if r.type == "azure-native:authorization:RoleAssignment"
+               and r.name.endswith("-reader") and "docker-hub" in r.name]
+    secrets = {r.urn for r in planned.resources if r.type == "azure-native:keyvault:Secret"}
+    scopes = [set(r.property_dependencies.get("scope", [])) for r in readers]
+    assert len(readers) == 2 and all(len(s) == 1 and s <= secrets for s in scopes) and set.union(*scopes) == secrets
+
+    assert main(["check", "--stack", "prod", "--format", "json", "--program", str(tmp_path)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["summary"]["mandatory"] == 0
 
 
 def test_a_login_setting_the_stack_lacks_is_a_config_error_naming_the_field(tmp_path, capsys):
