@@ -335,6 +335,9 @@ class NodePool(_Model):
         return (gpu if self.is_gpu else ()) + self.extra_taints
 
 
+AKS_SPOT_TAINT = Taint(key="kubernetes.azure.com/scalesetpriority", value="spot", effect="NoSchedule")
+
+
 class Bucket(_Model):
     """Object storage for datasets and checkpoints, pinned to the fleet's region."""
 
@@ -1038,7 +1041,11 @@ def _resolve_cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, pa
         raise ConfigError(f"{path}.instance_type",
                           f"{instance_type!r} carries {carried!r}, but the pool's accelerator is {pool.accelerator!r}")
     gpus = pool.gpus_per_node or (catalog.gpus_per_instance(cloud, instance_type) if pool.is_gpu else None)
-    return pool.model_copy(update={"instance_type": instance_type, "gpus_per_node": gpus})
+    update: dict[str, Any] = {"instance_type": instance_type, "gpus_per_node": gpus}
+    if cluster.kind == "aks" and pool.spot and AKS_SPOT_TAINT not in pool.extra_taints:
+        # AKS taints every spot node itself: stated here, every pod and flavor that must land there tolerates it.
+        update["extra_taints"] = (*pool.extra_taints, AKS_SPOT_TAINT)
+    return pool.model_copy(update=update)
 
 
 def _catalog_types(cloud: str, accelerator: str) -> str:

@@ -64,14 +64,15 @@ def eks_ami_type(pool: NodePool) -> str:
     return EKS_AMI_GPU if pool.is_gpu else EKS_AMI_CPU
 
 
-# AKS puts this taint on every spot node itself; stating it keeps the pool from drifting on every update.
+# AKS puts this taint on every spot node itself; stating it keeps the pool from drifting on every update. (A pool
+# parsed from `sahab:fleet` already carries it among its taints, components.config.AKS_SPOT_TAINT.)
 AKS_SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
 
 
 def aks_taints(pool: NodePool) -> list[str]:
     """AKS takes taints as `key=value:Effect` strings."""
     taints = [f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}" for t in pool.taints]
-    return [*taints, AKS_SPOT_TAINT] if pool.spot else taints
+    return [*taints, AKS_SPOT_TAINT] if pool.spot and AKS_SPOT_TAINT not in taints else taints
 
 
 def aks_gpu_driver(pool: NodePool) -> str | None:

@@ -36,6 +36,9 @@ NAMESPACE = "kueue-system"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 GPU_RESOURCE = "nvidia.com/gpu"
 RESOURCES = ("cpu", "memory", GPU_RESOURCE)
+# How long a running Job may run short of ready pods before Kueue requeues it (it then resumes from its newest
+# checkpoint on fresh nodes): long, as an elastic run that lost a node keeps training meanwhile.
+RECOVERY_TIMEOUT = "24h"
 
 
 class KueueArgs(Args):
@@ -68,7 +71,12 @@ def controller_config(args: KueueArgs) -> dict:
         "manageJobsWithoutQueueName": False,
         "waitForPodsReady": {
             "timeout": args.pods_ready_timeout,
-            "blockAdmission": True,
+            # Not cluster-wide: a burst gang waiting for scale-from-zero nodes must not hold every other queue.
+            # The timeout and requeue still break gang deadlocks.
+            "blockAdmission": False,
+            # Once running, an elastic run may lose a node (maxFailedIndexes) and train on: Kueue would otherwise
+            # evict the whole Job `timeout` after one pod stops being ready (recoveryTimeout defaults to it).
+            "recoveryTimeout": RECOVERY_TIMEOUT,
             "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": args.requeue_limit,
                                   "backoffBaseSeconds": 60},
         },

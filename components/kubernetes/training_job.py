@@ -217,8 +217,11 @@ class TrainingJob(pulumi.ComponentResource):
             init.append({"name": VALIDATION_CONTAINER, "image": workload.image,
                          "command": [ENTRYPOINT, "validate"], "env": env, "resources": resources,
                          "securityContext": hardened, "volumeMounts": mounts})
+        # Remote checkpoints are staged (written, and read back on resume) on the sized scratch volume, not /tmp.
+        staging = [{"name": "TMPDIR", "value": SCRATCH_DIR}] if remote else []
         train = {"name": "train", "image": workload.image,
-                 "command": training_command(args), "env": env + list(args.checkpoint_env), "resources": resources,
+                 "command": training_command(args), "env": env + staging + list(args.checkpoint_env),
+                 "resources": resources,
                  "securityContext": hardened, "volumeMounts": mounts,
                  "ports": [{"name": "c10d", "containerPort": RENDEZVOUS_PORT}]}
         on_nodes = [{"key": LABEL_POOL, "operator": "In", "values": [pool.name]}]
@@ -261,7 +264,8 @@ class TrainingJob(pulumi.ComponentResource):
             "completions": nodes,
             "parallelism": nodes,
             "backoffLimitPerIndex": args.backoff_limit_per_index,
-            # Node slots may fail for good (no healthy node left for them); the elastic group trains without them.
+            # Node slots may fail for good (no healthy node left for them); the elastic group trains without them
+            # (Kueue requeues the Job only after its recoveryTimeout, components/kubernetes/kueue.py).
             "maxFailedIndexes": nodes - rendezvous_min_nodes(nodes, args.min_nodes_fraction),
             "podFailurePolicy": {"rules": [
                 # A node drained or preempted under the pod is not the run's fault: retry without counting.

@@ -247,3 +247,22 @@ def test_the_teams_own_queue_on_the_manager_runs_on_prem_and_only_the_burst_queu
     assert prod_queues == {"research"}
     assert {r.inputs["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] for r in _objects(burst, "Job")} == \
         {"research-burst"}
+
+
+def test_every_burst_job_tolerates_every_taint_its_cloud_pool_puts_on_its_nodes(burst):
+    """AKS taints spot nodes itself (scalesetpriority=spot): a Job that does not tolerate it never schedules, and
+    the autoscaler never scales the pool from zero for it."""
+    pools = {r.name.removeprefix("sahab-burst-").removesuffix("-pool"): r.inputs.get("nodeTaints") or []
+             for r in burst.resources if r.type == "azure-native:containerservice:AgentPool"}
+    judged = 0
+    for job in _objects(burst, "Job"):
+        taints = pools.get(_required_pool(job.inputs))
+        if taints is None:
+            continue
+        judged += 1
+        tolerated = {f"{t['key']}={t['value']}:{t['effect']}"
+                     for t in job.inputs["spec"]["template"]["spec"].get("tolerations", [])}
+        assert set(taints) <= tolerated, (job.name, taints, tolerated)
+        if any("scalesetpriority=spot" in t for t in taints):
+            judged += 100
+    assert judged > 100, "the burst stack has an AKS spot pool with a Job on it"

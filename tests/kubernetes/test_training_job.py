@@ -1,6 +1,7 @@
 """Training Jobs in prod's plan: one validated, elastic, schema-valid Indexed Job per node pool."""
 
 import pytest
+import yaml
 
 from components.kubernetes.node_validator import VALIDATION_LABEL
 from components.kubernetes.training_job import rendezvous_min_nodes
@@ -111,3 +112,20 @@ def test_pods_are_restricted_and_checkpoint_to_the_encrypted_class(prod):
 def test_rendezvous_waits_for_the_configured_share_of_nodes(nodes, fraction, expected):
     assert rendezvous_min_nodes(nodes, fraction) == expected
 
+
+
+def test_kueue_lets_a_running_elastic_job_lose_a_node_and_never_blocks_other_queues(prod):
+    """waitForPodsReady still requeues a gang that never starts, but neither holds every queue while a burst gang
+    waits for nodes nor evicts a run `timeout` after one index failed for good (maxFailedIndexes)."""
+    releases = [r for r in prod.resources if r.type == "kubernetes:helm.sh/v3:Release"
+                and str(r.inputs.get("chart", "")).endswith("/kueue")]
+    assert releases
+    for release in releases:
+        config = yaml.safe_load(release.inputs["values"]["managerConfig"]["controllerManagerConfigYaml"])
+        wait = config["waitForPodsReady"]
+        assert wait["blockAdmission"] is False
+        assert _seconds(wait["recoveryTimeout"]) >= 12 * _seconds(wait["timeout"])
+
+
+def _seconds(duration: str) -> int:
+    return int(duration[:-1]) * {"s": 1, "m": 60, "h": 3600}[duration[-1]]

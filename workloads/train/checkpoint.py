@@ -30,8 +30,8 @@ import torch.distributed.checkpoint as dcp
 from workloads.train.storage import LocalStore, Store, open_store
 
 MANIFESTS = "manifests"
-_MANIFEST = re.compile(r"^manifests/step-(\d{8})\.json$")
-_DATA = re.compile(r"^step-(\d{8})/")
+_MANIFEST = re.compile(r"^manifests/step-(\d{8,})\.json$")  # 8 digits, more past step 99,999,999
+_DATA = re.compile(r"^step-(\d{8,})/")
 
 
 def data_prefix(step: int) -> str:
@@ -78,6 +78,10 @@ class Checkpointer:
 
     def save(self, step: int, state: dict, meta: dict) -> None:
         directory = (self._local.root if self._local else self.staging_root) / data_prefix(step)
+        if not self._local and self.is_node_main:
+            # Shards a failed earlier attempt left here (perhaps under other ranks) must not be uploaded with
+            # this one. Every rank plans the save collectively before writing, so this ends before any write.
+            shutil.rmtree(directory, ignore_errors=True)
         dcp.save(state, storage_writer=dcp.FileSystemWriter(directory),
                  no_dist=not (dist.is_available() and dist.is_initialized()))
         if not self._local and self.is_node_main:
