@@ -3,16 +3,24 @@ reach with the cluster's own identity. EKS: the stack's AWS checkpoints bucket t
 (components.aws.checkpoint_access); AKS: the Azure checkpoints account through workload identity
 (components.azure.checkpoint_access); on-prem: the site's object store with credentials from secret settings
 (components.onprem.checkpoint_access).
+
+A burst stack trains on the owning stack's cloud clusters: that stack exports each cluster's store under
+`clusters.<name>.checkpoints`, and the burst Jobs use the same account, identity and prefix (the owning stack
+created them in the team's namespace there).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
 from components.config import ROOT, Cluster, secret_config
 from components.errors import ConfigError
+
+if TYPE_CHECKING:
+    from components.cluster_reference import ReferencedCluster
 
 CHECKPOINT_ACCOUNT = "checkpoint-writer"  # the training pods' account where checkpoints go to a bucket
 
@@ -39,11 +47,11 @@ def _onprem(fleet: Any, cluster: Cluster, team: str) -> Any:
         return None
     store = site.object_store
     keys = {}
-    for field in ("access_key_id_secret", "secret_access_key_secret"):
-        setting = getattr(store, field)
-        keys[field] = secret_config(setting)
-        if keys[field] is None:
-            raise ConfigError(f"{ROOT}.sites[{index}].object_store.{field}",
+    for name in ("access_key_id_secret", "secret_access_key_secret"):
+        setting = getattr(store, name)
+        keys[name] = secret_config(setting)
+        if keys[name] is None:
+            raise ConfigError(f"{ROOT}.sites[{index}].object_store.{name}",
                               f"names the secret setting sahab:{setting}, which the stack does not set; "
                               f"set it with `pulumi config set --secret {setting} <value>`")
     return CheckpointAccess(f"{fleet.fleet_name}-{cluster.name}-{team}-checkpoints", CheckpointAccessArgs(
@@ -99,3 +107,44 @@ def _checkpoints_bucket(fleet: Any, has: str) -> str | None:
     purposes = {b.name: b.purpose for b in fleet.config.storage.buckets}
     return next((name for name, built in fleet.buckets.items()
                  if purposes.get(name) == "checkpoints" and hasattr(built, has)), None)
+
+
+@dataclass
+class ReferencedAccess:
+    """A store the owning stack built, as a burst stack's Jobs use it (the same attributes as CheckpointAccess)."""
+
+    uri: Any
+    account: str | None
+    env: list[dict] = field(default_factory=list)
+    pod_labels: dict[str, str] = field(default_factory=dict)
+
+
+def export_access(access: Any) -> dict[str, Any]:
+    """What a burst stack needs of a cloud cluster's store: its URI, and the storage account on AKS."""
+    return {"uri": access.uri, "account": access.account, "podLabels": access.pod_labels,
+            "env": [{"name": e["name"], "value": e["value"]} for e in access.env if "value" in e]}
+
+
+def referenced_access(cluster: ReferencedCluster) -> ReferencedAccess:
+    """The owning stack's store on a cluster it created; an error naming the stack when it keeps none there (a
+    burst run would then lose its checkpoints with its nodes)."""
+    def checked(found: Any) -> dict:
+        if not isinstance(found, dict):
+            raise ConfigError(f"{ROOT}.burst.workers", f"stack {cluster.reference} keeps no checkpoint store on "
+                              f"cluster {cluster.name!r}: give it a `checkpoints` bucket of that cloud")
+        return found
+
+    store = cluster.get_optional("checkpoints").apply(checked)
+    # The account, labels and variable names follow from the cluster kind; only values come from the export.
+    if cluster.kind == "aks":
+        from components.azure.checkpoint_access import USE_LABEL
+
+        return ReferencedAccess(uri=store.apply(lambda s: s["uri"]), account=CHECKPOINT_ACCOUNT,
+                                env=[{"name": "AZURE_STORAGE_ACCOUNT",
+                                      "value": store.apply(lambda s: _env_value(s, "AZURE_STORAGE_ACCOUNT"))}],
+                                pod_labels={USE_LABEL: "true"})
+    return ReferencedAccess(uri=store.apply(lambda s: s["uri"]), account=CHECKPOINT_ACCOUNT)
+
+
+def _env_value(store: dict, name: str) -> str:
+    return next(e["value"] for e in store.get("env", []) if e["name"] == name)

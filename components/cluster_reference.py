@@ -72,6 +72,10 @@ class ReferencedCluster:
     def get(self, key: str) -> pulumi.Output[Any]:
         return self._record.apply(lambda r: r[key])
 
+    def get_optional(self, key: str) -> pulumi.Output[Any]:
+        """An export only some owning stacks have (e.g. `checkpoints`): None when absent."""
+        return self._record.apply(lambda r: r.get(key))
+
 
 def referenced_kubeconfig(reference: pulumi.StackReference, reference_name: str, name: str) -> pulumi.Output[str]:
     """The kubeconfig the owning stack exports for cluster `name` (`kubeconfigs.<name>`), kept secret. An

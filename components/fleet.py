@@ -9,7 +9,7 @@ import pulumi_kubernetes as k8s
 from pydantic import ValidationError
 
 from components.artifacts import Images, read_digest_lock
-from components.checkpoint_build import checkpoint_access
+from components.checkpoint_build import checkpoint_access, export_access, referenced_access
 from components.config import ROOT, Cluster, FleetConfig, secret_config
 from components.egress import storage_destinations
 from components.errors import ConfigError
@@ -168,6 +168,9 @@ class Fleet(pulumi.ComponentResource):
         jobs = {}
         for cluster_name, platform in self.platforms.items():
             access = checkpoint_access(self, cluster_name, team.name)
+            if access is not None and cluster_name in self.exports.get("clusters", {}):
+                # Burst stacks train on this cluster too, into the same store (components.checkpoint_build).
+                self.exports["clusters"][cluster_name]["checkpoints"] = export_access(access)
             kind_workload = self._workload_for(self.config.cluster(cluster_name).kind)
             for pool in self.config.pools_of(cluster_name):
                 if pool.size == 0:
@@ -236,12 +239,17 @@ class Fleet(pulumi.ComponentResource):
                 NodeValidator(f"{self.fleet_name}-{worker.name}-node-validator", NodeValidatorArgs(
                     image=validator_image, pools=worker.pools, shared=False),
                     opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": worker.provider}))
+            # The owning stack's checkpoint store on that cluster: a burst run survives losing its cloud nodes.
+            store = referenced_access(self.clusters[worker.name])
             for pool in worker.pools:
                 self.training_jobs[pool.name] = TrainingJob(
                     f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
                         pool=pool, team=team, workload=self._workload_for(worker.kind), queue=queue_name(team),
                         nodes=min(burst.nodes_per_job, pool.max_size), managed_by=MULTIKUEUE_JOBS,
-                        run_on=(worker.provider,), storage_class=DEFAULT_CLASS),
+                        run_on=(worker.provider,), storage_class=DEFAULT_CLASS,
+                        service_account=store.account, checkpoint_env=tuple(store.env),
+                        pod_labels=store.pod_labels,
+                        checkpoint_uri=pulumi.Output.concat(store.uri, "/", f"train-{pool.name}")),
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[dispatch],
                                                 providers={"kubernetes": manager_provider}))
         return dispatch

@@ -4,6 +4,7 @@ follows to dispatch it to a scale-from-zero cloud pool, read the way the control
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 import yaml
@@ -266,3 +267,53 @@ def test_every_burst_job_tolerates_every_taint_its_cloud_pool_puts_on_its_nodes(
         if any("scalesetpriority=spot" in t for t in taints):
             judged += 100
     assert judged > 100, "the burst stack has an AKS spot pool with a Job on it"
+
+
+def test_burst_jobs_checkpoint_to_the_owning_stacks_store_on_their_worker(burst):
+    """A burst run survives losing its cloud nodes: its Job writes to the store prod built on that cluster, as the
+    account prod federated with it, never to a volume that goes with the pod."""
+    prod = plan(None, "prod")
+    prod_accounts = {(r.provider.rsplit("::", 1)[-1].removeprefix("sahab-").removesuffix("-k8s"),
+                      r.inputs["metadata"]["name"]) for r in prod.resources
+                     if r.type == "kubernetes:core/v1:ServiceAccount"
+                     and r.inputs["metadata"]["namespace"] == "research"}
+    schemes = set()
+    for job in _objects(burst, "Job"):
+        pod = job.inputs["spec"]["template"]["spec"]
+        (train,) = pod["containers"]
+        directory = next(e["value"] for e in train["env"] if e["name"] == "SAHAB_CHECKPOINT_DIR")
+        scheme, _, rest = directory.partition("://")
+        assert scheme in ("s3", "az") and rest.endswith(f"/research/train-{_required_pool(job.inputs)}"
+                                                        if scheme == "s3" else f"/train-{_required_pool(job.inputs)}")
+        schemes.add(scheme)
+        assert not [v for v in pod["volumes"] if "ephemeral" in v or "persistentVolumeClaim" in v]
+        worker = _worker_of(burst, job)
+        assert (worker, pod["serviceAccountName"]) in prod_accounts
+    assert schemes == {"s3", "az"}
+
+
+def _worker_of(plan_, job) -> str:
+    """The cluster a MultiKueue Job runs on: the one whose flavor carries its pool."""
+    pool = _required_pool(job.inputs)
+    flavors = [f for f in _objects(plan_, "ResourceFlavor") if _cluster(f) != "auh-onprem"]  # the manager's copies
+    (cluster,) = {_cluster(f) for f in flavors if f.inputs["spec"].get("nodeLabels", {}).get("sahab.io/pool") == pool}
+    return cluster
+
+
+def test_a_burst_worker_whose_owning_stack_keeps_no_checkpoint_store_is_refused(tmp_path, capsys):
+    from sahab.cli import main
+
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    (tmp_path / ".venv").symlink_to(ROOT / ".venv")
+    (tmp_path / "stacks").mkdir()
+    for name in ("__main__.py", "Pulumi.burst.yaml"):
+        shutil.copy(ROOT / "stacks" / name, tmp_path / "stacks" / name)
+    doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
+    storage = doc["config"]["sahab:fleet"]["storage"]
+    storage["buckets"] = [b for b in storage["buckets"] if b["purpose"] != "checkpoints"]
+    (tmp_path / "stacks" / "Pulumi.prod.yaml").write_text(yaml.safe_dump(doc))
+    code = main(["plan", "--stack", "burst", "--quiet", "--program", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    (line,) = [line for line in err.splitlines() if line.startswith("error:")]
+    assert line.startswith("error: sahab:fleet.burst.workers") and "checkpoint store" in line
