@@ -129,7 +129,12 @@ class AksCluster(pulumi.ComponentResource):
                 authorized_ip_ranges=list(args.authorized_ip_ranges) if args.public_endpoint else None),
             network_profile=cs.ContainerServiceNetworkProfileArgs(
                 network_plugin="azure", network_plugin_mode="overlay", network_dataplane="cilium",
-                network_policy="cilium", load_balancer_sku="standard", outbound_type="loadBalancer"),
+                network_policy="cilium", load_balancer_sku="standard", outbound_type="loadBalancer",
+                # FQDN policies (Advanced Container Networking Services security): the one way a default-deny
+                # namespace reaches Entra ID for workload identity (components/azure/checkpoint_access.py).
+                advanced_networking=cs.AdvancedNetworkingArgs(
+                    enabled=True, observability=cs.AdvancedNetworkingObservabilityArgs(enabled=False),
+                    security=cs.AdvancedNetworkingSecurityArgs(enabled=True, advanced_network_policies="FQDN"))),
             aad_profile=cs.ManagedClusterAADProfileArgs(managed=True, enable_azure_rbac=True),
             enable_rbac=True,
             disable_local_accounts=True,

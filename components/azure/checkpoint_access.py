@@ -10,6 +10,12 @@ of the checkpoints storage account, with workload identity and nothing else.
   AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE and AZURE_AUTHORITY_HOST, which the trainer's
   az:// store exchanges for a storage token (workloads/train/storage.py). AZURE_STORAGE_ACCOUNT says where.
 
+- The exchange itself goes to Microsoft Entra ID (`login.microsoftonline.com`), which has no private endpoint.
+  The team namespace denies egress by default, so a CiliumNetworkPolicy lets exactly the pods that carry the
+  workload-identity label reach that one name on 443 (an FQDN rule: Entra's addresses change, its name does not),
+  with DNS through Cilium's proxy so the rule learns the addresses. It needs the cluster's Advanced Container
+  Networking Services security (FQDN policies), which AksCluster turns on. Only a token crosses; no data.
+
 The caller passes both providers (`providers={"azure-native": ..., "kubernetes": ...}`).
 """
 
@@ -27,6 +33,7 @@ from components.kubernetes.common import MANAGED_BY, Args
 
 TOKEN_AUDIENCE = "api://AzureADTokenExchange"  # what AKS's projected service account tokens are issued for
 USE_LABEL = "azure.workload.identity/use"
+ENTRA_HOST = "login.microsoftonline.com"  # AZURE_AUTHORITY_HOST that AKS's webhook sets in the public cloud
 CLIENT_ID_ANNOTATION = "azure.workload.identity/client-id"
 
 
@@ -82,9 +89,27 @@ class CheckpointAccess(pulumi.ComponentResource):
                                     "annotations": {CLIENT_ID_ANNOTATION: identity.client_id}},
             automount_service_account_token=False,
             opts=pulumi.ResourceOptions(parent=self, depends_on=[trust, grant]))
+        k8s.apiextensions.CustomResource(
+            f"{name}-entra-egress", api_version="cilium.io/v2", kind="CiliumNetworkPolicy",
+            metadata={"name": "allow-entra-id", "namespace": args.namespace, "labels": MANAGED_BY},
+            spec=entra_egress_spec(), opts=child)
         self.account = args.service_account
         self.env = [{"name": "AZURE_STORAGE_ACCOUNT", "value": args.account_name}]
         self.pod_labels = {USE_LABEL: "true"}
         self.client_id = identity.client_id
         self.uri = pulumi.Output.concat("az://", container.name)
         self.register_outputs({"clientId": self.client_id, "uri": self.uri})
+
+
+def entra_egress_spec() -> dict:
+    """Workload-identity pods may resolve names through Cilium's DNS proxy and open 443 to Entra ID only."""
+    return {
+        "endpointSelector": {"matchLabels": {USE_LABEL: "true"}},
+        "egress": [
+            {"toEndpoints": [{"matchLabels": {"k8s:io.kubernetes.pod.namespace": "kube-system",
+                                              "k8s:k8s-app": "kube-dns"}}],
+             "toPorts": [{"ports": [{"port": "53", "protocol": "ANY"}], "rules": {"dns": [{"matchPattern": "*"}]}}]},
+            {"toFQDNs": [{"matchName": ENTRA_HOST}],
+             "toPorts": [{"ports": [{"port": "443", "protocol": "TCP"}]}]},
+        ],
+    }

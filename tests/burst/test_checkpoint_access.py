@@ -83,6 +83,32 @@ def test_aks_training_writes_to_its_teams_container_with_workload_identity_only(
                                                                       if k not in ("apiVersion", "kind")}}) == []
 
 
+def test_aks_workload_identity_pods_may_reach_entra_id_and_nothing_else_outside(prod):
+    """The token exchange goes to Entra ID, which has no private endpoint: the team's default-deny namespace lets
+    the workload-identity pods (and only them) reach that one name on 443, as an FQDN rule the cluster enforces."""
+    job = next(r for r in prod.resources if r.type == "kubernetes:batch/v1:Job"
+               and r.inputs["metadata"]["name"] == "train-aks-h100")
+    pod_labels = job.inputs["spec"]["template"]["metadata"]["labels"]
+    (policy,) = [r for r in prod.resources if r.type == "kubernetes:cilium.io/v2:CiliumNetworkPolicy"
+                 and r.provider == job.provider]
+    body = policy.inputs
+    assert body["metadata"]["namespace"] == job.inputs["metadata"]["namespace"]
+    selector = body["spec"]["endpointSelector"]["matchLabels"]
+    assert selector.items() <= pod_labels.items() and selector == {"azure.workload.identity/use": "true"}
+    fqdn_rules = [rule for rule in body["spec"]["egress"] if "toFQDNs" in rule]
+    assert fqdn_rules == [{"toFQDNs": [{"matchName": "login.microsoftonline.com"}],
+                           "toPorts": [{"ports": [{"port": "443", "protocol": "TCP"}]}]}]
+    assert all(set(rule) <= {"toFQDNs", "toEndpoints", "toPorts"} for rule in body["spec"]["egress"])
+    # FQDN rules are enforced only with ACNS security on the Cilium dataplane.
+    aks = next(r for r in prod.resources if r.type == "azure-native:containerservice:ManagedCluster")
+    network = aks.inputs["networkProfile"]
+    assert network["networkDataplane"] == "cilium"
+    assert network["advancedNetworking"]["security"] == {"enabled": True, "advancedNetworkPolicies": "FQDN"}
+    # No pod without the label gets it: the EKS and on-prem clusters have no such policy.
+    assert not [r for r in prod.resources if r.type == "kubernetes:cilium.io/v2:CiliumNetworkPolicy"
+                and r.provider != job.provider]
+
+
 def _prod_program(tmp_path: Path, store: dict | None, secrets: dict[str, str]) -> Path:
     """A copy of the project's program whose prod stack gives the Abu Dhabi site an object store."""
     shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")

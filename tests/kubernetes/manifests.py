@@ -1,9 +1,10 @@
 """Kubernetes manifests from a plan, and their validation against the API's schemas.
 
 Core objects: `kubernetes-validate`, Kubernetes 1.31's OpenAPI schema, strict (unknown fields are errors).
-Custom resources: the upstream CRDs' openAPIV3Schema shipped in `schemas/` (Kueue's, vendored verbatim from the
-pinned release, in `schemas/kueue/` with its SOURCE and LICENSE), made strict the same way (the API server prunes
-unknown fields; `kubectl apply --validate=strict` refuses them, and so do we). As for a structural schema,
+Custom resources: the upstream CRDs' openAPIV3Schema shipped in `schemas/` (Kueue's and Cilium's, vendored
+verbatim from the pinned releases, in `schemas/kueue/` and `schemas/cilium/` with their SOURCE and LICENSE), made
+strict the same way (the API server prunes unknown fields; `kubectl apply --validate=strict` refuses them, and so
+do we), except inside oneOf/anyOf/allOf branches, which only constrain. As for a structural schema,
 `x-kubernetes-*` keys are ignored; CEL rules (`x-kubernetes-validations`) are not evaluated.
 """
 
@@ -51,16 +52,23 @@ _GO_LEADING_FLAGS = re.compile(r"^\^(\(\?[a-zA-Z]+\))")
 
 
 def _python_pattern(pattern: str) -> str:
-    """A Go (RE2) pattern as Python reads it: RE2 allows `^(?i)...`, Python wants global flags first."""
-    return _GO_LEADING_FLAGS.sub(r"\1^", pattern)
+    """A Go (RE2) pattern as Python reads it: RE2 allows `^(?i)...`, Python wants global flags first; and `\\PC`
+    (no Unicode "other" character, Cilium's log values) becomes "no control character", which `re` can say."""
+    return _GO_LEADING_FLAGS.sub(r"\1^", pattern).replace(r"\PC", r"[^\x00-\x1f\x7f-\x9f]")
 
 
-def _strict(schema: Any) -> Any:
+BRANCHES = ("oneOf", "anyOf", "allOf")
+
+
+def _strict(schema: Any, branch: bool = False) -> Any:
+    """Unknown fields are errors, except in the branches of oneOf/anyOf/allOf/not: those only add constraints
+    (Cilium's `{properties: {endpointSelector: {}}, required: [...]}`) and declare no fields of their own."""
     if isinstance(schema, dict):
-        out = {k: _strict(v) for k, v in schema.items()}
+        out = {k: [_strict(x, True) for x in v] if k in BRANCHES and isinstance(v, list)
+               else _strict(v, k == "not") for k, v in schema.items()}
         if isinstance(out.get("pattern"), str):
             out["pattern"] = _python_pattern(out["pattern"])
-        if ("properties" in out and "additionalProperties" not in out
+        if (not branch and "properties" in out and "additionalProperties" not in out
                 and not out.get("x-kubernetes-preserve-unknown-fields")):
             out["additionalProperties"] = False
         return out
