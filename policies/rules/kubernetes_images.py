@@ -21,6 +21,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import yaml
+
 from policies.core import (
     MISSING,
     UNKNOWN,
@@ -226,7 +228,7 @@ def _pod_spec_images(spec: Any, where: str) -> Iterator[tuple[str, Any]]:
     for list_name in CONTAINER_LISTS:
         containers = lookup(spec, list_name)
         if containers is UNKNOWN:
-            yield list_name, UNKNOWN
+            yield f"{where}{list_name}", UNKNOWN
             continue
         if containers is MISSING or isinstance(containers, (str, Mapping)):
             continue
@@ -254,9 +256,18 @@ def _custom_images(view: ResourceView) -> Iterator[tuple[str, Any]]:
     if spec is UNKNOWN and is_custom_resource(view.type):
         yield "spec", UNKNOWN
         return
+    seen: set[Any] = set()
     for key in view.props:
-        if key not in NOT_RUN:
-            yield from _walk_containers(lookup(view.props, key), key)
+        if key in NOT_RUN:
+            continue
+        value = lookup(view.props, key)
+        # Containers and pod specs, then any field that names an image the way Helm values do (SparkApplication
+        # `spec.image`, a Tekton step with only `image` and `script`, `image: {repository, tag}`); each image once.
+        for where, image in (*_walk_containers(value, key), *_helm_images(value, key)):
+            marker = image if isinstance(image, str) else (where, image is UNKNOWN)
+            if marker not in seen:
+                seen.add(marker)
+                yield where, image
 
 
 def _walk_containers(value: Any, where: str) -> Iterator[tuple[str, Any]]:
@@ -272,6 +283,13 @@ def _walk_containers(value: Any, where: str) -> Iterator[tuple[str, Any]]:
                 continue  # read above as a pod spec's list
             if key in HELM_VALUES_KEYS and isinstance(child, Mapping):
                 yield from _helm_images(child, f"{where}.{key}")  # Flux HelmRelease, Argo CD Application
+                continue
+            if key in HELM_VALUES_KEYS and isinstance(child, str):
+                yield from _helm_images(_values_text(child), f"{where}.{key}")  # Argo CD `helm.values`: YAML text
+                continue
+            if key == "valuesFrom" and (child is UNKNOWN or (_is_list(child) and len(child))):
+                # Flux reads these values from ConfigMaps and Secrets when it installs: images the pack cannot see.
+                yield f"{where}.{key}", UNKNOWN
                 continue
             if child is UNKNOWN and (key in CONTAINER_KEYS or key in STEP_LISTS):
                 yield f"{where}.{key}", UNKNOWN
@@ -303,6 +321,14 @@ def _helm_images(values: Any, where: str) -> Iterator[tuple[str, Any]]:
             path = f"{where}.{key}"
             if key == "image" and isinstance(child, Mapping) and not isinstance(repository, str):
                 yield path, _image_map(child)
+            elif key == "newName" and isinstance(child, str):  # Flux Kustomization `images: [{name, newName}]`
+                tag = lookup(values, "newTag")
+                yield path, f"{child}:{tag}" if isinstance(tag, str) else child
+            elif key == "images" and _is_list(child) and all(isinstance(lookup(child, i), str)
+                                                             for i in range(len(child))):
+                # Kustomize image overrides (Argo CD, Flux): `name=new-name:tag` runs the part after `=`.
+                for i in range(len(child)):
+                    yield f"{path}[{i}]", lookup(child, i).rpartition("=")[2]
             elif child is UNKNOWN:
                 if key in ("registry", "repository", "tag", "digest", "sha", "imageRegistry"):
                     yield path, UNKNOWN
@@ -311,6 +337,17 @@ def _helm_images(values: Any, where: str) -> Iterator[tuple[str, Any]]:
     elif _is_list(values):
         for i in range(len(values)):
             yield from _helm_images(lookup(values, i), f"{where}[{i}]")
+
+
+def _values_text(text: str) -> Any:
+    """Helm values given as YAML text; text that is no YAML mapping cannot configure a chart: nothing to read."""
+    if text in UNKNOWN_SENTINELS:
+        return text
+    try:
+        parsed = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return {}
+    return parsed if isinstance(parsed, Mapping) else {}
 
 
 def _is_list(value: Any) -> bool:
