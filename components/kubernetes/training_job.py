@@ -189,6 +189,11 @@ class TrainingJob(pulumi.ComponentResource):
             "annotations": dict(SKIP_AWAIT)},
             spec=self._job_spec(args, job_name, service_name, labels),
             opts=pulumi.ResourceOptions(parent=self, depends_on=dependencies))
+        if args.checkpoint_uri is None and args.node_count > 1:
+            # Each pod's volume goes with the pod and holds only its node's shards: nothing to resume from.
+            pulumi.log.warn(f"{job_name}: {args.node_count} nodes checkpoint to per-pod volumes, so a retried run "
+                            "starts over; give the cluster a checkpoint store (an object store for the site, a "
+                            "`checkpoints` bucket for the cloud)", resource=self)
         self.job_name = job_name
         self.register_outputs({"jobName": job_name, "namespace": team.name, "service": service_name,
                                "queue": args.queue})

@@ -129,3 +129,14 @@ def test_kueue_lets_a_running_elastic_job_lose_a_node_and_never_blocks_other_que
 
 def _seconds(duration: str) -> int:
     return int(duration[:-1]) * {"s": 1, "m": 60, "h": 3600}[duration[-1]]
+
+
+def test_a_multi_node_run_without_a_checkpoint_store_is_warned_about(prod):
+    """Per-pod volumes go with their pods and each holds one node's shards: `pulumi up` says so, naming the Job;
+    a run that writes to a bucket is not warned about."""
+    warned = {w.split(":", 1)[0] for w in prod.warnings if "per-pod volumes" in w}
+    on_volumes = {name for name, job in _jobs(prod).items() if job.inputs["spec"]["parallelism"] > 1
+                  and _env(job.inputs["spec"]["template"]["spec"]["containers"][0])["SAHAB_CHECKPOINT_DIR"]
+                  == "/checkpoints"}
+    assert warned == on_volumes and on_volumes  # prod's on-prem sites have no object store
+    assert not {name for name in warned if name.startswith(("train-eks", "train-aks"))}
