@@ -213,7 +213,8 @@ class NodeValidator(pulumi.ComponentResource):
                 f"{name}-{pool.name}", metadata=meta(daemonset_name(pool), annotations={
                     NODE_LABELS_ANNOTATION: json.dumps({VALIDATION_LABEL: PASSED})}),
                 spec={"selector": {"matchLabels": selector},
-                      # One node at a time is enough: each pod only ever judges its own node.
+                      # A tenth of the nodes at a time: each pod only ever judges its own node, and a pool's
+                      # verdicts are not all re-measured at once.
                       "updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "10%"}},
                       "template": {"metadata": {"labels": {**labels, **selector}}, "spec": pod}},
                 opts=in_ns)

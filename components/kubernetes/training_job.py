@@ -48,7 +48,6 @@ from components.kubernetes.team_namespace import RENDEZVOUS_PORT, TRAINING_SERVI
 CHECKPOINT_DIR = "/checkpoints"  # validation results land here too, where the training step reads its peak
 SCRATCH_DIR = "/scratch"  # validation results when checkpoints go to an object store
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
-MULTIKUEUE = "kueue.x-k8s.io/multikueue"
 VALIDATION_CONTAINER = "validate"
 CANNOT_VALIDATE = 2  # `sahab bench` exit: the node could not be judged (bad baseline...); retrying elsewhere won't help
 ENTRYPOINT = "sahab-entrypoint"  # workloads/entrypoint.sh in the image

@@ -1,5 +1,5 @@
-"""Egress: pods reach no public address through a NetworkPolicy, and Azure stores that have private endpoints
-in the stack accept no traffic from public networks.
+"""Egress: pods reach no public address through a NetworkPolicy, and Azure stores and registries that have
+private endpoints in the stack accept no traffic from public networks.
 
 Public means: not wholly inside the private ranges a VPC or VNet may use (RFC 1918 and RFC 6598 shared space).
 An `ipBlock` of 0.0.0.0/0 with private ranges cut out is still all the public internet. An egress rule without
@@ -31,6 +31,7 @@ from policies.core import (
 NETWORK_POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
 STORAGE_ACCOUNT = "azure-native:storage:StorageAccount"
 VAULT = "azure-native:keyvault:Vault"
+REGISTRY = "azure-native:containerregistry:Registry"
 PRIVATE_ENDPOINT = "azure-native:network:PrivateEndpoint"
 PRIVATE_RANGES = tuple(ipaddress.ip_network(r) for r in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
                                                           "100.64.0.0/10"))
@@ -108,3 +109,15 @@ def azure_storage_public_network(ctx: Context):
       enforcement=Enforcement.MANDATORY, residency=False, scope="stack")
 def azure_vault_public_network(ctx: Context):
     yield from _public_network_access(ctx, VAULT, "properties", "publicNetworkAccess")
+
+
+@rule(id="SAHAB-AZ-042", name="azure-containerregistry-registry-public-network-access-disabled",
+      title="Container registries refuse public networks where private endpoints exist",
+      description="In a stack with private endpoints, a container registry sets `publicNetworkAccess: Disabled`, "
+                  "so its images (the workload's code) are pulled and pushed only through a private endpoint.",
+      remediation="Set `public_network_access=\"Disabled\"` on the registry (Premium SKU) and reach it through a "
+                  "private endpoint with a `privatelink.azurecr.io` DNS zone group.",
+      severity=Severity.HIGH, frameworks=EXFILTRATION,
+      enforcement=Enforcement.MANDATORY, residency=False, scope="stack")
+def azure_registry_public_network(ctx: Context):
+    yield from _public_network_access(ctx, REGISTRY, "publicNetworkAccess")

@@ -488,6 +488,11 @@ def vault(**properties):
     return azure(VAULT, {"location": "uaenorth", "properties": {"tenantId": "t", **properties}})
 
 
+def registry(**props):
+    return azure("azure-native:containerregistry:Registry", {"location": "uaenorth", "sku": {"name": "Premium"},
+                                                              **props})
+
+
 CASES |= {
     "kubernetes-networking-networkpolicy-no-public-egress": {
         "compliant": (network_policy({"to": [{"ipBlock": {"cidr": "10.40.0.0/16"}}],
@@ -508,6 +513,12 @@ CASES |= {
         "noncompliant": (behind_private_endpoint(vault(publicNetworkAccess="Enabled")), True),
         "missing": (behind_private_endpoint(vault()), True),
         "unknown": (behind_private_endpoint(vault(publicNetworkAccess=UNKNOWN)), False),
+    },
+    "azure-containerregistry-registry-public-network-access-disabled": {
+        "compliant": (behind_private_endpoint(registry(publicNetworkAccess="Disabled")), False),
+        "noncompliant": (behind_private_endpoint(registry(publicNetworkAccess="Enabled")), True),
+        "missing": (behind_private_endpoint(registry()), True),  # Azure's default is Enabled
+        "unknown": (behind_private_endpoint(registry(publicNetworkAccess=UNKNOWN)), False),
     },
 }
 KINDS = ("compliant", "noncompliant", "missing", "unknown")
