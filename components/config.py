@@ -776,6 +776,13 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
     if fleet.workload.team is not None and fleet.workload.team not in teams:
         raise ConfigError(f"{ROOT}.workload.team",
                           f"{fleet.workload.team!r} is not a team; allowed: {', '.join(teams)}")
+    if fleet.workload.enabled:
+        for i, cluster in enumerate(fleet.clusters):
+            if validation.older_than(cluster.kubernetes_version, validation.TRAINING_MIN_KUBERNETES):
+                raise ConfigError(f"{ROOT}.clusters[{i}].kubernetes_version",
+                                  f"{cluster.kubernetes_version} cannot run the workload's training Jobs (their "
+                                  f"successPolicy needs {validation.TRAINING_MIN_KUBERNETES} or later); allowed: "
+                                  f"{validation.TRAINING_MIN_KUBERNETES} or later, or workload.enabled: false")
     resolved = fleet.model_copy(update={"node_pools": tuple(pools)})
     for i, pool in enumerate(resolved.node_pools):
         _check_worker_gpus(pool, f"{ROOT}.node_pools[{i}]")
@@ -813,8 +820,7 @@ def _check_burst(fleet: FleetConfig) -> None:
         raise ConfigError(f"{path}.manager", f"{burst.manager!r} is not an onprem cluster of this stack; "
                           f"allowed: {', '.join(onprem) or 'none (add the manager with stack_reference)'}")
     manager_version = names[burst.manager].kubernetes_version
-    if tuple(map(int, manager_version.split("."))) < tuple(
-            map(int, validation.MULTIKUEUE_MANAGER_MIN_KUBERNETES.split("."))):
+    if validation.older_than(manager_version, validation.MULTIKUEUE_MANAGER_MIN_KUBERNETES):
         index = next(i for i, c in enumerate(fleet.clusters) if c.name == burst.manager)
         raise ConfigError(f"{ROOT}.clusters[{index}].kubernetes_version",
                           f"{manager_version} cannot be the MultiKueue manager: its Job controller ignores "

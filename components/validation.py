@@ -97,6 +97,13 @@ KUBERNETES_VERSIONS = ("1.30", "1.31", "1.32", "1.33", "1.34")
 # A MultiKueue manager must leave Jobs with `spec.managedBy` to Kueue: the JobManagedBy feature is on by default
 # (beta) from Kubernetes 1.32; below it the manager's own Job controller would run a dispatched Job as well.
 MULTIKUEUE_MANAGER_MIN_KUBERNETES = "1.32"
+# Training Jobs end on their rendezvous index's success (`successPolicy`, on by default from 1.31): an older API
+# server drops the field silently and the run would wait for every index, failed nodes' included.
+TRAINING_MIN_KUBERNETES = "1.31"
+
+
+def older_than(version: str, minimum: str) -> bool:
+    return tuple(map(int, version.split("."))) < tuple(map(int, minimum.split(".")))
 
 
 def kubernetes_version(value: str) -> str | None:

@@ -169,3 +169,18 @@ def test_eks_training_reaches_only_its_teams_prefix_of_the_checkpoint_bucket_and
                and r.inputs["metadata"]["name"] == "train-auh-h100")
     env = {e["name"]: e.get("value") for e in job.inputs["spec"]["template"]["spec"]["containers"][0]["env"]}
     assert env["SAHAB_CHECKPOINT_DIR"] == "/checkpoints"
+
+
+def test_training_jobs_refuse_a_cluster_whose_api_server_would_drop_their_success_policy():
+    """On Kubernetes 1.30 `successPolicy` is silently dropped: a run would wait on failed nodes' indexes."""
+    from components.config import parse_fleet
+    from components.errors import ConfigError
+    from tests.foundation.fleets import stack_fleet
+
+    fleet = stack_fleet("prod")
+    index = next(i for i, c in enumerate(fleet["clusters"]) if c["kind"] == "eks")
+    fleet["clusters"][index]["kubernetes_version"] = "1.30"
+    with pytest.raises(ConfigError, match=rf"clusters\[{index}\]\.kubernetes_version.*1\.31 or later"):
+        parse_fleet(fleet)
+    fleet["workload"]["enabled"] = False  # without training Jobs, 1.30 is fine
+    assert parse_fleet(fleet).cluster(fleet["clusters"][index]["name"]).kubernetes_version == "1.30"

@@ -144,3 +144,21 @@ def test_cpu_bf16_matmul_attention_matches_sdpa(monkeypatch):
         monkeypatch.undo()
         again, _ = gpt(changed)
     assert torch.equal(again[:, :-1], matmul_path[:, :-1])
+
+
+def test_objects_pruning_could_not_delete_are_named_and_training_goes_on(capsys):
+    """S3's DeleteObjects answers 200 with per-key errors (a legal hold, a denying policy): the trainer says which
+    objects stay behind instead of dropping the answer."""
+    from workloads.train.storage import S3Store
+
+    class DenyingClient:  # the answer shape of S3's DeleteObjects when a key is refused
+        def delete_objects(self, Bucket, Delete):
+            return {"Deleted": [], "Errors": [{"Key": o["Key"], "Code": "AccessDenied", "Message": "Access Denied"}
+                                              for o in Delete["Objects"]]}
+
+    store = S3Store.__new__(S3Store)
+    store.uri, store.bucket, store.prefix, store.client = "s3://ckpt/team", "ckpt", "team", DenyingClient()
+    store.delete(["step-00000001/__0_0.distcp", "manifests/step-00000001.json"])
+    err = capsys.readouterr().err
+    assert "2 old checkpoint object(s) could not be deleted" in err
+    assert "team/step-00000001/__0_0.distcp: AccessDenied" in err

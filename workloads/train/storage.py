@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 from typing import Protocol
 
@@ -161,7 +162,11 @@ class S3Store:
     def delete(self, keys: list[str]) -> None:
         for i in range(0, len(keys), 1000):  # DeleteObjects takes at most 1000 keys
             batch = [{"Key": self._key(k)} for k in keys[i:i + 1000]]
-            self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": batch, "Quiet": True})
+            answer = self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": batch, "Quiet": True})
+            failed = answer.get("Errors") or []
+            if failed:  # pruning is housekeeping: say what stays behind (and why), never stop training for it
+                print(f"warning: {len(failed)} old checkpoint object(s) could not be deleted and stay in "
+                      f"s3://{self.bucket}, e.g. {failed[0].get('Key')}: {failed[0].get('Code')}", file=sys.stderr)
 
 
 def blob_credential(**options):
