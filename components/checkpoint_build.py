@@ -120,9 +120,9 @@ class ReferencedAccess:
 
 
 def export_access(access: Any) -> dict[str, Any]:
-    """What a burst stack needs of a cloud cluster's store: its URI, and the storage account on AKS."""
-    return {"uri": access.uri, "account": access.account, "podLabels": access.pod_labels,
-            "env": [{"name": e["name"], "value": e["value"]} for e in access.env if "value" in e]}
+    """What a burst stack needs of a cloud cluster's store: its URI, and the plain variables that locate it (the
+    storage account on AKS)."""
+    return {"uri": access.uri, "env": [{"name": e["name"], "value": e["value"]} for e in access.env if "value" in e]}
 
 
 def referenced_access(cluster: ReferencedCluster) -> ReferencedAccess:
