@@ -1,0 +1,60 @@
+"""`sahab doctor`: check, before `pulumi up`, what the run needs from this machine, the servers and the clouds."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = ("Check what a real `pulumi up` of a stack needs (tools, credentials, reachability, what the clouds offer "
+        "and allow); one line per check, exit 1 when any fails.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sahab.commands.plan import stack_name
+
+    parser.add_argument("--stack", "-s", default="dev", type=stack_name,
+                        help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
+    parser.add_argument("--program", metavar="DIR", default=None,
+                        help="folder holding Pulumi.yaml (default: this Sahab project)")
+    parser.add_argument("--only", action="append", default=[], metavar="AREA",
+                        help="run only this area's checks (repeatable)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+                        help="per-request budget for each live check (default: 10)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+    from pathlib import Path
+
+    from components.config import parse_fleet
+    from sahab.doctor import FAIL, DoctorContext, areas, run_checks
+    from sahab.engine import default_program_dir
+    from sahab.errors import UsageError
+    from sahab.project import find_project, load_stack
+
+    known = {m.AREA for m in areas()}
+    unknown = sorted(set(args.only) - known)
+    if unknown:
+        raise UsageError(f"--only: {', '.join(unknown)} is not an area; allowed: {', '.join(sorted(known))}")
+    project = find_project(Path(args.program) if args.program else default_program_dir())
+    stack = load_stack(project, args.stack)
+    raw = stack.values.get("sahab:fleet")
+    fleet = parse_fleet(json.loads(raw)) if raw is not None else None
+    ctx = DoctorContext(project_dir=project.root, stack=args.stack, fleet=fleet,
+                        config=dict(stack.values), timeout=args.timeout)
+    found = list(run_checks(ctx, args.only))
+    if args.format == "json":
+        from sahab.schema import SCHEMA_VERSION
+
+        print(json.dumps({"schemaVersion": SCHEMA_VERSION, "stack": args.stack,
+                          "checks": [c.contract() for c in found]}, indent=2))
+    else:
+        for c in found:
+            line = f"{c.status:<4}  {c.area}: {c.name}: {c.detail}"
+            if c.status == FAIL and c.remedy:
+                line += f" -> {c.remedy}"
+            print(line)
+        if not found:
+            print("no checks apply to this stack", file=sys.stderr)
+    return 1 if any(c.status == FAIL for c in found) else 0
