@@ -50,6 +50,10 @@ SCRATCH_DIR = "/scratch"  # validation results when checkpoints go to an object 
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
 VALIDATION_CONTAINER = "validate"
 CANNOT_VALIDATE = 2  # `sahab bench` exit: the node could not be judged (bad baseline...); retrying elsewhere won't help
+# The train container's exit when the rendezvous host (index 0) went (workloads/train/agent.py): not this pod's
+# fault; retried uncounted, it waits for index 0's replacement and the group resumes from its last checkpoint.
+RENDEZVOUS_LOST = 75
+TRAIN_CONTAINER = "train"
 ENTRYPOINT = "sahab-entrypoint"  # workloads/entrypoint.sh in the image
 # UID/GID of the image's unprivileged user (workloads/Dockerfile*).
 IMAGE_UID = 10001
@@ -223,7 +227,7 @@ class TrainingJob(pulumi.ComponentResource):
                          "securityContext": hardened, "volumeMounts": mounts})
         # Remote checkpoints are staged (written, and read back on resume) on the sized scratch volume, not /tmp.
         staging = [{"name": "TMPDIR", "value": SCRATCH_DIR}] if remote else []
-        train = {"name": "train", "image": workload.image,
+        train = {"name": TRAIN_CONTAINER, "image": workload.image,
                  "command": training_command(args), "env": env + staging + list(args.checkpoint_env),
                  "resources": resources,
                  "securityContext": hardened, "volumeMounts": mounts,
@@ -277,6 +281,10 @@ class TrainingJob(pulumi.ComponentResource):
                 # A node that could not be judged at all: another node would not fare better.
                 {"action": "FailIndex", "onExitCodes": {"containerName": VALIDATION_CONTAINER, "operator": "In",
                                                         "values": [CANNOT_VALIDATE]}},
+                # Index 0, which hosts the rendezvous store, went: torchrun's agents on the other pods lose the
+                # store and exit; their retries are index 0's loss, not theirs.
+                {"action": "Ignore", "onExitCodes": {"containerName": TRAIN_CONTAINER, "operator": "In",
+                                                     "values": [RENDEZVOUS_LOST]}},
             ]},
             # The rendezvous host finishes last-but-together with the group: its success is the run's.
             "successPolicy": {"rules": [{"succeededIndexes": "0"}]},
