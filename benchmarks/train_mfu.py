@@ -71,7 +71,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=3, help="steps of each loop per round")
     parser.add_argument("--no-compile", action="store_true")
-    parser.add_argument("--precision", default="auto", choices=("auto", "bf16", "fp32"))
+    parser.add_argument("--precision", default="auto", choices=("auto", "bf16", "fp16", "fp32"))
     args = parser.parse_args()
 
     import torch
