@@ -7,7 +7,8 @@
 #           JSON result is the last stdout line and is also written to $SAHAB_RESULT_FILE. Exit 2: the node
 #           could not be validated (bad baseline file, ...).
 # train     runs torchrun with c10d rendezvous; worker flags (e.g. --steps 1000 --d-model 1024) are passed on.
-# all       validate, and only if the node passed, train. Environment: see workloads/README.md.
+# all       validate, and only if the node passed, train. Environment: see workloads/README.md; the workers
+#           read SAHAB_FABRIC (the fabric a multi-node set's all-reduce is judged against before it trains).
 set -eu
 
 mode="${1:-all}"

@@ -45,6 +45,7 @@ from components.kubernetes.kueue import QUEUE_LABEL
 from components.kubernetes.node_validator import PASSED, VALIDATION_LABEL, VERDICTS
 from components.kubernetes.priority_classes import priority_class_name
 from components.kubernetes.team_namespace import RENDEZVOUS_PORT, TRAINING_SERVICE_ACCOUNT
+from workloads.bench.fabric import fabric_of
 
 CHECKPOINT_DIR = "/checkpoints"  # validation results land here too, where the training step reads its peak
 SCRATCH_DIR = "/scratch"  # validation results when checkpoints go to an object store
@@ -196,12 +197,19 @@ def training_env(args: TrainingJobArgs, job: str, service: str) -> list[dict]:
     }
     if args.checkpoint_uri is not None:
         values["SAHAB_RESULT_FILE"] = f"{SCRATCH_DIR}/validation/node.json"
+    if nodes > 1:  # the fabric the set's all-reduce is judged against before it trains (workloads.bench.fabric)
+        values["SAHAB_FABRIC"] = fabric_of(args.pool.instance_type).to_env()
     return [{"name": k, "value": v} for k, v in values.items()]
 
 
 def training_command(args: TrainingJobArgs) -> list[str]:
+    """The model is the workload's preset (`auto`: the one of the node's GPU class, decided in the pod)."""
     workload = args.workload
-    return [ENTRYPOINT, "train", "--steps", str(workload.steps), "--checkpoint-every", str(workload.checkpoint_every)]
+    command = [ENTRYPOINT, "train", "--steps", str(workload.steps), "--checkpoint-every",
+               str(workload.checkpoint_every), "--preset", workload.model]
+    if workload.batch_size is not None:
+        command += ["--batch-size", str(workload.batch_size)]
+    return command
 
 
 def validation_requirement(pool: NodePool) -> dict:

@@ -50,7 +50,8 @@ def test_the_image_entrypoint_trains_with_rendezvous_on_the_first_pod(prod):
     job = _jobs(prod)["train-eks-l40s"]
     pod = job.inputs["spec"]["template"]["spec"]
     train = pod["containers"][0]
-    assert train["command"] == ["sahab-entrypoint", "train", "--steps", "1000", "--checkpoint-every", "100"]
+    assert train["command"] == ["sahab-entrypoint", "train", "--steps", "1000", "--checkpoint-every", "100",
+                                "--preset", "auto"]
     env = _env(train)
     assert env["SAHAB_RDZV_ENDPOINT"] == "train-eks-l40s-0.train-eks-l40s-rdzv:29500"
     assert env["SAHAB_NNODES"] == "1:2"  # elastic: trains on the nodes that passed

@@ -31,7 +31,7 @@ JOB = "train-loopback"
 SERVICE = f"{JOB}-rdzv"
 # Seconds, scaled down from the Job's minutes; each one still has room for a slow, shared CI machine.
 SCALED_TIMEOUTS = {"SAHAB_RDZV_LAST_CALL_TIMEOUT": "3", "SAHAB_RDZV_KEEP_ALIVE": "1",
-                   "SAHAB_RDZV_CLOSE_TIMEOUT": "5", "SAHAB_RDZV_READ_TIMEOUT": "60", "SAHAB_RDZV_JOIN_TIMEOUT": "90"}
+                   "SAHAB_RDZV_CLOSE_TIMEOUT": "5", "SAHAB_RDZV_READ_TIMEOUT": "150", "SAHAB_RDZV_JOIN_TIMEOUT": "180"}
 TINY_MODEL = ["--d-model", "32", "--n-layers", "1", "--n-heads", "2", "--seq-len", "16", "--batch-size", "4",
               "--log-every", "5"]
 # A test-only `sitecustomize` on the workers' path: a worker of a pod with SAHAB_TEST_FAIL_BEFORE_JOIN=1 exits
