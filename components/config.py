@@ -513,6 +513,11 @@ class Workload(_Model):
     """Steps between checkpoints. Default: 100."""
     validate_nodes: StrictBool = True
     """Benchmark each node against its hardware class before training. Default: true."""
+    model: Literal["auto", "tiny", "small", "medium", "large"] = "auto"
+    """Model preset (workloads/train/presets.py): auto picks the one of each node's GPU class (large on 80 GB
+    parts, medium on L40S and 40 GB A100s, small on T4/A10G, tiny on CPUs). Default: auto."""
+    batch_size: Annotated[StrictInt, Field(ge=1, le=4096)] | None = None
+    """Sequences per GPU (per worker) and micro-batch. Default: the preset's."""
     enabled: StrictBool = False
     """Launch training Jobs on the pools. Default: false (platform only)."""
     team: str | None = None

@@ -14,7 +14,7 @@ from components.config import ROOT, Cluster, FleetConfig, secret_config
 from components.egress import storage_destinations
 from components.errors import ConfigError
 from components.kubernetes.platform import Platform, PlatformArgs
-from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
+from components.kubernetes.training_job import TrainingJob, TrainingJobArgs, node_shape
 
 
 class Fleet(pulumi.ComponentResource):
@@ -181,7 +181,7 @@ class Fleet(pulumi.ComponentResource):
                     "checkpoint_uri": pulumi.Output.concat(access.uri, "/", f"train-{pool.name}")}
                 jobs[pool.name] = TrainingJob(f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
                     pool=pool, team=team, workload=kind_workload, queue=team.name,
-                    storage_class=platform.storage_class,
+                    storage_class=platform.storage_class, **node_shape(self.config, pool),
                     **remote),
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[platform] + ([access] if access else []),
                                                 providers={"kubernetes": self.k8s_providers[cluster_name]}))
@@ -246,6 +246,7 @@ class Fleet(pulumi.ComponentResource):
                     f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
                         pool=pool, team=team, workload=self._workload_for(worker.kind), queue=queue_name(team),
                         nodes=min(burst.nodes_per_job, pool.max_size), managed_by=MULTIKUEUE_JOBS,
+                        **node_shape(self.config, pool),
                         run_on=(worker.provider,), storage_class=DEFAULT_CLASS,
                         service_account=store.account, checkpoint_env=tuple(store.env),
                         pod_labels=store.pod_labels,

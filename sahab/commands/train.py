@@ -93,7 +93,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     model.add_argument("--batch-size", type=_positive, default=8,
                        help="sequences per worker and micro-batch (8)")
     model.add_argument("--grad-accum", type=_positive, default=1, help="micro-batches per step (1)")
-    model.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto",
+    model.add_argument("--precision", choices=("auto", "bf16", "fp16", "fp32"), default="auto",
                        help="auto: bf16 autocast where the hardware has fast bf16 (auto)")
     model.add_argument("--compile", action="store_true",
                        help="torch.compile the model (slower start, faster steps)")
