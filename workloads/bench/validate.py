@@ -269,7 +269,8 @@ def run_validation(
 
     measured: dict = {}
 
-    def step(name, fn, per_device: bool = False):
+    def step(name, fn, per_device: bool = False, **facts):
+        # `facts` (the precision a probe runs at) are reported even when the probe is cut short
         if name not in probes:
             return
         nominal, least = PROBE_BUDGETS[name]
@@ -279,7 +280,7 @@ def run_validation(
         remaining = deadline - time.perf_counter()
         if remaining < least:
             measured[name] = p.cut_short(PROBE_UNITS[name], f"not started: {remaining:.1f} s of the "
-                                                            f"{time_budget:.0f} s budget left")
+                                                            f"{time_budget:.0f} s budget left", **facts)
             return
         if on_probe:
             on_probe(name)
@@ -290,13 +291,13 @@ def run_validation(
                 with hard_limit(limit):
                     m = fn(budget)
             except OutOfTime:
-                m = p.cut_short(PROBE_UNITS[name], f"stopped after {limit:.0f} s (budget {budget:.0f} s)")
+                m = p.cut_short(PROBE_UNITS[name], f"stopped after {limit:.0f} s (budget {budget:.0f} s)", **facts)
         if meter.share is not None:
             m.extra["node_busy"] = round(meter.share, 2)
         measured[name] = m
 
-    step("gemm", lambda d, b: p.gemm(cap.precision, d, cores, b), per_device=True)
-    step("gemm_fp32", lambda d, b: p.gemm("fp32", d, cores, b), per_device=True)
+    step("gemm", lambda d, b: p.gemm(cap.precision, d, cores, b), per_device=True, precision=cap.precision)
+    step("gemm_fp32", lambda d, b: p.gemm("fp32", d, cores, b), per_device=True, precision="fp32")
     step("memory_bandwidth", lambda d, b: p.memory_bandwidth(d, budget_s=b), per_device=True)
     step("allreduce", lambda b: p.allreduce(device, cores, budget_s=b))
     # MFU against the catalog peak on GPU; on CPU against this node's measured GEMM rate in its precision
@@ -304,7 +305,7 @@ def run_validation(
     if peak is None and measured.get("gemm") and measured["gemm"].value:
         peak = measured["gemm"].value * 1e9
     step("train_step", lambda d, b: p.train_step(d, peak, cap.precision, budget_s=b, rehearsal=rehearsal),
-         per_device=True)
+         per_device=True, precision=cap.precision)
     step("dataloader", lambda b: p.dataloader(device, budget_s=b))
 
     fpt = flops_per_token(p.probe_train_config(device, rehearsal).model)
