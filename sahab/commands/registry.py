@@ -28,10 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def document(project: str, stack: str, fleet, entries) -> dict:
-    from sahab.schema import SCHEMA_VERSION
+    from sahab.schema import versions
 
     return {
-        "schemaVersion": SCHEMA_VERSION,
+        **versions(),
         "project": project,
         "stack": stack,
         "registries": {kind: fleet.registries.host_of(kind) for kind in ("eks", "aks", "onprem")
