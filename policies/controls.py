@@ -277,3 +277,25 @@ def rules_for(control: Control, rules: list[Rule] | None = None) -> list[Rule]:
 
 def by_key() -> dict[str, Control]:
     return {c.key: c for c in CONTROLS}
+
+
+def markdown_table() -> str:
+    """The controls rules serve, for policies/README.md: `python -m policies.controls`."""
+    lines = ["| framework | control | title | rules |", "|---|---|---|---|"]
+    catalog = all_rules()
+    for c in CONTROLS:
+        rules = rules_for(c, catalog)
+        if rules:
+            via = f" (through {', '.join(v for v in c.via if any(serves_directly(r, v) for r in rules))})" \
+                if c.via else ""
+            lines.append(f"| {c.framework.split(' (')[0]} | {c.id} | {c.title} | "
+                         f"{', '.join(r.id for r in rules)}{via} |")
+    return "\n".join(lines) + "\n"
+
+
+def serves_directly(rule: Rule, annex_a: str) -> bool:
+    return any(f.name == ISO27001 and control_id(f.reference) == annex_a for f in rule.frameworks)
+
+
+if __name__ == "__main__":
+    print(markdown_table(), end="")

@@ -24,8 +24,10 @@ KIND = "sahab-evidence"
 
 
 def collect(plan: Plan, *, layers: list, waivers_path: Path | str | None, when: dt.datetime,
-            audit: dict[str, Any] | None = None, audit_sha256: str | None = None) -> dict[str, Any]:
-    """The evidence document of one planned stack, judged as of `when` (waiver expiry counts from its date)."""
+            audit: dict[str, Any] | None = None, audit_sha256: str | None = None,
+            referenced: list | None = None) -> dict[str, Any]:
+    """The evidence document of one planned stack, judged as of `when` (waiver expiry counts from its date).
+    `referenced`: the resources of the stacks the plan references, when the caller has them already."""
     from policies.waivers import DEFAULT_PATH, WaiverError, load_waivers
     from sahab.policy_check import check_plan
     from sahab.readiness import judge
@@ -38,7 +40,8 @@ def collect(plan: Plan, *, layers: list, waivers_path: Path | str | None, when: 
         waivers = load_waivers(waivers_path, today=today)
     except WaiverError as exc:
         raise ConfigError(exc.path, exc.message) from None
-    referenced, _ = referenced_resources(plan)
+    if referenced is None:
+        referenced, _ = referenced_resources(plan)
     readiness = judge(plan.resources, referenced)
     rules = matrix.rule_verdicts(result, waivers, today)
     register = matrix.waiver_register(waivers, result, today)
