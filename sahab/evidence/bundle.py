@@ -61,8 +61,8 @@ def collect(plan: Plan, *, layers: list, waivers_path: Path | str | None, when: 
             "pack": {"name": "sahab-uae-residency", "version": pack_version()},
             "git": provenance.git_state(plan.program_dir),
             "tools": provenance.tool_versions(plan, provenance.program_interpreter(plan.program_dir)),
-            "policyConfig": [_file_ref(Path(layer.where)) for layer in layers],
-            "waiversFile": _file_ref(waivers_file) if waivers_file.is_file() else None,
+            "policyConfig": [_file_ref(Path(layer.where), plan.program_dir) for layer in layers],
+            "waiversFile": _file_ref(waivers_file, plan.program_dir) if waivers_file.is_file() else None,
         },
         "summary": {
             "resources": summary["resources"], "passed": summary["passed"], "mandatory": summary["mandatory"],
@@ -91,17 +91,15 @@ def pack_version() -> str:
     return str(yaml.safe_load((Path(policies.__file__).parent / "PulumiPolicy.yaml").read_text())["version"])
 
 
-def _file_ref(path: Path) -> dict[str, str]:
-    return {"file": _shown(path), "sha256": provenance.file_sha256(path)}
-
-
-def _shown(path: Path) -> str:
-    """A path relative to the current folder when it lies below it, so bundles do not carry home folders."""
+def _file_ref(path: Path, program_dir: Path) -> dict[str, str]:
+    """A file the verdicts depend on, by its hash and its path (relative to the program's folder when inside it,
+    so the same checkout gives the same bundle wherever it is run from)."""
     resolved = path.resolve()
     try:
-        return resolved.relative_to(Path.cwd().resolve()).as_posix()
+        shown = resolved.relative_to(Path(program_dir).resolve()).as_posix()
     except ValueError:
-        return resolved.as_posix()
+        shown = resolved.as_posix()
+    return {"file": shown, "sha256": provenance.file_sha256(path)}
 
 
 def _count(values) -> dict[str, int]:
