@@ -77,3 +77,11 @@ def test_the_page_prints_to_a4_with_the_control_table_and_nothing_wider_than_the
         SCREENSHOT.parent.mkdir(exist_ok=True)
         shutil.copyfile(shot, SCREENSHOT)
     assert SCREENSHOT.is_file(), "the README's screenshot: run this test with SAHAB_UPDATE_SCREENSHOT=1"
+
+
+def test_the_readme_shows_the_page_to_auditors():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Evidence for auditors", 1)[1].split("\n## ", 1)[0]
+    assert "](docs/evidence-report.png)" in section and SCREENSHOT.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for command in ("sahab evidence --stack", "sahab evidence verify", "sahab evidence diff"):
+        assert command in section
