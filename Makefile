@@ -41,6 +41,10 @@ host-deps:
 	@if [ "$$(id -u)" = 0 ] && ! command -v debootstrap >/dev/null; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap openssh-client >/dev/null; \
 	fi
+	@# Debian's chromium: Playwright prints the evidence page to PDF through it (never a browser it downloads).
+	@if [ "$$(id -u)" = 0 ] && ! command -v chromium >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
 
 # Azurite (Azure Storage emulator, npm) on loopback for the az:// checkpoint test; skipped without npm.
 AZURITE := $(VENV)/azurite/node_modules/.bin/azurite-blob

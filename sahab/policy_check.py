@@ -76,9 +76,9 @@ class CheckResult:
                 "by_severity": by_severity, "passed": self.exit_code == 0}
 
     def contract(self) -> dict[str, Any]:
-        from sahab.schema import SCHEMA_VERSION
+        from sahab.schema import versions
 
-        return {"schemaVersion": SCHEMA_VERSION, "violations": [v.contract() for v in self.violations],
+        return {**versions(), "violations": [v.contract() for v in self.violations],
                 "summary": self.summary(), "waived": [w.__dict__ for w in self.waived],
                 "relaxations": list(self.relaxations)}
 

@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from sahab.outputs import check_writable
-    from sahab.schema import SCHEMA_VERSION
+    from sahab.schema import versions
     from workloads.bench.catalog import UnknownHardware
     from workloads.bench.validate import BaselineError, exit_code, result_to_text, run_validation, save_baseline
 
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.save_baseline:
         save_baseline(result, args.save_baseline)
         print(f"baseline saved to {args.save_baseline}", file=sys.stderr)
-    raw = {"schemaVersion": SCHEMA_VERSION, **result.to_json()}
+    raw = {**versions(), **result.to_json()}
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(raw, indent=2) + "\n")

@@ -45,9 +45,9 @@ def run(args: argparse.Namespace) -> int:
                         config=dict(stack.values), timeout=args.timeout)
     found = list(run_checks(ctx, args.only))
     if args.format == "json":
-        from sahab.schema import SCHEMA_VERSION
+        from sahab.schema import versions
 
-        print(json.dumps({"schemaVersion": SCHEMA_VERSION, "stack": args.stack,
+        print(json.dumps({**versions(), "stack": args.stack,
                           "checks": [c.contract() for c in found]}, indent=2))
     else:
         for c in found:

@@ -28,10 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def document(project: str, stack: str, fleet, entries) -> dict:
-    from sahab.schema import SCHEMA_VERSION
+    from sahab.schema import versions
 
     return {
-        "schemaVersion": SCHEMA_VERSION,
+        **versions(),
         "project": project,
         "stack": stack,
         "registries": {kind: fleet.registries.host_of(kind) for kind in ("eks", "aks", "onprem")
@@ -51,9 +51,9 @@ def text(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(args: argparse.Namespace) -> int:
+def registry_document(program_dir, stack_name: str) -> dict:
+    """The document of a program's stack (`sahab evidence` lists the same artifacts)."""
     import json
-    import sys
     from pathlib import Path
 
     from components.artifacts import read_digest_lock
@@ -63,25 +63,32 @@ def run(args: argparse.Namespace) -> int:
     from sahab.errors import ConfigError
     from sahab.project import find_project, load_stack
 
-    if args.output:
-        from sahab.writable import ensure_writable
-
-        ensure_writable(args.output, "--output")
-    project = find_project(Path(args.program) if args.program else default_program_dir())
-    stack = load_stack(project, args.stack)
+    project = find_project(Path(program_dir) if program_dir else default_program_dir())
+    stack = load_stack(project, stack_name)
     raw = stack.values.get("sahab:fleet")
     if raw is None:
         raise ConfigError("sahab:fleet", f"missing in {stack.path.name}; every stack sets its whole fleet under it")
     fleet = parse_fleet(json.loads(raw))
-    entries = seed_list(fleet, read_digest_lock())
-    doc = document(project.name, args.stack, fleet, entries)
+    return document(project.name, stack_name, fleet, seed_list(fleet, read_digest_lock()))
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+    from pathlib import Path
+
+    if args.output:
+        from sahab.writable import ensure_writable
+
+        ensure_writable(args.output, "--output")
+    doc = registry_document(args.program, args.stack)
     out = json.dumps(doc, indent=2) + "\n" if args.format == "json" else text(doc)
     if args.output:
         Path(args.output).write_text(out, encoding="utf-8")
-        print(f"wrote {len(entries)} artifacts to {args.output}", file=sys.stderr)
+        print(f"wrote {len(doc['artifacts'])} artifacts to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(out)
-    if not fleet.registries.hosts:
+    if not doc["registries"]:
         print("warning: the stack names no registry (sahab:fleet.registries): nothing to seed; its clusters pull "
               "from the upstream registries",
               file=sys.stderr)

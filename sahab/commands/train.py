@@ -170,7 +170,9 @@ def _train(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path) ->
             return 1
     if args.format == "text":
         print(_describe(summary), file=sys.stderr)
-    print(json.dumps(summary))
+    from sahab.version import version
+
+    print(json.dumps({**summary, "sahabVersion": version()}))
     return 0
 
 
