@@ -345,9 +345,12 @@ class Fleet(pulumi.ComponentResource):
                 "cloud": "aws", "region": cloud.region, "bucketName": s3.bucket_name, "arn": s3.arn,
                 "kmsKeyArn": s3.kms_key_arn}
         networks: dict[str, Network] = {}
+        from components.config import vpc_zones
+
         for region in sorted({cfg.region_of(c) for c in created}):
             networks[region] = Network(f"{self.fleet_name}-{region}", NetworkArgs(
-                region=region, cidr=cloud.vpc_cidr, az_count=cloud.az_count, account_id=account_id,
+                region=region, cidr=cloud.vpc_cidr, az_count=cloud.az_count, zone_ids=vpc_zones(cfg, region),
+                account_id=account_id,
                 nat_gateway=not cloud.airgapped, keys=cfg.storage.keys,
                 bucket_arns=tuple(s3.arn for s3 in self.buckets.values() if cloud.region == region)),
                 opts=under(region))
@@ -361,13 +364,18 @@ class Fleet(pulumi.ComponentResource):
                 # The owning stack runs the cluster and its add-ons; this one only adds node groups.
                 groups = {pool.name: EksNodeGroup(f"{self.fleet_name}-{pool.name}", EksNodeGroupArgs(
                     pool=pool, region=region, cluster_name=eks.cluster_name, node_role_arn=eks.node_role_arn,
-                    subnet_ids=eks.subnet_ids, ebs_kms_key_arn=eks.ebs_kms_key_arn, tags=self.tags),
+                    subnet_ids=eks.subnet_ids, subnets_by_zone=eks.get_optional("subnetIdsByZone"),
+                    ebs_kms_key_arn=eks.ebs_kms_key_arn, cluster_security_group_id=eks.get_optional(
+                        "clusterSecurityGroupId"), vpc_id=eks.get_optional("vpcId"),
+                    kubernetes_version=cluster.kubernetes_version, tags=self.tags),
                     opts=under(region)) for pool in pools}
             else:
-                subnets = networks[region].private_subnet_ids
+                network = networks[region]
+                subnets = network.private_subnet_ids
                 eks = EksCluster(f"{self.fleet_name}-{cluster.name}", EksClusterArgs(
                     cluster_name=f"{self.fleet_name}-{cluster.name}", region=region, account_id=account_id,
-                    subnet_ids=subnets, kubernetes_version=cluster.kubernetes_version,
+                    subnet_ids=subnets, subnets_by_zone=network.private_subnets_by_zone, vpc_id=network.vpc_id,
+                    admin_principals=cloud.admin_principals, kubernetes_version=cluster.kubernetes_version,
                     public_endpoint=cluster.public_endpoint, public_access_cidrs=cluster.public_endpoint_cidrs,
                     keys=cfg.storage.keys, pools=pools, tags=self.tags),
                     # Nodes join through the endpoints (the only way out of an air-gapped VPC).
@@ -377,7 +385,9 @@ class Fleet(pulumi.ComponentResource):
                 self._export_cluster(cluster.name, {
                     "kind": "eks", "region": region, "clusterName": eks.cluster_name, "endpoint": eks.endpoint,
                     "certificateAuthority": eks.certificate_authority, "nodeRoleArn": eks.node_role_arn,
-                    "subnetIds": subnets, "ebsKmsKeyArn": eks.ebs_kms_key_arn,
+                    "subnetIds": subnets, "subnetIdsByZone": network.private_subnets_by_zone,
+                    "vpcId": network.vpc_id, "clusterSecurityGroupId": eks.cluster_security_group_id,
+                    "ebsKmsKeyArn": eks.ebs_kms_key_arn,
                     "secretsKmsKeyArn": eks.secrets_kms_key_arn, "oidcProviderArn": eks.oidc_provider_arn,
                 }, eks.kubeconfig)
             built[cluster.name] = eks

@@ -118,6 +118,7 @@ class Placement:
 class Readiness:
     problems: list[Problem]
     placements: list[Placement]
+    pools: list[Any] = field(default_factory=list)  # sahab.readiness.zones.CloudPool: every cloud pool's zones
 
     @property
     def ok(self) -> bool:
@@ -125,4 +126,5 @@ class Readiness:
 
     def contract(self) -> dict[str, Any]:
         return {"ok": self.ok, "problems": [p.contract() for p in self.problems],
-                "placements": [p.contract() for p in self.placements]}
+                "placements": [p.contract() for p in self.placements],
+                "pools": [p.contract() for p in self.pools]}
