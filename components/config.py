@@ -28,7 +28,7 @@ from pydantic import (
 
 from components import catalog, egress, gpu_stack, offerings, validation
 from components.errors import ConfigError
-from components.network_plan import MAX_AKS_CLUSTERS_PER_VNET
+from components.network_plan import MAX_AKS_CLUSTERS_PER_VNET, plan_api_server_subnets
 from components.registry_config import Registries, check_registries
 
 ROOT = "sahab:fleet"
@@ -914,6 +914,10 @@ def _check_aks_per_vnet(fleet: FleetConfig) -> None:
         if seen[location] > MAX_AKS_CLUSTERS_PER_VNET:
             raise ConfigError(f"{ROOT}.clusters[{i}]", f"at most {MAX_AKS_CLUSTERS_PER_VNET} AKS clusters share the "
                               f"VNet of {location}; put this one in another allowed location or another stack")
+        try:
+            plan_api_server_subnets(fleet.clouds.azure.vnet_cidr, ["x"] * seen[location])
+        except ValueError as err:
+            raise ConfigError(f"{ROOT}.clouds.azure.vnet_cidr", str(err)) from None
 
 
 def _check_region_access(fleet: FleetConfig, cluster: Cluster, path: str) -> None:

@@ -274,8 +274,10 @@ class Fleet(pulumi.ComponentResource):
 
         # One StackReference per referenced stack, however many clusters come from it.
         ref = cluster.stack_reference
+        azure = self.config.clouds.azure
         return ReferencedCluster(self._stack_ref(ref), ref, cluster.name, cluster.kind, provider=provider,
-                                 where=f"{ROOT}.clusters[{self.config.clusters.index(cluster)}]")
+                                 where=f"{ROOT}.clusters[{self.config.clusters.index(cluster)}]",
+                                 kubelogin=azure.kubelogin if azure else "azurecli")
 
     # ---- on-prem -----------------------------------------------------------------------------------------
     def _onprem(self) -> dict[str, Any]:
@@ -423,9 +425,12 @@ class Fleet(pulumi.ComponentResource):
         created = [c for c in clusters if not c.stack_reference]
         locations = sorted({cfg.region_of(c) for c in created} | ({cloud.location} if buckets else set()))
         zones: dict[str, LandingZone] = {}
+        client = azure_native.authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(provider=provider))
+        deployer = client.object_id  # the identity running `pulumi up`: it administers the clusters it creates
+        # A person signs in with the Azure CLI; CI and runners as workload identities, service principals, MSIs.
+        deployer_type = "User" if cloud.kubelogin == "azurecli" else "ServicePrincipal"
         if locations:
-            tenant = azure_native.authorization.get_client_config_output(
-                opts=pulumi.InvokeOutputOptions(provider=provider)).tenant_id
+            tenant = client.tenant_id
             unique = (pulumi.get_project(), pulumi.get_stack(), cloud.subscription_id or "")
             for location in locations:
                 zones[location] = LandingZone(f"{self.fleet_name}-{location}", LandingZoneArgs(
@@ -446,7 +451,10 @@ class Fleet(pulumi.ComponentResource):
                 rg, subnet = zone.resource_group_name, zone.subnet_ids[cluster.name]
                 aks = AksCluster(f"{self.fleet_name}-{cluster.name}", AksClusterArgs(
                     cluster_name=f"{self.fleet_name}-{cluster.name}", location=location, resource_group_name=rg,
-                    subnet_id=subnet, vault_id=zone.vault_id, vault_name=zone.vault_name,
+                    subnet_id=subnet, api_server_subnet_id=zone.api_server_subnet_ids[cluster.name],
+                    admin_principal_ids=((deployer, deployer_type), *((g, "Group") for g in cloud.admin_group_ids)),
+                    kubelogin=cloud.kubelogin,
+                    maintenance=cloud.gpu_maintenance, vault_id=zone.vault_id, vault_name=zone.vault_name,
                     kubernetes_version=cluster.kubernetes_version, public_endpoint=cluster.public_endpoint,
                     authorized_ip_ranges=cluster.public_endpoint_cidrs, keys=cfg.storage.keys, tags=self.tags,
                     control_plane_log_retention_days=cfg.clouds.azure.control_plane_log_retention_days,

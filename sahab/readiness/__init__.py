@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sahab.engine import PlannedResource
-from sahab.readiness import agents, checks, gpus, zones
+from sahab.readiness import agents, checks, eks, gpus, zones
 from sahab.readiness.clusters import discover
 from sahab.readiness.model import Placement, Problem, Readiness
 from sahab.readiness.workloads import pod_groups
@@ -38,6 +38,7 @@ def judge(resources: list[PlannedResource], referenced: Iterable[PlannedResource
         pools += placed_pools
         problems += misplaced
         gpus.advertise(cluster)
+        eks.advertise_efa(cluster)
         # Cluster-wide checks belong to the stack that builds the cluster or installs things on it.
         if (cluster.anchor is not None and cluster.anchor.urn in mine) or any(o.urn in mine for o in cluster.objects):
             problems += checks.cni(cluster)
