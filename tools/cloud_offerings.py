@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from components import catalog  # noqa: E402
-from components.offerings import AWS_DIR, AZURE_DIR, AZURE_SKUS_API, INSTANCE_TYPES_FILE  # noqa: E402
+from components.offerings import AWS_DIR, AZURE_SKUS_API, INSTANCE_TYPES_FILE  # noqa: E402
 
 ARM = "https://management.azure.com"
 
@@ -128,15 +128,16 @@ def run_aws(args: argparse.Namespace) -> int:
         if not listed:  # an API without data for the region: record nothing rather than "sells nothing"
             print(f"{region}: no offerings listed; no snapshot written", file=sys.stderr)
             continue
-        _write(AWS_DIR / f"{region}.json", {"cloud": "aws", "region": region, **meta, "zones": zone_ids,
-                                            "offerings": offered})
+        _write(args.out / "aws" / f"{region}.json", {"cloud": "aws", "region": region, **meta, "zones": zone_ids,
+                                                     "offerings": offered})
         missing = sorted(set(offered) - set(facts))
         facts |= aws_instance_facts(ec2, missing) if missing else {}
         print(f"{region}: {len(zone_ids)} zones, {len(offered)} catalog instance types", file=sys.stderr)
+    target = args.out / "aws" / INSTANCE_TYPES_FILE.name
     known = {}
-    if INSTANCE_TYPES_FILE.is_file() and args.regions != ["all"]:
-        known = json.loads(INSTANCE_TYPES_FILE.read_text()).get("instance_types", {})
-    _write(INSTANCE_TYPES_FILE, {"cloud": "aws", **meta, "instance_types": dict(sorted((known | facts).items()))})
+    if target.is_file() and args.regions != ["all"]:  # other regions' types stay
+        known = json.loads(target.read_text()).get("instance_types", {})
+    _write(target, {"cloud": "aws", **meta, "instance_types": dict(sorted((known | facts).items()))})
     return 0
 
 
@@ -191,7 +192,7 @@ def run_azure(args: argparse.Namespace) -> int:
     subscription = args.subscription or subscription
     for location in args.locations:
         doc = azure_location_doc(azure_skus(args.endpoint or ARM, token, subscription, location), location)
-        _write(AZURE_DIR / f"{location}.json", {
+        _write(args.out / "azure" / f"{location}.json", {
             "cloud": "azure", "location": location,
             "source": args.source or f"Azure Resource SKUs API {AZURE_SKUS_API} for a subscription",
             "data_as_of": args.data_as_of, "skus": doc})
@@ -215,6 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--data-as-of", default=today, type=lambda s: datetime.date.fromisoformat(s).isoformat(),
                        help="the date the data describes, YYYY-MM-DD (default: today)")
         p.add_argument("--source", default=None, help="what answered, recorded in the snapshot")
+        p.add_argument("--out", type=Path, default=AWS_DIR.parent, help="folder of the snapshots (default: "
+                       "components/offerings)")
     args = parser.parse_args(argv)
     return run_aws(args) if args.cloud == "aws" else run_azure(args)
 
