@@ -283,3 +283,11 @@ def test_kueue_waits_long_enough_for_a_cold_cloud_gpu_node(prod):
     assert all(c["waitForPodsReady"]["timeout"] == "10m" for c in onprem)
     assert all(c["resources"]["excludeResourcePrefixes"] == ["vpc.amazonaws.com/efa", "hugepages-"]
                for c in configs.values())
+
+
+def test_efa_pods_do_not_fit_where_no_efa_device_plugin_runs(prod):
+    """Readiness counts a node's EFA devices only once AWS's plugin runs on the cluster, as the kubelet would."""
+    plugin = "aws-efa-k8s-device-plugin"
+    without = [r for r in prod.resources if not (r.type == RELEASE and r.inputs.get("name") == plugin)]
+    problems = [p for p in judge(without).problems if p.object == "Job research/train-eks-l40s"]
+    assert problems and "asks 1 vpc.amazonaws.com/efa, a node has 0" in problems[0].problem
