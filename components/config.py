@@ -26,9 +26,9 @@ from pydantic import (
     model_validator,
 )
 
-from components import catalog, egress, validation
+from components import catalog, egress, gpu_stack, offerings, validation
 from components.errors import ConfigError
-from components.network_plan import MAX_AKS_CLUSTERS_PER_VNET
+from components.network_plan import MAX_AKS_CLUSTERS_PER_VNET, plan_api_server_subnets
 from components.registry_config import Registries, check_registries
 
 ROOT = "sahab:fleet"
@@ -57,6 +57,11 @@ def _fits(check):
 
 
 Region = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$")]  # me-central-1, uaenorth
+# An IAM role or user ARN an EKS access entry can name (the aws partitions; a path is allowed).
+IAM_PRINCIPAL = r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[A-Za-z0-9+=,.@_/-]{1,512}$"
+ENTRA_OBJECT_ID = r"^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$"
+# Azure locations Microsoft opens only on request (UAE Central: access by request, no availability zones).
+RESTRICTED_LOCATIONS = {"uaecentral": "Microsoft opens UAE Central to a subscription only on request"}
 
 
 class _Model(BaseModel):
@@ -83,12 +88,27 @@ class AwsCloud(_Model):
     """VPC address range, split evenly across the availability zones. Default: 10.40.0.0/16."""
     az_count: Annotated[StrictInt, Field(ge=2, le=3)] = 3
     """Availability zones to spread private subnets over. Default: 3 (all of me-central-1)."""
+    admin_principals: tuple[Annotated[str, Field(pattern=IAM_PRINCIPAL)], ...] = ()
+    """IAM roles and users (ARNs) that administer every EKS cluster of the stack: each gets an EKS access entry
+    with the AmazonEKSClusterAdminPolicy (cluster scope), e.g. the team's SSO role and the CI role. The identity
+    that creates a cluster is always an admin of it. Default: none beyond the creator."""
     airgapped: StrictBool = False
     """No internet gateway, NAT gateway or public subnets: nodes reach AWS only through the VPC endpoints and pull
     images only from in-region ECR, so mirror every platform image there first. Default: false (one NAT gateway,
     for the platform's public images; team pods reach no public address either way)."""
 
     _cidr = field_validator("vpc_cidr")(lambda v: _check_cidr(v))
+
+
+class MaintenanceWindow(_Model):
+    """A weekly window, in UTC."""
+
+    day: Literal["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] = "Friday"
+    """Day of the week. Default: Friday (the UAE weekend)."""
+    start_hour: Annotated[StrictInt, Field(ge=0, le=23)] = 0
+    """Hour it opens, UTC. Default: 0."""
+    hours: Annotated[StrictInt, Field(ge=4, le=24)] = 8
+    """How long it stays open (AKS needs at least 4). Default: 8."""
 
 
 class AzureCloud(_Model):
@@ -107,6 +127,19 @@ class AzureCloud(_Model):
     control_plane_logs_cmk_gb_per_day: Annotated[int, Field(ge=100)] | None = None
     """Encrypt those logs with the fleet's Key Vault key: Azure allows that only through a dedicated Log Analytics
     cluster, which commits to this many GB/day (at least 100). Default: unset (Microsoft-managed keys)."""
+    admin_group_ids: tuple[Annotated[str, Field(pattern=ENTRA_OBJECT_ID)], ...] = ()
+    """Entra ID groups (object ids) that administer every AKS cluster of the stack: each gets the "Azure Kubernetes
+    Service RBAC Cluster Admin" role on the cluster, as does the identity running `pulumi up`. Default: none
+    beyond the deployer."""
+    kubelogin: Literal["azurecli", "workloadidentity", "spn", "msi"] = "azurecli"
+    """How `pulumi up` signs in to the AKS API (the kubeconfig's `kubelogin get-token --login` mode), never
+    interactively: azurecli (a laptop after `az login`), workloadidentity (CI with federated credentials:
+    AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE), spn (a service principal: AZURE_CLIENT_ID,
+    AZURE_CLIENT_SECRET), msi (a runner's managed identity). A CI job may also set AAD_LOGIN_METHOD, which
+    kubelogin prefers. Default: azurecli."""
+    gpu_maintenance: MaintenanceWindow = MaintenanceWindow()
+    """When AKS may upgrade and reimage nodes (node OS images and Kubernetes patches): GPU nodes drain running
+    training, so only in this weekly window. Default: Fridays 00:00-08:00 UTC."""
 
     _cidr = field_validator("vnet_cidr")(lambda v: _check_cidr(v))
 
@@ -254,6 +287,10 @@ class Cluster(_Model):
     public_endpoint_cidrs: tuple[Annotated[str, _fits(validation.api_access_cidr)], ...] = ()
     """With `public_endpoint`: the only IPv4 ranges that may reach the API server, each a /8 or narrower; required
     then (0.0.0.0/0 is refused). Default: none."""
+    region_access_granted: StrictBool = False
+    """The subscription has been granted access to this cluster's restricted location (uaecentral: Microsoft opens
+    it only on request). Required true there, so nothing is planned into a location the subscription cannot
+    use. Default: false."""
     stack_reference: Annotated[str, _fits(validation.stack_reference)] | None = None
     """Burst stacks: take this cluster from another stack (e.g. `org/sahab/prod`) instead of creating it. An
     on-prem cluster taken this way needs no site: the burst stack only reaches its API (the MultiKueue manager).
@@ -294,8 +331,20 @@ class NodePool(_Model):
     """Share each GPU between this many pods by time-slicing. Default: unset (no sharing)."""
     gpus_per_node: Annotated[StrictInt, Field(ge=1, le=16)] | None = None
     """GPUs on each node. Default: the instance type's count from the catalog; 1 on on-prem GPU hosts."""
-    gpu_driver: Literal["operator", "preinstalled"] = "operator"
-    """Who installs NVIDIA drivers on cloud nodes: the GPU operator, or the node image. Default: operator."""
+    gpu_driver: Literal["operator", "preinstalled"] | None = None
+    """Who installs the NVIDIA driver and container toolkit: the GPU operator, or the node image / host
+    (components.gpu_stack). Default: per kind of cluster: preinstalled on EKS (the AL2023 NVIDIA AMI) and on-prem
+    (Ansible), operator on AKS; a choice that installs either twice is refused."""
+    zones: Annotated[tuple[Annotated[str, Field(pattern=r"^([a-z0-9]+-az[0-9]+|[1-9])$")], ...],
+                     Field(max_length=6)] = ()
+    """Cloud pools: the zones to place nodes in, as zone IDs on AWS (`mec1-az1`, the same place in every account)
+    and zone numbers on Azure (`1`); each must sell the pool's instance type. Default: every zone of the
+    cluster's network that sells it (one of them for an EFA pool; AKS: as the location's SKUs allow)."""
+    efa: StrictBool | None = None
+    """EKS: multi-node training over the instance type's Elastic Fabric Adapters: EFA interfaces in the launch
+    template, a cluster placement group, one zone, the EFA device plugin, and training pods that ask for
+    `vpc.amazonaws.com/efa` and hugepages. Default: on for EFA-capable types (per EC2's instance data) in a pool
+    that can grow past one node, off otherwise."""
     gpus_per_worker: Annotated[int, Field(ge=1, le=16)] | None = None
     """GPUs each training pod (one torchrun worker per GPU) asks for. Default: every GPU of the node; one
     GPU slice on a time-sliced pool, where the device plugin refuses requests for more than one."""
@@ -735,6 +784,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
         else:
             clusters_resolved.append(cluster)
         _check_public_endpoint(cluster, path)
+        _check_region_access(fleet, cluster, path)
     _check_aks_per_vnet(fleet)
     fleet = fleet.model_copy(update={"clusters": tuple(clusters_resolved)})
 
@@ -788,7 +838,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
                                   f"{cluster.kubernetes_version} cannot run the workload's training Jobs (their "
                                   f"successPolicy needs {validation.TRAINING_MIN_KUBERNETES} or later); allowed: "
                                   f"{validation.TRAINING_MIN_KUBERNETES} or later, or workload.enabled: false")
-    resolved = fleet.model_copy(update={"node_pools": tuple(pools)})
+    resolved = _place_zones(fleet.model_copy(update={"node_pools": tuple(pools)}))
     for i, pool in enumerate(resolved.node_pools):
         _check_worker_gpus(pool, f"{ROOT}.node_pools[{i}]")
     if fleet.burst is not None:
@@ -869,6 +919,22 @@ def _check_aks_per_vnet(fleet: FleetConfig) -> None:
         if seen[location] > MAX_AKS_CLUSTERS_PER_VNET:
             raise ConfigError(f"{ROOT}.clusters[{i}]", f"at most {MAX_AKS_CLUSTERS_PER_VNET} AKS clusters share the "
                               f"VNet of {location}; put this one in another allowed location or another stack")
+        try:
+            plan_api_server_subnets(fleet.clouds.azure.vnet_cidr, ["x"] * seen[location])
+        except ValueError as err:
+            raise ConfigError(f"{ROOT}.clouds.azure.vnet_cidr", str(err)) from None
+
+
+def _check_region_access(fleet: FleetConfig, cluster: Cluster, path: str) -> None:
+    """A cluster in a location Microsoft opens only on request says the subscription has that access."""
+    region = fleet.region_of(cluster) if cluster.kind != "onprem" else None
+    if cluster.region_access_granted and region not in RESTRICTED_LOCATIONS:
+        raise ConfigError(f"{path}.region_access_granted", f"applies to clusters in a restricted location "
+                          f"({', '.join(RESTRICTED_LOCATIONS)}); {region or 'an on-prem cluster'} is not one")
+    if region in RESTRICTED_LOCATIONS and not cluster.region_access_granted and not cluster.stack_reference:
+        raise ConfigError(f"{path}.region_access_granted", f"{RESTRICTED_LOCATIONS[region]}: request access for the "
+                          "subscription (an Azure support request, \"Region access\"), then set "
+                          "region_access_granted: true")
 
 
 def _check_public_endpoint(cluster: Cluster, path: str) -> None:
@@ -994,9 +1060,17 @@ def _resolve_onprem_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, p
             if host in cluster.control_plane_hosts:
                 raise ConfigError(f"{path}.hosts[{j}]", f"{host!r} runs the control plane of {cluster.name}; list it "
                                   "in a pool only with the cluster's schedule_on_control_plane: true")
+    for field in ("zones", "efa"):
+        if getattr(pool, field):
+            raise ConfigError(f"{path}.{field}", "applies to cloud pools only")
+    try:
+        driver = gpu_stack.resolve("onprem", pool.gpu_driver) if pool.is_gpu else pool.gpu_driver
+    except ValueError as err:
+        raise ConfigError(f"{path}.gpu_driver", str(err)) from None
     n = len(pool.hosts)
     gpus = pool.gpus_per_node or (1 if pool.is_gpu else None)
-    return pool.model_copy(update={"min_size": n, "max_size": n, "desired_size": n, "gpus_per_node": gpus})
+    return pool.model_copy(update={"min_size": n, "max_size": n, "desired_size": n, "gpus_per_node": gpus,
+                                   "gpu_driver": driver, "efa": False})
 
 
 def _resolve_control_plane(fleet: FleetConfig, cluster: Cluster, path: str) -> Cluster:
@@ -1037,11 +1111,15 @@ def _resolve_cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, pa
     if pool.hosts:
         raise ConfigError(f"{path}.hosts", "only on-prem pools take hosts")
     cloud, region = fleet.cloud_of(cluster), fleet.region_of(cluster)
-    if not catalog.offered(region, pool.accelerator):
-        sold = ", ".join(sorted(catalog.REGION_OFFERINGS.get(region, ())))
-        raise ConfigError(f"{path}.accelerator",
-                          f"{pool.accelerator!r} is not offered in {region}; allowed there: {sold}")
-    instance_type = pool.instance_type or catalog.default_instance_type(cloud, pool.accelerator)
+    snap = offerings.snapshot(cloud, region)
+    if cloud == "aws" and snap is None:
+        raise ConfigError(f"{path}.cluster", f"no EC2 offerings snapshot for {region}, so nothing says what it sells; "
+                          f"write one: {offerings.REFRESH['aws'].replace('all', region).split('   #')[0]}")
+    candidates = catalog.instance_types(cloud, pool.accelerator)
+    if snap is not None and candidates and not any(snap.sells(t) for t in candidates):
+        raise ConfigError(f"{path}.accelerator", f"{pool.accelerator!r} is not offered in {region} "
+                          f"({_what_sells(snap)}); {_regions_that_sell(fleet, cloud, candidates)}")
+    instance_type = pool.instance_type or catalog.default_instance_type(cloud, pool.accelerator, snap)
     if instance_type is None:
         raise ConfigError(f"{path}.instance_type", f"no {cloud} instance type carries {pool.accelerator!r}")
     carried = catalog.accelerator_of_instance(cloud, instance_type)
@@ -1051,17 +1129,173 @@ def _resolve_cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, pa
     if carried != pool.accelerator:
         raise ConfigError(f"{path}.instance_type",
                           f"{instance_type!r} carries {carried!r}, but the pool's accelerator is {pool.accelerator!r}")
+    if snap is not None and not snap.sells(instance_type):
+        sold = [t for t in candidates if snap.sells(t)]
+        why = f"refused there: {snap.restricted[instance_type]}" if instance_type in snap.restricted else \
+            _what_sells(snap)
+        raise ConfigError(f"{path}.instance_type", f"{instance_type!r} is not offered in {region} ({why}); offered "
+                          f"there for {pool.accelerator}: {_by_family(sold)}")
+    if cloud == "azure" and catalog.azure_rdma(instance_type):
+        raise ConfigError(f"{path}.instance_type", f"{instance_type!r} joins nodes over InfiniBand, and Sahab does "
+                          "not set up RDMA on AKS (NVIDIA Network Operator with OFED, the RDMA shared device plugin, "
+                          "the GPU operator's driver.rdma, the subscription's feature registration and an IPC_LOCK "
+                          "exception in the teams' pod security): multi-node training there would fall back to TCP; "
+                          f"allowed for {pool.accelerator}: {_listed(_plain_azure(pool.accelerator)) or 'none'}")
+    try:
+        driver = gpu_stack.resolve(cluster.kind, pool.gpu_driver) if pool.is_gpu else pool.gpu_driver
+    except ValueError as err:
+        raise ConfigError(f"{path}.gpu_driver", str(err)) from None
+    efa = _efa(cluster, pool, instance_type, path)
     gpus = pool.gpus_per_node or (catalog.gpus_per_instance(cloud, instance_type) if pool.is_gpu else None)
-    update: dict[str, Any] = {"instance_type": instance_type, "gpus_per_node": gpus}
+    update: dict[str, Any] = {"instance_type": instance_type, "gpus_per_node": gpus, "gpu_driver": driver,
+                              "efa": efa}
     if cluster.kind == "aks" and pool.spot and AKS_SPOT_TAINT not in pool.extra_taints:
         # AKS taints every spot node itself: stated here, every pod and flavor that must land there tolerates it.
         update["extra_taints"] = (*pool.extra_taints, AKS_SPOT_TAINT)
     return pool.model_copy(update=update)
 
 
+def _efa(cluster: Cluster, pool: NodePool, instance_type: str, path: str) -> bool:
+    """EFA on an EKS pool: on by default where the type has EFA interfaces and the pool can span nodes."""
+    if cluster.kind != "eks":
+        if pool.efa:
+            raise ConfigError(f"{path}.efa", "EFA applies to EKS pools only")
+        return False
+    facts = offerings.aws_instance(instance_type)
+    capable = bool(facts and facts.efa_interfaces)
+    if pool.efa and not capable:
+        raise ConfigError(f"{path}.efa", f"{instance_type} has no EFA interface (EC2's instance data); EFA-capable "
+                          f"sizes for {pool.accelerator}: {_listed(_efa_types(pool.accelerator)) or 'none'}")
+    return capable and pool.max_size > 1 if pool.efa is None else pool.efa
+
+
+def _efa_types(accelerator: str) -> list[str]:
+    return [t for t in catalog.instance_types("aws", accelerator)
+            if (offerings.aws_instance(t) or offerings.InstanceFacts(0, 0, 0, None, 0, 1)).efa_interfaces]
+
+
+def _plain_azure(accelerator: str) -> list[str]:
+    return [t for t in catalog.instance_types("azure", accelerator) if not catalog.azure_rdma(t)]
+
+
+def _by_family(instance_types: list[str]) -> str:
+    """A short list: every type when there are few, else the families with an example."""
+    if len(instance_types) <= 12:
+        return ", ".join(instance_types) or "none"
+    families = list(dict.fromkeys(t.partition(".")[0] for t in instance_types))
+    return f"sizes of {', '.join(families)} (e.g. {instance_types[min(2, len(instance_types) - 1)]})"
+
+
+def _listed(items: list[str], limit: int = 12) -> str:
+    return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _what_sells(snap: offerings.Snapshot) -> str:
+    api = "EC2's offerings" if snap.cloud == "aws" else "Azure's Resource SKUs"
+    return f"per {api} as of {snap.data_as_of.isoformat()}"
+
+
+def _regions_that_sell(fleet: FleetConfig, cloud: str, instance_types: list[str]) -> str:
+    selling = offerings.regions_selling(cloud, instance_types)
+    allowed = [r for r in selling if r in fleet.residency.allowed_regions]
+    if allowed:
+        return f"allowed regions that offer it: {', '.join(allowed)}"
+    return (f"no allowed region offers it ({', '.join(fleet.residency.allowed_regions)}); regions that do: "
+            f"{_listed(selling, 8) or 'none in the snapshots'}")
+
+
+def _place_zones(fleet: FleetConfig) -> FleetConfig:
+    """Every cloud pool's zones: where it is placed, resolved once so the plan, readiness and the network agree.
+    An EKS VPC gets subnets in `az_count` zones chosen to serve its region's pools; each EKS pool uses those of
+    them that sell its type (one for an EFA pool); a burst pool on another stack's cluster takes every zone that
+    sells its type (its node group uses those the owning stack's VPC has)."""
+    aws = fleet.clouds.aws
+    vpc = {region: vpc_zones(fleet, region) for region in
+           {fleet.region_of(c) for c in fleet.clusters if c.kind == "eks" and not c.stack_reference}} if aws else {}
+    pools = []
+    for i, pool in enumerate(fleet.node_pools):
+        cluster, path = fleet.cluster(pool.cluster), f"{ROOT}.node_pools[{i}]"
+        if cluster.kind == "onprem":
+            pools.append(pool)
+            continue
+        region = fleet.region_of(cluster)
+        zones = _pool_zones(fleet, cluster, pool, vpc.get(region), path)
+        pools.append(pool.model_copy(update={"zones": zones}))
+    return fleet.model_copy(update={"node_pools": tuple(pools)})
+
+
+def vpc_zones(fleet: FleetConfig, region: str) -> tuple[str, ...]:
+    """The zone IDs a region's VPC spans: `az_count` of them, those selling the most of its EKS pools' types
+    (ties to the lower zone ID), always including a zone a pool names."""
+    snap = offerings.snapshot("aws", region)
+    count = fleet.clouds.aws.az_count
+    pools = [p for p in fleet.node_pools if fleet.cluster(p.cluster).kind == "eks"
+             and not fleet.cluster(p.cluster).stack_reference and fleet.region_of(fleet.cluster(p.cluster)) == region]
+    named = sorted({z for p in pools for z in p.zones})
+    if len(named) > count:
+        raise ConfigError(f"{ROOT}.clouds.aws.az_count", f"the pools of {region} name zones {', '.join(named)}; the "
+                          f"VPC spans {count}; allowed: at least {len(named)} (at most {len(snap.zones)})")
+    served = {z: sum(z in snap.zones_selling([p.instance_type]) for p in pools) for z in snap.zones}
+    ranked = named + [z for z in sorted(snap.zones, key=lambda z: (-served[z], z)) if z not in named]
+    return tuple(sorted(ranked[:count]))
+
+
+def _pool_zones(fleet: FleetConfig, cluster: Cluster, pool: NodePool, vpc: tuple[str, ...] | None,
+                path: str) -> tuple[str, ...]:
+    region = fleet.region_of(cluster)
+    snap = offerings.snapshot(fleet.cloud_of(cluster), region)
+    if cluster.kind == "aks":
+        return _aks_zones(fleet, cluster, pool, snap, path)
+    offered = snap.zones_selling([pool.instance_type])
+    unknown = [z for z in pool.zones if z not in snap.zones]
+    if unknown:
+        raise ConfigError(f"{path}.zones", f"{', '.join(unknown)} is not a zone ID of {region}; its zones: "
+                          f"{', '.join(snap.zones)}")
+    if pool.efa and len(pool.zones) > 1:
+        raise ConfigError(f"{path}.zones", "an EFA pool runs in one zone (its cluster placement group's); name one "
+                          f"of {', '.join(offered)}, or set efa: false")
+    if pool.zones:
+        wanted = pool.zones
+    else:
+        wanted = tuple(z for z in offered if vpc is None or z in vpc)
+        if not wanted:
+            wanted = tuple(vpc or ())
+    missing = [z for z in wanted if z not in offered]
+    if missing or not wanted:
+        raise ConfigError(f"{path}.zones" if pool.zones else f"{path}.instance_type",
+                          f"node pool {pool.name}: {pool.instance_type} is offered in {region} zones "
+                          f"{', '.join(offered) or 'none'}; zones wanted: {', '.join(wanted) or 'none'} "
+                          f"({_what_sells(snap)})")
+    if vpc is not None and any(z not in vpc for z in wanted):
+        outside = [z for z in wanted if z not in vpc]
+        raise ConfigError(f"{path}.zones", f"node pool {pool.name} wants {', '.join(outside)}, outside the VPC's "
+                          f"zones {', '.join(vpc)} (raise clouds.aws.az_count)")
+    return wanted[:1] if pool.efa else wanted
+
+
+def _aks_zones(fleet: FleetConfig, cluster: Cluster, pool: NodePool, snap: offerings.Snapshot | None,
+               path: str) -> tuple[str, ...]:
+    from components.azure.plan import ZONAL_LOCATIONS
+
+    location = fleet.region_of(cluster)
+    if location not in ZONAL_LOCATIONS:
+        if pool.zones:
+            raise ConfigError(f"{path}.zones", f"{location} has no availability zones; allowed: none")
+        return ()
+    if snap is None:  # Azure's SKUs are not in the repository: placement is the pool's, or regional
+        return pool.zones
+    offered = snap.offered.get(pool.instance_type, ())
+    missing = [z for z in pool.zones if z not in offered]
+    if missing:
+        raise ConfigError(f"{path}.zones", f"node pool {pool.name}: {pool.instance_type} is offered in {location} "
+                          f"zones {', '.join(offered) or 'none'}; zones wanted: {', '.join(pool.zones)} "
+                          f"({_what_sells(snap)})")
+    return pool.zones or offered
+
+
 def _catalog_types(cloud: str, accelerator: str) -> str:
     if cloud == "aws":
-        types = catalog.aws_instance_types(accelerator)
+        types = catalog.instance_types("aws", accelerator)
         if len(types) <= 16:
             return ", ".join(types)
         families = ", ".join(catalog.CATALOG[accelerator].aws_families)

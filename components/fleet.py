@@ -275,8 +275,10 @@ class Fleet(pulumi.ComponentResource):
 
         # One StackReference per referenced stack, however many clusters come from it.
         ref = cluster.stack_reference
+        azure = self.config.clouds.azure
         return ReferencedCluster(self._stack_ref(ref), ref, cluster.name, cluster.kind, provider=provider,
-                                 where=f"{ROOT}.clusters[{self.config.clusters.index(cluster)}]")
+                                 where=f"{ROOT}.clusters[{self.config.clusters.index(cluster)}]",
+                                 kubelogin=azure.kubelogin if azure else "azurecli")
 
     # ---- on-prem -----------------------------------------------------------------------------------------
     def _onprem(self) -> dict[str, Any]:
@@ -346,9 +348,12 @@ class Fleet(pulumi.ComponentResource):
                 "cloud": "aws", "region": cloud.region, "bucketName": s3.bucket_name, "arn": s3.arn,
                 "kmsKeyArn": s3.kms_key_arn}
         networks: dict[str, Network] = {}
+        from components.config import vpc_zones
+
         for region in sorted({cfg.region_of(c) for c in created}):
             networks[region] = Network(f"{self.fleet_name}-{region}", NetworkArgs(
-                region=region, cidr=cloud.vpc_cidr, az_count=cloud.az_count, account_id=account_id,
+                region=region, cidr=cloud.vpc_cidr, az_count=cloud.az_count, zone_ids=vpc_zones(cfg, region),
+                account_id=account_id,
                 nat_gateway=not cloud.airgapped, keys=cfg.storage.keys,
                 bucket_arns=tuple(s3.arn for s3 in self.buckets.values() if cloud.region == region)),
                 opts=under(region))
@@ -362,13 +367,18 @@ class Fleet(pulumi.ComponentResource):
                 # The owning stack runs the cluster and its add-ons; this one only adds node groups.
                 groups = {pool.name: EksNodeGroup(f"{self.fleet_name}-{pool.name}", EksNodeGroupArgs(
                     pool=pool, region=region, cluster_name=eks.cluster_name, node_role_arn=eks.node_role_arn,
-                    subnet_ids=eks.subnet_ids, ebs_kms_key_arn=eks.ebs_kms_key_arn, tags=self.tags),
+                    subnet_ids=eks.subnet_ids, subnets_by_zone=eks.get_optional("subnetIdsByZone"),
+                    ebs_kms_key_arn=eks.ebs_kms_key_arn, cluster_security_group_id=eks.get_optional(
+                        "clusterSecurityGroupId"), vpc_id=eks.get_optional("vpcId"),
+                    kubernetes_version=cluster.kubernetes_version, tags=self.tags),
                     opts=under(region)) for pool in pools}
             else:
-                subnets = networks[region].private_subnet_ids
+                network = networks[region]
+                subnets = network.private_subnet_ids
                 eks = EksCluster(f"{self.fleet_name}-{cluster.name}", EksClusterArgs(
                     cluster_name=f"{self.fleet_name}-{cluster.name}", region=region, account_id=account_id,
-                    subnet_ids=subnets, kubernetes_version=cluster.kubernetes_version,
+                    subnet_ids=subnets, subnets_by_zone=network.private_subnets_by_zone, vpc_id=network.vpc_id,
+                    admin_principals=cloud.admin_principals, kubernetes_version=cluster.kubernetes_version,
                     public_endpoint=cluster.public_endpoint, public_access_cidrs=cluster.public_endpoint_cidrs,
                     keys=cfg.storage.keys, pools=pools, tags=self.tags),
                     # Nodes join through the endpoints (the only way out of an air-gapped VPC).
@@ -378,7 +388,9 @@ class Fleet(pulumi.ComponentResource):
                 self._export_cluster(cluster.name, {
                     "kind": "eks", "region": region, "clusterName": eks.cluster_name, "endpoint": eks.endpoint,
                     "certificateAuthority": eks.certificate_authority, "nodeRoleArn": eks.node_role_arn,
-                    "subnetIds": subnets, "ebsKmsKeyArn": eks.ebs_kms_key_arn,
+                    "subnetIds": subnets, "subnetIdsByZone": network.private_subnets_by_zone,
+                    "vpcId": network.vpc_id, "clusterSecurityGroupId": eks.cluster_security_group_id,
+                    "ebsKmsKeyArn": eks.ebs_kms_key_arn,
                     "secretsKmsKeyArn": eks.secrets_kms_key_arn, "oidcProviderArn": eks.oidc_provider_arn,
                 }, eks.kubeconfig)
             built[cluster.name] = eks
@@ -414,9 +426,12 @@ class Fleet(pulumi.ComponentResource):
         created = [c for c in clusters if not c.stack_reference]
         locations = sorted({cfg.region_of(c) for c in created} | ({cloud.location} if buckets else set()))
         zones: dict[str, LandingZone] = {}
+        client = azure_native.authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(provider=provider))
+        deployer = client.object_id  # the identity running `pulumi up`: it administers the clusters it creates
+        # A person signs in with the Azure CLI; CI and runners as workload identities, service principals, MSIs.
+        deployer_type = "User" if cloud.kubelogin == "azurecli" else "ServicePrincipal"
         if locations:
-            tenant = azure_native.authorization.get_client_config_output(
-                opts=pulumi.InvokeOutputOptions(provider=provider)).tenant_id
+            tenant = client.tenant_id
             unique = (pulumi.get_project(), pulumi.get_stack(), cloud.subscription_id or "")
             for location in locations:
                 zones[location] = LandingZone(f"{self.fleet_name}-{location}", LandingZoneArgs(
@@ -437,7 +452,10 @@ class Fleet(pulumi.ComponentResource):
                 rg, subnet = zone.resource_group_name, zone.subnet_ids[cluster.name]
                 aks = AksCluster(f"{self.fleet_name}-{cluster.name}", AksClusterArgs(
                     cluster_name=f"{self.fleet_name}-{cluster.name}", location=location, resource_group_name=rg,
-                    subnet_id=subnet, vault_id=zone.vault_id, vault_name=zone.vault_name,
+                    subnet_id=subnet, api_server_subnet_id=zone.api_server_subnet_ids[cluster.name],
+                    admin_principal_ids=((deployer, deployer_type), *((g, "Group") for g in cloud.admin_group_ids)),
+                    kubelogin=cloud.kubelogin,
+                    maintenance=cloud.gpu_maintenance, vault_id=zone.vault_id, vault_name=zone.vault_name,
                     kubernetes_version=cluster.kubernetes_version, public_endpoint=cluster.public_endpoint,
                     authorized_ip_ranges=cluster.public_endpoint_cidrs, keys=cfg.storage.keys, tags=self.tags,
                     control_plane_log_retention_days=cfg.clouds.azure.control_plane_log_retention_days,

@@ -7,8 +7,9 @@ gateway and load balancers. With at most three zones the plan always fits and ne
 
 Azure: a VNet is cut into four quarters. The first three are node subnets, one per AKS cluster in that
 location (pods use an overlay network, so nodes only need node addresses). The last quarter is cut into four
-again and its first piece holds the private endpoints of the storage accounts and the Key Vault; the rest of
-it stays free.
+again and its first piece holds the private endpoints of the storage accounts and the Key Vault; the fourth
+piece holds one /28 per AKS cluster for its API server (API Server VNet Integration, which AKS's KMS needs
+with a private Key Vault); the rest of it stays free.
 """
 
 from __future__ import annotations
@@ -60,3 +61,18 @@ def plan_vnet_subnets(vnet_cidr: str, clusters: list[str] | tuple[str, ...]) -> 
 def plan_private_endpoint_subnet(vnet_cidr: str) -> str:
     """The subnet that holds a VNet's private endpoints: never one a node subnet uses."""
     return str(next(_quarters(vnet_cidr)[-1].subnets(prefixlen_diff=2)))
+
+
+# AKS API Server VNet Integration: the API server's internal load balancer sits in a subnet of its own, delegated
+# to AKS; /28 is the smallest such subnet.
+API_SERVER_SUBNET_PREFIX = 28
+
+
+def plan_api_server_subnets(vnet_cidr: str, clusters: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """One /28 per AKS cluster, from the start of the last quarter's fourth piece, in the order given."""
+    piece = list(_quarters(vnet_cidr)[-1].subnets(prefixlen_diff=2))[3]
+    room = list(piece.subnets(new_prefix=max(API_SERVER_SUBNET_PREFIX, piece.prefixlen)))
+    if len(clusters) > len(room):
+        raise ValueError(f"{vnet_cidr} holds API server subnets for {len(room)} AKS cluster(s), not {len(clusters)}; "
+                         "use a larger vnet_cidr (a /23 holds three)")
+    return {name: str(room[i]) for i, name in enumerate(clusters)}

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from components import gpu_stack
 from components.artifacts import CATALOG, Artifact, Images, autoscaler_image, components_of
 from components.config import FleetConfig
 
 KINDS = ("eks", "aks", "onprem")
+# What the GPU operator pulls only where it installs the driver and the toolkit (components.gpu_stack).
+OPERATOR_INSTALLED = ("nvidia-driver", "driver-manager", "container-toolkit")
 # Sahab's own images are built from this repository, not pulled from anywhere.
 OWN_SOURCE = "workloads/Dockerfile"
 
@@ -41,14 +44,19 @@ def artifacts_for(fleet: FleetConfig, kind: str) -> list[Artifact]:
     names = ["kueue"]
     if fleet.monitoring.enabled:
         names.append("monitoring")
-    if any(p.is_gpu for c in created for p in fleet.pools_of(c.name)):
+    gpu = [(c.kind, p) for c in created for p in fleet.pools_of(c.name) if p.is_gpu]
+    if gpu:
         names.append("gpu-operator")
     if kind == "onprem":
         names += ["cilium", "storage", "onprem"]
     found = [a for component in names for a in components_of(component)]
+    if gpu and not any(gpu_stack.owners(k, p.gpu_driver).operator_installs for k, p in gpu):
+        # The node image or host brings the driver and the toolkit: their images would exist for no node.
+        found = [a for a in found if a.name not in OPERATOR_INSTALLED]
     if kind == "onprem" and not any(c.control_plane_vip for c in created):
         found = [a for a in found if a.name != "kube-vip"]
     if kind == "eks":
+        found += components_of("efa-device-plugin")
         found.append(CATALOG["cluster-autoscaler-chart"])
         found += list({c.kubernetes_version: autoscaler_image(c.kubernetes_version) for c in created}.values())
     unique: dict[str, Artifact] = {}

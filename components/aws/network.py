@@ -28,7 +28,11 @@ class NetworkArgs(BaseModel):
     cidr: str = "10.40.0.0/16"
     """VPC address range, split by `plan_vpc_subnets`. Default: 10.40.0.0/16."""
     az_count: Annotated[int, Field(ge=1, le=3)] = 3
-    """Availability zones with a private and a public subnet each. Default: 3."""
+    """Availability zones with a private and a public subnet each, when `zone_ids` names none. Default: 3."""
+    zone_ids: tuple[str, ...] = ()
+    """The availability zones, by zone ID (`mec1-az1`: the same place in every account, unlike zone names), in
+    subnet order; the fleet picks those that sell its pools' instance types (components.config.vpc_zones).
+    Default: none (the first `az_count` zone IDs the account's region lists)."""
     nat_gateway: bool = True
     """One NAT gateway so nodes can pull public images (GPU operator, monitoring charts' images). Default: true.
     Set false for an air-gapped VPC (no internet or NAT gateway, no public subnets) whose nodes pull only from
@@ -52,13 +56,14 @@ class NetworkArgs(BaseModel):
 
 class Network(pulumi.ComponentResource):
     vpc_id: pulumi.Output[str]
+    private_subnets_by_zone: dict[str, pulumi.Output[str]]
     private_subnet_ids: pulumi.Output[list[str]]
     public_subnet_ids: pulumi.Output[list[str]]
 
     def __init__(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("sahab:aws:Network", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
-        plan = plan_vpc_subnets(args.cidr, args.az_count)
+        plan = plan_vpc_subnets(args.cidr, len(args.zone_ids) or args.az_count)
         tags = {**args.tags, "sahab.io/component": name}
 
         vpc = aws.ec2.Vpc(f"{name}-vpc", cidr_block=args.cidr, enable_dns_hostnames=True, enable_dns_support=True,
@@ -66,15 +71,20 @@ class Network(pulumi.ComponentResource):
         # The default security group allows all traffic between its members; take every rule away.
         aws.ec2.DefaultSecurityGroup(f"{name}-default-sg", vpc_id=vpc.id, ingress=[], egress=[], tags=tags,
                                      opts=child)
-        zones = aws.get_availability_zones_output(state="available", opts=pulumi.InvokeOutputOptions(parent=self))
+        if args.zone_ids:
+            zone_ids: list = list(args.zone_ids)
+        else:
+            listed = aws.get_availability_zones_output(state="available", opts=pulumi.InvokeOutputOptions(parent=self))
+            zone_ids = [listed.zone_ids[i] for i in range(len(plan.private))]
 
+        # Placed by zone ID: a zone name means a different place in each account.
         private = [aws.ec2.Subnet(f"{name}-private-{i}", vpc_id=vpc.id, cidr_block=cidr,
-                                  availability_zone=zones.names[i], map_public_ip_on_launch=False,
+                                  availability_zone_id=zone_ids[i], map_public_ip_on_launch=False,
                                   tags={**tags, "Name": f"{name}-private-{i}", "kubernetes.io/role/internal-elb": "1"},
                                   opts=child)
                    for i, cidr in enumerate(plan.private)]
         public = [aws.ec2.Subnet(f"{name}-public-{i}", vpc_id=vpc.id, cidr_block=cidr,
-                                 availability_zone=zones.names[i], map_public_ip_on_launch=False,
+                                 availability_zone_id=zone_ids[i], map_public_ip_on_launch=False,
                                  tags={**tags, "Name": f"{name}-public-{i}", "kubernetes.io/role/elb": "1"},
                                  opts=child)
                   for i, cidr in enumerate(plan.public)] if args.nat_gateway else []
@@ -110,6 +120,8 @@ class Network(pulumi.ComponentResource):
         self.cidr = args.cidr
         self.private_subnet_ids = pulumi.Output.all(*[s.id for s in private])
         self.public_subnet_ids = pulumi.Output.all(*[s.id for s in public])
+        # Zone ID -> private subnet: node groups take the subnets of the zones that sell their instance types.
+        self.private_subnets_by_zone = {zone: subnet.id for zone, subnet in zip(args.zone_ids, private, strict=False)}
         self.register_outputs({"vpcId": self.vpc_id, "privateSubnetIds": self.private_subnet_ids,
                                "publicSubnetIds": self.public_subnet_ids})
 

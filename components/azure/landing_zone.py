@@ -12,7 +12,7 @@ import pulumi_azure_native as azure_native
 from pydantic import BaseModel, ConfigDict, Field
 
 from components.azure.private_endpoints import PRIVATE_DNS_ZONES, private_endpoint
-from components.network_plan import plan_private_endpoint_subnet, plan_vnet_subnets
+from components.network_plan import plan_api_server_subnets, plan_private_endpoint_subnet, plan_vnet_subnets
 
 PRIVATE_ENDPOINT_SUBNET = "private-endpoints"
 
@@ -79,6 +79,15 @@ class LandingZone(pulumi.ComponentResource):
                 service="Microsoft.Storage", locations=[args.location])],
             default_outbound_access=False)
             for cluster, cidr in plan.items()]
+        # Each cluster's API server (API Server VNet Integration): a subnet delegated to AKS.
+        api = plan_api_server_subnets(args.vnet_cidr, args.clusters)
+        subnets += [azure_native.network.SubnetArgs(
+            name=f"apiserver-{cluster}", address_prefix=cidr,
+            network_security_group=azure_native.network.NetworkSecurityGroupArgs(id=nsg.id),
+            delegations=[azure_native.network.DelegationArgs(
+                name="aks", service_name="Microsoft.ContainerService/managedClusters")],
+            default_outbound_access=False)
+            for cluster, cidr in api.items()]
         # The NSG applies to the private endpoints too (network policies on for them).
         subnets.append(azure_native.network.SubnetArgs(
             name=PRIVATE_ENDPOINT_SUBNET, address_prefix=plan_private_endpoint_subnet(args.vnet_cidr),
@@ -91,6 +100,8 @@ class LandingZone(pulumi.ComponentResource):
             subnets=subnets, tags=tags, opts=child)
         self.subnet_ids = {cluster: vnet.id.apply(lambda vid, c=cluster: f"{vid}/subnets/nodes-{c}")
                            for cluster in plan}
+        self.api_server_subnet_ids = {cluster: vnet.id.apply(lambda vid, c=cluster: f"{vid}/subnets/apiserver-{c}")
+                                      for cluster in api}
         self.private_endpoint_subnet_id = vnet.id.apply(lambda vid: f"{vid}/subnets/{PRIVATE_ENDPOINT_SUBNET}")
 
         self.dns_zone_ids = {}

@@ -36,7 +36,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components import catalog
+from components import catalog, pool_plan
 from components.catalog import LABEL_POOL
 from components.config import NodePool, Team, Workload
 from components.kubernetes.common import MANAGED_BY, Args, StrInput
@@ -59,6 +59,7 @@ TRAIN_CONTAINER = "train"
 ENTRYPOINT = "sahab-entrypoint"  # workloads/entrypoint.sh in the image
 # UID/GID of the image's unprivileged user (workloads/Dockerfile*).
 IMAGE_UID = 10001
+EFA_RESOURCE = "vpc.amazonaws.com/efa"  # what AWS's EFA device plugin advertises
 
 
 class TrainingJobArgs(Args):
@@ -180,6 +181,10 @@ def container_resources(pool: NodePool, cpu: int, memory: str) -> dict:
     amounts = {"cpu": str(cpu), "memory": memory}
     if pool.is_gpu:
         amounts["nvidia.com/gpu"] = str(pool.worker_gpus)
+    efa = pool_plan.efa_layout(pool, pool.instance_type) if pool.instance_type else None
+    if efa:  # the node's EFA devices and the hugepages libfabric's EFA provider registers its buffers in
+        amounts[EFA_RESOURCE] = str(efa.per_pod)
+        amounts["hugepages-2Mi"] = f"{pool_plan.EFA_HUGEPAGES_MIB_PER_POD}Mi"
     return {"requests": dict(amounts), "limits": dict(amounts)}
 
 
@@ -199,6 +204,8 @@ def training_env(args: TrainingJobArgs, job: str, service: str) -> list[dict]:
         values["SAHAB_RESULT_FILE"] = f"{SCRATCH_DIR}/validation/node.json"
     if nodes > 1:  # the fabric the set's all-reduce is judged against before it trains (workloads.bench.fabric)
         values["SAHAB_FABRIC"] = fabric_of(args.pool.instance_type).to_env()
+    if args.pool.instance_type and pool_plan.efa_layout(args.pool, args.pool.instance_type):
+        values["FI_PROVIDER"] = "efa"  # libfabric (and so NCCL's OFI plugin) over the EFA devices, never TCP
     return [{"name": k, "value": v} for k, v in values.items()]
 
 

@@ -4,7 +4,8 @@
 on-prem pools), the Kubernetes objects on each (through their provider), and runs the checks: a CNI; every pod
 fits some pool (taints, selectors, affinity, allocatable CPU/memory/GPUs, MIG and time-slicing); every volume
 claim's class exists and is provisioned; scale-from-zero pools have an autoscaler; NetworkPolicies have an
-enforcer; Kueue-queued jobs have a queue whose quota admits them. Only clusters with nodes in the plan and
+enforcer; Kueue-queued jobs have a queue whose quota admits them; every cloud pool's zones sell its instance
+types (`pools`, sahab.readiness.zones). Only clusters with nodes in the plan and
 something of this plan on them are judged; a plan with none is ready (nothing to judge).
 
 Resources of stacks this plan references (a burst stack's pools join the prod stack's clusters) may be passed
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sahab.engine import PlannedResource
-from sahab.readiness import agents, checks, gpus
+from sahab.readiness import agents, checks, eks, gpus, zones
 from sahab.readiness.clusters import discover
 from sahab.readiness.model import Placement, Problem, Readiness
 from sahab.readiness.workloads import pod_groups
@@ -27,11 +28,17 @@ def judge(resources: list[PlannedResource], referenced: Iterable[PlannedResource
     everything = [*resources, *(r for r in referenced if r.urn not in mine)]
     problems: list[Problem] = []
     placements: list[Placement] = []
+    index = zones.Index(everything)
+    pools, problems = zones.autoscaling_groups(everything, mine, index)
     for cluster in discover(everything):
         ours = any(p.source in mine for p in cluster.pools) or any(o.urn in mine for o in cluster.objects)
         if not cluster.pools or not ours:
             continue
+        placed_pools, misplaced = zones.pools(cluster, mine, index)
+        pools += placed_pools
+        problems += misplaced
         gpus.advertise(cluster)
+        eks.advertise_efa(cluster)
         # Cluster-wide checks belong to the stack that builds the cluster or installs things on it.
         if (cluster.anchor is not None and cluster.anchor.urn in mine) or any(o.urn in mine for o in cluster.objects):
             problems += checks.cni(cluster)
@@ -46,4 +53,4 @@ def judge(resources: list[PlannedResource], referenced: Iterable[PlannedResource
             problems += checks.kueue(cluster, group, [p for p in cluster.pools if p.name in names])
         problems += checks.storage(cluster, groups, mine)
         problems += checks.network_policies(cluster, mine)
-    return Readiness(problems, placements)
+    return Readiness(problems, placements, pools)
