@@ -217,3 +217,21 @@ def test_a_playbook_that_cannot_run_is_an_error_not_unreachable_hosts(tmp_path):
         runner.run_playbook(
             [Host("cpu-1", "127.0.0.1", "cpu_nodes", port=1)], private_key=None, known_hosts="", playbook_dir=playbook
         )
+
+
+def test_forks_are_capped_however_many_hosts(monkeypatch, tmp_path):
+    import ansible_runner
+
+    seen = {}
+
+    def fake_run(**kwargs):
+        seen["forks"] = kwargs["forks"]
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(ansible_runner, "run", fake_run)
+    (tmp_path / "site.yml").write_text("---\n")
+    for count, forks in ((3, 5), (40, 40), (800, runner.MAX_FORKS)):
+        hosts = [Host(f"n{i}", f"10.0.{i // 250}.{i % 250 + 1}", "cpu_nodes") for i in range(count)]
+        with pytest.raises(RuntimeError, match="stop here"):
+            runner.run_playbook(hosts, private_key=None, known_hosts="", playbook_dir=tmp_path)
+        assert seen["forks"] == forks
