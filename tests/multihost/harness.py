@@ -147,8 +147,12 @@ class Site:
         self.workdir = Path(tempfile.mkdtemp(prefix=f"sahab-site-{name}-"))
         self.mirror = self.workdir / "mirror"
         self.shared = self.workdir / "cluster"
-        build_mirror(self.mirror)
-        self.ca_hash = build_ca(self.shared / "ca")
+        try:
+            build_mirror(self.mirror)
+            self.ca_hash = build_ca(self.shared / "ca")
+        except BaseException:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise
         self.hosts: dict[str, testhost.TestHost] = {}
         self.provider = PlaybookProvider()
 

@@ -437,8 +437,8 @@ def join_phase(phase, registration, name, discovery, control_plane, seen):
             write(PKI / "ca.crt", ca, 0o644)
             kubelet_files(registration)
             with cluster() as box:
-                box["state"]["nodes"][name] = node_entry(registration, control_plane=bool(control_plane))
-                box["state"]["history"].append(f"join {name}{' control-plane' if control_plane else ''}")
+                box["state"]["nodes"][name] = node_entry(registration, control_plane=False)
+                box["state"]["history"].append(f"join {name}")
         elif phase == "control-plane-join" and control_plane:
             write(ETCD_DIR / "member/snap/db", "stand-in etcd data\n")
             static_pods(version)
@@ -446,6 +446,11 @@ def join_phase(phase, registration, name, discovery, control_plane, seen):
                 if name in box["state"]["etcdMembers"]:
                     raise Fail(f"[etcd] {name} is already an etcd member")
                 box["state"]["etcdMembers"].append(name)
+                # mark-control-plane: the label and the control plane's role
+                node = box["state"]["nodes"][name]
+                node["controlPlane"] = True
+                node["labels"]["node-role.kubernetes.io/control-plane"] = ""
+                box["state"]["history"].append(f"control-plane {name}")
 
 
 def kubeadm_upgrade(args: list[str]) -> None:
@@ -656,6 +661,10 @@ def systemctl(args: list[str]) -> int:
             print("Failed to start kubelet.service: Unit kubelet.service not found.", file=sys.stderr)
             return 5
         active.touch()
+        # A registered node reports the version of the kubelet that now runs (its Node's kubeletVersion).
+        with cluster(required=False) as box:
+            if box["state"] is not None and NODE_NAME in box["state"]["nodes"]:
+                box["state"]["nodes"][NODE_NAME]["kubelet"] = kubelet_version()
     elif verb == "stop":
         with contextlib.suppress(FileNotFoundError):
             active.unlink()
