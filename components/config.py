@@ -36,8 +36,9 @@ ROOT = "sahab:fleet"
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$")]  # a lower-case DNS label
 Accelerator = Literal["h100", "h200", "a100", "l40s", "a10g", "t4", "cpu"]
 Emirate = Literal["abu-dhabi", "dubai", "sharjah", "ajman", "umm-al-quwain", "ras-al-khaimah", "fujairah"]
-# A whole disk by kernel name (/dev/sdb, /dev/nvme1n1) or, better, by a stable /dev/disk/by-id/ name.
-DATA_DISK = re.compile(r"^/dev/([a-z][a-z0-9]{1,31}|disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@-]{0,199})$")
+# A whole disk by its stable /dev/disk/by-id/ name: a kernel name (/dev/nvme1n1) can point at another disk after a
+# reboot, and luksFormat would erase that one.
+DATA_DISK = re.compile(r"^/dev/disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@-]{0,199}$")
 # Bounds that keep one stack file from asking for more than a cluster or a node can hold.
 MAX_HOSTS = 5000  # Kubernetes' largest supported cluster
 MAX_NODE_LABELS = 64
@@ -168,16 +169,17 @@ class Host(_Model):
     memory_gib: Annotated[StrictInt, Field(ge=1, le=65536)]
     """Memory in whole GiB (`free -g`). Required, for the same reasons."""
     data_disk: str | None = None
-    """Block device for the encrypted data volume: a whole disk, by kernel name (`/dev/nvme1n1`) or, better,
-    a stable `/dev/disk/by-id/...` path. Ansible formats it with LUKS2 (key: a Pulumi secret) and mounts it
-    where the `sahab-encrypted` storage class puts volumes. Its contents are erased on first use. Default:
-    none (the host provisions no volumes)."""
+    """Block device for the encrypted data volume: a whole disk by its stable `/dev/disk/by-id/...` path (a
+    kernel name such as `/dev/nvme1n1` is refused: it can name another disk after a reboot). Ansible formats it
+    with LUKS2 (key: a Pulumi secret) and mounts it where the `sahab-encrypted` storage class puts volumes. Its
+    contents are erased on first use. Default: none (the host provisions no volumes)."""
 
     @field_validator("data_disk")
     @classmethod
     def _data_disk(cls, v: str | None) -> str | None:
         if v is not None and not DATA_DISK.match(v):
-            raise ValueError(f"{v!r} is not a disk; allowed: /dev/<name> (e.g. /dev/nvme1n1) or /dev/disk/by-id/<id>")
+            raise ValueError(f"{v!r} is not a stable disk name; allowed: /dev/disk/by-id/<id> (ls -l /dev/disk/by-id/ "
+                             "on the host); kernel names like /dev/nvme1n1 can change between boots")
         return v
 
 
@@ -241,6 +243,10 @@ class Site(_Model):
     private key. When unset in the stack, Ansible uses the operator's ssh-agent. Default: onpremSshPrivateKey."""
     airgapped: StrictBool = False
     """Install only from the hosts' configured package sources (a site mirror). Default: false."""
+    node_networks: tuple[Annotated[str, _fits(validation.node_network)], ...] = ()
+    """The networks the site's hosts live in (CIDRs, IPv4 or IPv6), e.g. `[192.168.50.0/24]`: every host address and
+    control-plane VIP must lie in one, and each node's firewall admits cluster traffic from them. Default: none
+    (the firewall admits the site's own host addresses and VIPs, one by one)."""
     object_store: ObjectStore | None = None
     """Where the site's training checkpoints go (components/onprem/checkpoint_access.py). Default: unset (a
     per-pod volume of the encrypted storage class, which does not survive losing its node)."""
@@ -747,6 +753,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
             raise ConfigError(f"{ROOT}.sites[{i}].country", f"{site.country!r} is outside the residency list; "
                               f"allowed: {', '.join(fleet.residency.allowed_countries)}")
         _unique(site.hosts, "host", f"{ROOT}.sites[{i}].hosts")
+        _inside_node_networks(site, f"{ROOT}.sites[{i}]")
     _unique_addresses(fleet)
 
     _unique(fleet.clusters, "cluster", f"{ROOT}.clusters")
@@ -905,6 +912,17 @@ def _unique_addresses(fleet: FleetConfig) -> None:
                 raise ConfigError(f"{ROOT}.sites[{i}].hosts[{j}].address",
                                   f"{host.address} is already the address of {seen[address]}; each host needs its own")
             seen[address] = f"host {host.name} of site {site.name}"
+
+
+def _inside_node_networks(site: Site, path: str) -> None:
+    """With node_networks set, a host outside them could not reach the others through their firewalls."""
+    if not site.node_networks:
+        return
+    networks = [ipaddress.ip_network(n) for n in site.node_networks]
+    for j, host in enumerate(site.hosts):
+        if not any(ipaddress.ip_address(host.address) in n for n in networks):
+            raise ConfigError(f"{path}.hosts[{j}].address", f"{host.address} is outside the site's node_networks "
+                              f"({', '.join(site.node_networks)}); the other nodes' firewalls would drop it")
 
 
 def _check_aks_per_vnet(fleet: FleetConfig) -> None:
@@ -1094,6 +1112,9 @@ def _resolve_control_plane(fleet: FleetConfig, cluster: Cluster, path: str) -> C
         if address.is_loopback or address.is_multicast or address.is_unspecified:
             raise ConfigError(f"{path}.control_plane_vip", f"{vip!r} cannot be a virtual IP; allowed: a unicast "
                               "address in the control-plane hosts' network")
+        if site.node_networks and not any(address in ipaddress.ip_network(n) for n in site.node_networks):
+            raise ConfigError(f"{path}.control_plane_vip", f"{vip!r} is outside site {site.name}'s node_networks "
+                              f"({', '.join(site.node_networks)}); the nodes' firewalls would drop the API server")
         taken = {h.address: h.name for h in site.hosts}
         if vip in taken:
             raise ConfigError(f"{path}.control_plane_vip", f"{vip!r} is the address of host {taken[vip]}; the "

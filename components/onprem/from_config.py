@@ -52,8 +52,17 @@ def access_for(site: Site, cluster: Cluster, ssh_private_key: Any = None,
         ssh_private_key=ssh_private_key,
         airgapped=site.airgapped,
         variables={"sahab_kubernetes_version": cluster.kubernetes_version, "sahab_control_plane_endpoint": endpoint,
+                   "sahab_os_firewall_cluster_cidrs": firewall_sources(site, cluster),
                    **(registry or {})},
     )
+
+
+def firewall_sources(site: Site, cluster: Cluster) -> list[str]:
+    """Who may reach a node's cluster ports: the site's node_networks, else each of its hosts (all of them, so a
+    host added to a pool is admitted everywhere before it joins) and the cluster's VIP; IPv4 and IPv6 alike."""
+    if site.node_networks:
+        return list(site.node_networks)
+    return [h.address for h in site.hosts] + ([cluster.control_plane_vip] if cluster.control_plane_vip else [])
 
 
 def cluster_args(fleet: FleetConfig, cluster: Cluster, ssh_private_key: Any = None) -> OnPremClusterArgs:
