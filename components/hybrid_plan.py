@@ -130,14 +130,17 @@ def gateway_tunnel(*, name: str, cloud: str, remote_address: str, local_id: str,
             "remote_inside_address": remote_inside_address, "if_id": if_id, "initiator": True}
 
 
-def mirrored(tunnel: Mapping[str, Any], local_address: str) -> dict[str, Any]:
-    """The same tunnel seen from its other end (what the cloud's gateway is configured with): ids, inside
-    addresses and who initiates swapped. `local_address` is this end's address the other end connects to."""
+def mirrored(tunnel: Mapping[str, Any], local_address: str, remote_networks: Sequence[str],
+             remote_asn: int) -> dict[str, Any]:
+    """The same tunnel seen from its other end, as the cloud's gateway holds it: identities and inside addresses
+    swapped, the site's blocks and ASN as the remote ones, and the other end initiating. `local_address` is the
+    cloud end's outside address (its identity)."""
     inside = ipaddress.ip_interface(tunnel["inside_address"])
     return {**tunnel, "remote_address": tunnel["local_id"], "remote_id": tunnel["local_id"],
             "local_id": local_address,
             "inside_address": f"{tunnel['remote_inside_address']}/{inside.network.prefixlen}",
-            "remote_inside_address": str(inside.ip), "initiator": not tunnel.get("initiator", True)}
+            "remote_inside_address": str(inside.ip), "remote_networks": list(remote_networks),
+            "remote_asn": remote_asn, "initiator": not tunnel.get("initiator", True)}
 
 
 def render_router_config(site: str, public_ip: str, asn: int, networks: Sequence[str],
