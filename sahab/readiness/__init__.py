@@ -4,7 +4,9 @@
 on-prem pools), the Kubernetes objects on each (through their provider), and runs the checks: a CNI; every pod
 fits some pool (taints, selectors, affinity, allocatable CPU/memory/GPUs, MIG and time-slicing); every volume
 claim's class exists and is provisioned; scale-from-zero pools have an autoscaler; NetworkPolicies have an
-enforcer; Kueue-queued jobs have a queue whose quota admits them. Only clusters with nodes in the plan and
+enforcer; Kueue-queued jobs have a queue whose quota admits them; and over the hybrid network every site reaches
+the clouds it links to, the deployer and MultiKueue managers reach the API servers and registries they need
+(sahab/readiness/reach.py). Only clusters with nodes in the plan and
 something of this plan on them are judged; a plan with none is ready (nothing to judge).
 
 Resources of stacks this plan references (a burst stack's pools join the prod stack's clusters) may be passed
@@ -16,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sahab.engine import PlannedResource
-from sahab.readiness import agents, checks, gpus
+from sahab.readiness import agents, checks, gpus, reach
 from sahab.readiness.clusters import discover
 from sahab.readiness.model import Placement, Problem, Readiness
 from sahab.readiness.workloads import pod_groups
@@ -46,4 +48,5 @@ def judge(resources: list[PlannedResource], referenced: Iterable[PlannedResource
             problems += checks.kueue(cluster, group, [p for p in cluster.pools if p.name in names])
         problems += checks.storage(cluster, groups, mine)
         problems += checks.network_policies(cluster, mine)
+    problems += reach.judge(everything, mine)
     return Readiness(problems, placements)
