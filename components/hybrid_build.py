@@ -18,7 +18,7 @@ import pulumi
 from components.config import ROOT, FleetConfig, Site, secret_config
 from components.errors import ConfigError
 from components.hybrid_config import deployer_of
-from components.hybrid_plan import forward_zones, render_forwarders, render_router_config
+from components.hybrid_plan import render_forwarders, render_router_config, site_forwarders
 
 SITE_TYPE = "sahab:network:Site"
 DEPLOYER_TYPE = "sahab:network:Deployer"
@@ -122,7 +122,7 @@ def build_hybrid(fleet: Any) -> Hybrid:
         if not (site.links or site.networks):
             continue
         reachable = [n for n in networks if any(link.cloud == n.cloud for link in site.links) and n.hub is not None]
-        forwards = forwarders(config, reachable)
+        forwards = site_forwarders(config, site)
         component = SiteNetwork(f"{fleet.fleet_name}-{site.name}-network", {
             "site": site.name, "networks": list(site.networks), "dnsSoftware": site.dns.software,
             "forwarders": forwards,
@@ -161,23 +161,6 @@ def build_hybrid(fleet: Any) -> Hybrid:
             "deployer": {"site": deployer.site, "cidrs": list(deployer.cidrs)} if deployer else None,
             "resolvers": {f"{n.cloud}-{n.region}": list(n.resolvers) for n in networks if n.resolvers}}
     return hybrid
-
-
-def forwarders(config: FleetConfig, reachable: list[CloudNetwork]) -> dict[str, list[str]]:
-    """Zone -> resolver addresses for a site: each network's zones to its own resolver. Azure's global zones
-    (azurecr.io, blob, Key Vault) go to the landing zone of clouds.azure.location (the first, when it has none)."""
-    forwards: dict[str, list[str]] = {}
-    home = config.clouds.azure.location if config.clouds.azure else None
-    azure = [n for n in reachable if n.cloud == "azure" and n.resolvers]
-    primary = next((n for n in azure if n.region == home), azure[0] if azure else None)
-    for network in reachable:
-        if not network.resolvers:
-            continue
-        for zone in forward_zones(network.cloud, network.region):
-            regional = network.cloud == "aws" or zone.endswith(".azmk8s.io")
-            if regional or network is primary:
-                forwards[zone] = list(network.resolvers)
-    return forwards
 
 
 def _numbered(groups: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:

@@ -94,23 +94,67 @@ def zone_of(name: str, zones: Sequence[str]) -> str | None:
     return max(found, key=len) if found else None
 
 
+def cloud_networks(fleet: Any) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    """(cloud, region, block, inbound resolver addresses) of every network the stack builds that a site links
+    to, as components.fleet builds them: a VPC per Region with an EKS cluster the stack creates, a VNet per location
+    with an AKS cluster it creates (or its Azure buckets); resolvers only where a site links to that cloud."""
+    from components.network_plan import plan_resolver_address, plan_resolver_addresses
+
+    linked = {link.cloud for site in fleet.sites for link in site.links}
+    created = [c for c in fleet.clusters if not c.stack_reference]
+    found = []
+    aws, azure = fleet.clouds.aws, fleet.clouds.azure
+    if aws is not None:
+        for region in sorted({fleet.region_of(c) for c in created if c.kind == "eks"}):
+            resolvers = plan_resolver_addresses(aws.vpc_cidr, aws.az_count) if "aws" in linked else ()
+            found.append(("aws", region, aws.vpc_cidr, resolvers))
+    if azure is not None:
+        buckets = any(b.cloud == "azure" for b in fleet.storage.buckets)
+        for location in sorted({fleet.region_of(c) for c in created if c.kind == "aks"} |
+                               ({azure.location} if buckets else set())):
+            resolvers = (plan_resolver_address(azure.vnet_cidr),) if "azure" in linked else ()
+            found.append(("azure", location, azure.vnet_cidr, resolvers))
+    return found
+
+
+def site_forwarders(fleet: Any, site: Any) -> dict[str, list[str]]:
+    """Zone -> resolver addresses for a site's DNS servers: each linked network's zones to its own resolver.
+    Azure's global zones (azurecr.io, blob, Key Vault) go to the landing zone of clouds.azure.location (else the
+    first): one VNet answers them."""
+    clouds = {link.cloud for link in site.links}
+    reachable = [n for n in cloud_networks(fleet) if n[0] in clouds and n[3]]
+    home = fleet.clouds.azure.location if fleet.clouds.azure else None
+    azure = [n for n in reachable if n[0] == "azure"]
+    primary = next((n for n in azure if n[1] == home), azure[0] if azure else None)
+    forwards: dict[str, list[str]] = {}
+    for network in reachable:
+        cloud, region, _, resolvers = network
+        for zone in forward_zones(cloud, region):
+            if cloud == "aws" or zone.endswith(".azmk8s.io") or network == primary:
+                forwards[zone] = list(resolvers)
+    return forwards
+
+
 def render_forwarders(software: str, forwards: Mapping[str, Sequence[str]]) -> str:
-    """Conditional forwarders for the site's DNS servers: each zone to the addresses that answer it, forward
-    only (the private answer or none; never a public fallback that would send the traffic outside the link)."""
+    """Conditional forwarders for the site's DNS servers: each zone to the addresses that answer it. `forward
+    first`: while a link is down (or before the first `pulumi up` creates the resolvers) the servers still
+    resolve these names publicly (ECR's and the EKS endpoints' public answers stay in the Region); once the
+    resolvers answer, the private addresses win."""
     zones = sorted(forwards)
     if software == "bind":
         lines = ["// Sahab: conditional forwarders to the clouds' inbound resolvers (include in named.conf)."]
         for zone in zones:
             targets = " ".join(f"{ip};" for ip in forwards[zone])
-            lines.append(f'zone "{zone}" {{ type forward; forward only; forwarders {{ {targets} }}; }};')
+            lines.append(f'zone "{zone}" {{ type forward; forward first; forwarders {{ {targets} }}; }};')
         return "\n".join(lines) + "\n"
     if software == "unbound":
         lines = ["# Sahab: conditional forwarders to the clouds' inbound resolvers (include in unbound.conf)."]
         for zone in zones:
-            lines += ["forward-zone:", f'    name: "{zone}."', "    forward-first: no"]
+            lines += ["forward-zone:", f'    name: "{zone}."', "    forward-first: yes"]
             lines += [f"    forward-addr: {ip}" for ip in forwards[zone]]
         return "\n".join(lines) + "\n"
     if software == "windows":
+        # Windows DNS Server recurses itself when a conditional forwarder does not answer (unless told not to).
         lines = ["# Sahab: conditional forwarders to the clouds' inbound resolvers (run on a Windows DNS Server)."]
         for zone in zones:
             lines.append(f"Add-DnsServerConditionalForwarderZone -Name '{zone}' -MasterServers "

@@ -188,7 +188,7 @@ def connection_status(connection: dict[str, Any]) -> Check:
 # ---- reach from this machine -------------------------------------------------------------------------------------
 def reach(ctx: DoctorContext) -> Iterator[Check]:
     from components.hybrid_config import deployer_of
-    from components.network_plan import plan_resolver_address, plan_resolver_addresses
+    from components.hybrid_plan import cloud_networks
 
     fleet = ctx.fleet
     deployer = deployer_of(fleet)
@@ -197,16 +197,14 @@ def reach(ctx: DoctorContext) -> Iterator[Check]:
                                                  site.networks if site else ())]
     where = f"site {site.name}" if site else "this machine"
     targets: list[tuple[str, str, int, list[str], str]] = []  # (what, host, port, private blocks, remedy)
-    aws, azure = fleet.clouds.aws, fleet.clouds.azure
     linked = {lk.cloud for lk in site.links} if site else set()
-    if aws and "aws" in linked:
-        for region in _aws_regions(fleet):
-            for address in plan_resolver_addresses(aws.vpc_cidr, aws.az_count):
-                targets.append((f"inbound resolver of the {region} VPC", address, 53, [aws.vpc_cidr],
-                                f"{where}'s link to the VPC is not up or routes nothing here: see the tunnel checks"))
-    if azure and "azure" in linked and any(c.kind == "aks" and not c.stack_reference for c in fleet.clusters):
-        targets.append((f"inbound resolver of the {azure.location} VNet", plan_resolver_address(azure.vnet_cidr), 53,
-                        [azure.vnet_cidr], f"{where}'s link to the VNet is not up or routes nothing here"))
+    for cloud, region, cidr, resolvers in cloud_networks(fleet):
+        if cloud in linked:
+            kind = "VPC" if cloud == "aws" else "VNet"
+            targets += [(f"inbound resolver of the {region} {kind}", address, 53, [cidr],
+                         f"{where}'s link to the {kind} is not up or routes nothing here: see the tunnel checks")
+                        for address in resolvers]
+    aws, azure = fleet.clouds.aws, fleet.clouds.azure
     site_name = deployer.site if deployer and deployer.site else "<site>"
     for kind, cidr, zone in (("eks", aws.vpc_cidr if aws else None, f"ecr.{aws.region if aws else ''}.amazonaws.com"),
                              ("aks", azure.vnet_cidr if azure else None, "azurecr.io")):
@@ -214,8 +212,9 @@ def reach(ctx: DoctorContext) -> Iterator[Check]:
         if host and cidr:
             # ECR also answers on its public endpoint; the ACR only privately (its public network access is off).
             targets.append((f"registry {host}", host, 443, [cidr] if kind == "aks" else [],
-                            f"make this machine's DNS forward {zone} to the inbound resolver (stack output "
-                            f"hybrid.sites.{site_name}.forwarderConfig) and check the link"))
+                            f"make this machine's DNS forward {zone} to the inbound resolver (`sahab forwarders "
+                            f"--stack {ctx.stack} --site {site_name}` prints the site's DNS servers' settings) and "
+                            "check the link"))
     targets += _api_servers(ctx)
     if not targets:
         return

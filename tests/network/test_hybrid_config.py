@@ -147,8 +147,8 @@ def test_forwarders_for_each_dns_server_software():
     forwards = {zone: ["10.40.0.10", "10.40.64.10"] for zone in forward_zones("aws", "me-central-1")}
     forwards |= {zone: ["10.50.224.4"] for zone in forward_zones("azure", "uaenorth")}
     bind = render_forwarders("bind", forwards)
-    assert 'zone "azurecr.io" { type forward; forward only; forwarders { 10.50.224.4; }; };' in bind
-    assert 'zone "me-central-1.eks.amazonaws.com" { type forward; forward only; forwarders { 10.40.0.10; ' \
+    assert 'zone "azurecr.io" { type forward; forward first; forwarders { 10.50.224.4; }; };' in bind
+    assert 'zone "me-central-1.eks.amazonaws.com" { type forward; forward first; forwarders { 10.40.0.10; ' \
            '10.40.64.10; }; };' in bind
     unbound = render_forwarders("unbound", forwards)
     assert 'name: "ecr.me-central-1.amazonaws.com."' in unbound and "forward-addr: 10.40.64.10" in unbound
@@ -212,3 +212,20 @@ def test_kernel_backend_is_route_based_with_one_xfrm_interface_per_tunnel():
     assert "ip route 10.50.0.0/16 sahab-x3 13" in frr and "ip route 169.254.21.1/32 sahab-x3" in frr
     assert "ip prefix-list SAHAB-FROM-aws-me-central-1-1 seq 5 permit 10.40.0.0/16 le 32" in frr
     assert "ip prefix-list SAHAB-SITE seq 5 permit 10.10.0.0/16" in frr and "network 10.10.0.0/16" in frr
+
+
+def test_sahab_forwarders_prints_each_sites_settings_before_anything_exists():
+    def forwarders(*args):
+        return subprocess.run([sys.executable, "-m", "sahab", "forwarders", *args], capture_output=True, text=True,
+                              timeout=120)
+
+    auh = forwarders("--stack", "prod", "--site", "auh-dc1")
+    assert auh.returncode == 0, auh.stderr
+    assert 'zone "me-central-1.eks.amazonaws.com" { type forward; forward first; forwarders { 10.40.0.10; ' \
+           '10.40.64.10; }; };' in auh.stdout
+    both = forwarders("--stack", "prod")
+    assert "// site auh-dc1" in both.stdout and "# site dxb-dc1" in both.stdout
+    assert "Add-DnsServerConditionalForwarderZone -Name 'azurecr.io' -MasterServers 10.50.224.4" in both.stdout
+    wrong = forwarders("--stack", "prod", "--site", "nowhere")
+    assert wrong.returncode == 2 and wrong.stderr.startswith("error: --site:") and "auh-dc1, dxb-dc1" in wrong.stderr
+    assert forwarders("--stack", "smb").returncode == 1

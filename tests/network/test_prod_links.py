@@ -82,7 +82,7 @@ def test_resolvers_and_the_sites_forwarders(prod):
     auh = hybrid["sites"]["auh-dc1"]
     assert auh["forwarders"]["me-central-1.eks.amazonaws.com"] == ["10.40.0.10", "10.40.64.10"]
     assert auh["forwarders"]["azurecr.io"] == ["10.50.224.4"]
-    assert 'zone "azurecr.io" { type forward; forward only; forwarders { 10.50.224.4; }; };' in auh["forwarderConfig"]
+    assert 'zone "azurecr.io" { type forward; forward first; forwarders { 10.50.224.4; }; };' in auh["forwarderConfig"]
     assert "Add-DnsServerConditionalForwarderZone" in hybrid["sites"]["dxb-dc1"]["forwarderConfig"]
     assert hybrid["deployer"] == {"site": "auh-dc1", "cidrs": []}
 
