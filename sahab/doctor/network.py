@@ -45,11 +45,14 @@ def checks(ctx: DoctorContext) -> Iterator[Check]:
         return
     from components.hybrid_build import site_cidrs
 
-    if site_cidrs(fleet, "aws"):
-        yield from aws_tunnels(ctx)
-    if site_cidrs(fleet, "azure"):
-        yield from azure_tunnels(ctx)
-    yield from reach(ctx)
+    unbuilt: set[str] = set()  # clouds whose links do not exist yet: their private ends cannot answer either
+    for cloud, tunnels in (("aws", aws_tunnels), ("azure", azure_tunnels)):
+        if site_cidrs(fleet, cloud):
+            for check in tunnels(ctx):
+                if check.status == SKIP:
+                    unbuilt.add(cloud)
+                yield check
+    yield from reach(ctx, unbuilt)
 
 
 # ---- tunnels -----------------------------------------------------------------------------------------------------
@@ -186,7 +189,7 @@ def connection_status(connection: dict[str, Any]) -> Check:
 
 
 # ---- reach from this machine -------------------------------------------------------------------------------------
-def reach(ctx: DoctorContext) -> Iterator[Check]:
+def reach(ctx: DoctorContext, unbuilt: set[str] = frozenset()) -> Iterator[Check]:
     from components.hybrid_config import deployer_of
     from components.hybrid_plan import cloud_networks
 
@@ -197,10 +200,13 @@ def reach(ctx: DoctorContext) -> Iterator[Check]:
                                                  site.networks if site else ())]
     where = f"site {site.name}" if site else "this machine"
     targets: list[tuple[str, str, int, list[str], str]] = []  # (what, host, port, private blocks, remedy)
+    later: list[str] = []  # what the first `pulumi up` creates: nothing to probe yet
     linked = {lk.cloud for lk in site.links} if site else set()
     for cloud, region, cidr, resolvers in cloud_networks(fleet):
-        if cloud in linked:
-            kind = "VPC" if cloud == "aws" else "VNet"
+        kind = "VPC" if cloud == "aws" else "VNet"
+        if cloud in linked and cloud in unbuilt:
+            later += [f"inbound resolver of the {region} {kind}"] * bool(resolvers)
+        elif cloud in linked:
             targets += [(f"inbound resolver of the {region} {kind}", address, 53, [cidr],
                          f"{where}'s link to the {kind} is not up or routes nothing here: see the tunnel checks")
                         for address in resolvers]
@@ -209,18 +215,27 @@ def reach(ctx: DoctorContext) -> Iterator[Check]:
     for kind, cidr, zone in (("eks", aws.vpc_cidr if aws else None, f"ecr.{aws.region if aws else ''}.amazonaws.com"),
                              ("aks", azure.vnet_cidr if azure else None, "azurecr.io")):
         host = fleet.registries.host_of(kind)
-        if host and cidr:
+        if host and cidr and kind == "aks" and "azure" in unbuilt:
+            later.append(f"registry {host}")
+        elif host and cidr:
             # ECR also answers on its public endpoint; the ACR only privately (its public network access is off).
             targets.append((f"registry {host}", host, 443, [cidr] if kind == "aks" else [],
                             f"make this machine's DNS forward {zone} to the inbound resolver (`sahab forwarders "
                             f"--stack {ctx.stack} --site {site_name}` prints the site's DNS servers' settings) and "
                             "check the link"))
     targets += _api_servers(ctx)
-    if not targets:
+    for what in later:
+        yield Check(AREA, f"reach {what}", SKIP, "not built yet: the first `pulumi up` creates it with the site's "
+                    "link; run `sahab doctor` again after it")
+    if not targets and not later:
         return
     probes = {(host, port): _probe(ctx, host, port, private) for _, host, port, private, _ in targets}
     if blocks:
-        yield _source_check(ctx, targets, blocks, where)
+        # Towards the first linked network (built or not, the routing decision is this machine's), else a target.
+        towards = next(((r[0], 53) for cloud, _, _, r in cloud_networks(fleet) if cloud in linked and r),
+                       targets[0][1:3] if targets else None)
+        if towards is not None:
+            yield _source_check(ctx, towards, blocks, where)
     for what, host, port, _, remedy in targets:
         status, detail = probes[(host, port)]
         yield Check(AREA, f"reach {what}", status, detail, remedy if status == FAIL else "")
@@ -300,10 +315,10 @@ def _probe(ctx: DoctorContext, host: str, port: int, private: list[str]) -> tupl
     return OK, f"{shown}: TCP {port} answers"
 
 
-def _source_check(ctx: DoctorContext, targets: list, blocks: list, where: str) -> Check:
-    """The address this machine would send from towards the first target: inside the deployer's blocks? A UDP
+def _source_check(ctx: DoctorContext, towards: tuple[str, int], blocks: list, where: str) -> Check:
+    """The address this machine would send from towards a cloud network: inside the deployer's blocks? A UDP
     socket's connect() picks it without sending anything."""
-    _, host, port, _, _ = targets[0]
+    host, port = towards
     target, target_port = _stand_in(ctx, host, port)
     try:
         address = _resolve(target, target_port, ctx.timeout)

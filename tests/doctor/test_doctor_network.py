@@ -249,3 +249,23 @@ def test_existing_api_servers_are_probed_by_their_names(listener, monkeypatch):
 
 def test_the_area_runs_through_the_doctor_and_skips_fleets_without_clouds():
     assert list(run_checks(context(stack_fleet("smb")), only=["network"])) == []
+
+
+def test_before_the_first_up_the_doctor_says_what_is_not_built_yet(arm, listener):
+    from moto import mock_aws
+
+    Arm.connections = {}
+    fleet = stack_fleet("prod", clouds={"aws": {"region": "me-central-1"},
+                                        "azure": {"location": "uaenorth", "subscription_id": SUBSCRIPTION}})
+    endpoints = {"azure": arm, "10.40.0.10:53": f"127.0.0.1:{listener}",
+                 "111122223333.dkr.ecr.me-central-1.amazonaws.com:443": f"127.0.0.1:{listener}"}
+    with mock_aws():
+        found = {c.name: c for c in run_checks(context(fleet, **endpoints), only=["network"])}
+    assert found["AWS VPN tunnels (me-central-1)"].status == SKIP
+    assert found["Azure VPN connections"].status == SKIP
+    for what in ("inbound resolver of the me-central-1 VPC", "inbound resolver of the uaenorth VNet",
+                 "registry sahabprod.azurecr.io"):
+        assert found[f"reach {what}"].status == SKIP and "first `pulumi up`" in found[f"reach {what}"].detail
+    assert found["reach registry 111122223333.dkr.ecr.me-central-1.amazonaws.com"].status == OK
+    # What it can tell before anything exists: whether this machine sends from the deployer's site.
+    assert found["this machine's address"].status == FAIL
