@@ -8,6 +8,9 @@ Clients and what they need, all read from the plan (sahab/readiness/network.py b
 - the deployer (`sahab:network:Deployer`): the API server of every cloud cluster this plan puts Kubernetes objects
   on, and every registry it pulls Helm charts from, by name, from where it sits.
 - a MultiKueue manager (an on-prem cluster with MultiKueueCluster objects): each worker's API server.
+- a cloud cluster's own clients, from inside its network: its nodes pulling every image the plan names in ECR or
+  the ACR (the interface endpoint's security group, else a route out; the ACR's private endpoint, privatelink zone
+  and NSG), and its training pods writing checkpoints to S3 or Blob the same way.
 
 For one client and one target the checks run in the order traffic needs them: the name resolves (to the private
 address through the site's forwarders and an inbound resolver, or publicly where the cloud publishes it), a link
@@ -45,6 +48,8 @@ from sahab.readiness.network import (
 ECR_HOST = re.compile(r"^(?P<account>\d{12})\.dkr\.ecr\.(?P<region>[a-z0-9-]+)\.amazonaws\.com$")
 ACR_HOST = re.compile(r"^(?P<name>[a-z0-9]{5,50})\.azurecr\.io$")
 REGISTRY = "azure-native:containerregistry:Registry"
+ANY_HOST = re.compile(r"(\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com|[a-z0-9]{5,50}\.azurecr\.io)")
+CHECKPOINT_ENV = "SAHAB_CHECKPOINT_DIR"  # components/kubernetes/training_job.py
 STORAGE_ACCOUNT = "azure-native:storage:StorageAccount"
 HELM = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart", "kubernetes:helm.sh/v3:Chart")
 HTTPS, DNS = 443, 53
@@ -93,6 +98,8 @@ def judge(resources: list[PlannedResource], mine: set[str]) -> list[Problem]:
         if site.res.urn in mine:
             for cluster, obj, text in declared_links(graph, site, apis):
                 add(cluster, obj, text)
+    for cluster, obj, text in in_cloud_flows(graph, clusters, mine):
+        add(cluster, obj, text)
     for client, targets in [*deployer_flows(graph, clusters, mine), *multikueue_flows(graph, clusters, mine)]:
         for target in targets:
             reason = reach(graph, client, target)
@@ -381,6 +388,129 @@ def multikueue_flows(graph: Graph, clusters: list[Cluster], mine: set[str]) -> l
         else:
             flows.append((client, targets))
     return flows
+
+
+def in_cloud_flows(graph: Graph, clusters: list[Cluster], mine: set[str]) -> Iterable[tuple[str, str, str]]:
+    """A cloud cluster's own clients: its nodes pulling every image this plan names in its registries, and its
+    training pods writing checkpoints to the cloud's object storage, from inside the cluster's network."""
+    for cluster in clusters:
+        objects = [o for o in cluster.objects if o.urn in mine]
+        api = api_target(graph, cluster)
+        if not objects or api is None:
+            continue
+        net = api.net
+        hosts = sorted({h for o in objects for h in ANY_HOST.findall(_text(o.inputs))})
+        for host in hosts:
+            reason = _pull(graph, net, host, api.subnets)
+            if reason:
+                yield cluster.name, f"nodes of {cluster.name}", f"cannot pull from registry {host}: {reason}"
+        writers = [o for o in objects if _writes_checkpoints(o.inputs)]
+        if writers:
+            reason = _store(graph, net, api.subnets)
+            if reason:
+                yield cluster.name, f"checkpoint writers of {cluster.name} ({len(writers)} Jobs)", reason
+
+
+def _text(data) -> str:
+    if isinstance(data, dict):
+        return " ".join(_text(v) for v in data.values())
+    if isinstance(data, list):
+        return " ".join(_text(v) for v in data)
+    return data if isinstance(data, str) else ""
+
+
+def _writes_checkpoints(inputs) -> bool:
+    """A pod template with the checkpoint location set to object storage (unknown in a preview counts)."""
+    found = []
+
+    def walk(data) -> None:
+        if isinstance(data, dict):
+            if data.get("name") == CHECKPOINT_ENV and "value" in data:
+                found.append(str(data.get("value")))
+            for v in data.values():
+                walk(v)
+        elif isinstance(data, list):
+            for v in data:
+                walk(v)
+
+    walk(inputs)
+    return any(not v.startswith("/") for v in found)
+
+
+def _internet(graph: Graph, subnets: list[PlannedResource]) -> bool:
+    tables = graph.route_tables(subnets)
+    return any(isinstance(r, dict) and r.get("cidrBlock") == "0.0.0.0/0"
+               for t in tables for r in t.inputs.get("routes") or [])
+
+
+def _interface(graph: Graph, net: Net, suffix: str) -> list[PlannedResource]:
+    return [e for e in graph.of(VPC_ENDPOINT) if graph.net_of(e, "vpcId") is net and str(
+        e.inputs.get("serviceName") or "").endswith(suffix) and e.inputs.get("vpcEndpointType") == "Interface"
+        and e.inputs.get("privateDnsEnabled") is True]
+
+
+def _through(graph: Graph, net: Net, endpoints: list[PlannedResource], what: str) -> str | None:
+    """An interface endpoint answers the service's name in the VPC: its security group must admit the VPC."""
+    for endpoint in endpoints:
+        groups = graph.deps(endpoint, "securityGroupIds", SECURITY_GROUP)
+        for block in net.blocks:
+            if not graph.aws_admits(groups, block, HTTPS, "tcp"):
+                return (f"{what}'s interface endpoint answers its name in {net.label}, but security group "
+                        f"{', '.join(g.name for g in groups)} admits nothing from {block} on tcp/443")
+    return None
+
+
+def _pull(graph: Graph, net: Net, host: str, subnets: list[PlannedResource]) -> str | None:
+    ecr, acr = ECR_HOST.match(host), ACR_HOST.match(host)
+    if ecr and net.cloud == "aws":
+        endpoints = _interface(graph, net, ".ecr.dkr")
+        if endpoints:
+            return _through(graph, net, endpoints, "ECR")
+        return None if _internet(graph, subnets) else (f"{net.label} has no ECR endpoint (ecr.dkr) and no route to "
+                                                       "the internet")
+    if acr and net.cloud == "azure":
+        registries = [r for r in graph.of(REGISTRY) if r.inputs.get("registryName") == acr["name"]]
+        if not registries or registries[0].inputs.get("publicNetworkAccess") != "Disabled":
+            return None
+        return _private_endpoint(graph, net, registries[0], "privatelink.azurecr.io")
+    return None
+
+
+def _store(graph: Graph, net: Net, subnets: list[PlannedResource]) -> str | None:
+    if net.cloud == "aws":
+        endpoints = _interface(graph, net, ".s3")
+        if endpoints:
+            return _through(graph, net, endpoints, "S3")
+        gateway = any(str(e.inputs.get("serviceName") or "").endswith(".s3") and e.inputs.get("vpcEndpointType")
+                      == "Gateway" for e in graph.of(VPC_ENDPOINT) if graph.net_of(e, "vpcId") is net)
+        return None if gateway or _internet(graph, subnets) else f"{net.label} has no S3 endpoint and no route out"
+    for account in graph.of(STORAGE_ACCOUNT):
+        if account.inputs.get("publicNetworkAccess") == "Disabled":
+            reason = _private_endpoint(graph, net, account, "privatelink.blob.core.windows.net")
+            if reason:
+                return reason
+    return None
+
+
+def _private_endpoint(graph: Graph, net: Net, target: PlannedResource, zone: str) -> str | None:
+    """A service that refuses public networks is reached only through a private endpoint in the network, its name
+    through the privatelink zone linked to the network, and the endpoints' NSG admitting the network."""
+    what = f"{target.name} (public network access off)"
+    endpoints = [e for e in graph.referencing(target, "privateLinkServiceConnections", PRIVATE_ENDPOINT)
+                 if graph.net_of(e, "subnet") is net]
+    if not endpoints:
+        return f"{what} has no private endpoint in {net.label}"
+    zones = [z.urn for z in graph.of("azure-native:privatedns:PrivateZone")
+             if z.inputs.get("privateZoneName") == zone]
+    linked = [lk for lk in graph.of("azure-native:privatedns:VirtualNetworkLink")
+              if net.res.urn in lk.property_dependencies.get("virtualNetwork", [])
+              and set(lk.property_dependencies.get("privateZoneName", [])) & set(zones)]
+    if not linked:
+        return f"no {zone} zone is linked to {net.label}: {what} resolves to its public address and refuses"
+    for block in net.blocks:
+        if not graph.nsg_admits(graph.endpoint_nsgs(net), net, block, HTTPS, "tcp", linked=False):
+            return f"the network security group of {net.label} refuses {block} on tcp/443 to {what}"
+    return None
 
 
 def overlaps(graph: Graph, mine: set[str]) -> Iterable[tuple[str, str, str]]:

@@ -1,5 +1,6 @@
 """The readiness verdict knows the hybrid graph: prod and burst plan ready, and taking away any one piece a
-client needs (a link, a route, DNS forwarding, a security rule) makes `sahab plan` name what breaks; other
+client needs (a link, a route, DNS forwarding, a security rule; for the deployer, a MultiKueue manager, a site, a
+registry client or a checkpoint writer) makes `sahab plan` name what breaks; other
 topologies (one site, three sites, existing circuits, overlapping blocks, a deployer off-site) are judged alike.
 
 Stacks are planned once per session (tests.cloud.helpers); the small fleets run in-process under the same mocks.
@@ -105,6 +106,23 @@ REMOVALS = {
                            lambda r: r.inputs.update(securityRules=r.inputs["securityRules"][1:])),
         "cannot reach registry sahabprod.azurecr.io in VNet sahab-uaenorth-vnet (10.50.0.0/16): the network "
         "security group of VNet sahab-uaenorth-vnet (10.50.0.0/16) refuses 10.10.0.0/16 on tcp/443"),
+    "the endpoints' rule for the VPC (EKS nodes' image pulls)": (
+        lambda rs: changed(rs, named("aws:ec2/securityGroup:SecurityGroup", "sahab-me-central-1-endpoints-sg"),
+                           lambda r: r.inputs.update(ingress=r.inputs["ingress"][1:])),
+        "nodes of sahab-eks-main: cannot pull from registry 111122223333.dkr.ecr.me-central-1.amazonaws.com: ECR's "
+        "interface endpoint answers its name in VPC sahab-me-central-1-vpc (10.40.0.0/16), but security group "
+        "sahab-me-central-1-endpoints-sg admits nothing from 10.40.0.0/16 on tcp/443"),
+    "the same rule for EKS checkpoint writers": (
+        lambda rs: changed(rs, named("aws:ec2/securityGroup:SecurityGroup", "sahab-me-central-1-endpoints-sg"),
+                           lambda r: r.inputs.update(ingress=r.inputs["ingress"][1:])),
+        "checkpoint writers of sahab-eks-main (2 Jobs): S3's interface endpoint answers its name"),
+    "the ACR's private endpoint in the VNet (AKS nodes' image pulls)": (
+        lambda rs: without(rs, named("azure-native:network:PrivateEndpoint", "sahab-acr-uaenorth-endpoint")),
+        "nodes of sahab-aks-main: cannot pull from registry sahabprod.azurecr.io: sahab-acr-acr (public network "
+        "access off) has no private endpoint in VNet sahab-uaenorth-vnet"),
+    "the blob zone's link to the VNet (AKS checkpoint writers)": (
+        lambda rs: without(rs, named("azure-native:privatedns:VirtualNetworkLink", "sahab-uaenorth-dns-blob-link")),
+        "checkpoint writers of sahab-aks-main (2 Jobs): no privatelink.blob.core.windows.net zone is linked to VNet"),
     "auh-dc1's gateway host converge": (
         lambda rs: without(rs, named("pulumi-python:dynamic:Resource", "sahab-auh-dc1-network-gateway")),
         "gateway host is not converged"),
