@@ -235,12 +235,11 @@ def registry_targets(graph: Graph, host: str) -> list[Target]:
 # ---- reaching one target ----------------------------------------------------------------------------------------
 def reach(graph: Graph, client: Client, target: Target) -> str | None:
     """Why `client` cannot reach `target`, or None."""
-    shown = ", ".join(map(str, client.blocks)) or "no blocks"
     if client.site is None:
         if target.public and (target.public_cidrs is None or all(covers(target.public_cidrs, b)
                                                                    for b in client.blocks)):
             return None
-        return (f"it is private to {target.net.label} and {client.what} ({shown}) is on no site's network; run "
+        return (f"it is private to {target.net.label} and {client.what} is on no site's network; run "
                 "`pulumi up` on a site with links (deployer.site) or open a public endpoint to its range")
     site = graph.sites.get(client.site)
     if site is None:
