@@ -190,8 +190,18 @@ class Capture:
         line = self.process.stderr.readline()  # "listening on ...": capturing from here on
         assert "listening" in line, line
 
-    def stop(self) -> bytes:
-        time.sleep(0.5)  # let the last frames reach the file
+    def stop(self, until=lambda pcap: True, timeout: float = 20.0) -> bytes:
+        """Stop once the file holds what `until` looks for (a loaded machine writes frames late), or at timeout;
+        then the whole capture is judged."""
+        deadline = time.monotonic() + timeout
+        while not until(self.path.read_bytes()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        # Everything sent has crossed the link already (the listener had it): wait for the file to settle.
+        size, still = -1, 0
+        while still < 5 and time.monotonic() < deadline:
+            now = self.path.stat().st_size
+            still, size = (still + 1, size) if now == size else (0, now)
+            time.sleep(0.2)
         self.process.terminate()
         self.process.wait(timeout=10)
         return self.path.read_bytes()
@@ -284,7 +294,7 @@ def test_traffic_crosses_only_inside_the_tunnel(link, tmp_path):
         _send(site_ns, SITE_HOST, CLOUD_HOST, MARKER)
         received, _ = listener.communicate(timeout=30)
     finally:
-        pcap = capture.stop()
+        pcap = capture.stop(until=lambda data: "esp-in-udp" in map(outer_kind, frames(data)))
     assert received.split() == [SITE_HOST, MARKER.decode()]  # from the site's LAN host, intact
     kinds = [outer_kind(f) for f in frames(pcap)]
     assert "esp-in-udp" in kinds, kinds
@@ -303,6 +313,6 @@ def test_the_capture_would_see_traffic_outside_the_tunnel(link, tmp_path):
         _send(site_ns, SITE_OUTSIDE, CLOUD_OUTSIDE, MARKER)
         listener.communicate(timeout=30)
     finally:
-        pcap = capture.stop()
+        pcap = capture.stop(until=lambda data: MARKER in data)
     assert MARKER in pcap
     assert any(kind.startswith("udp ") and str(PORT) in kind for kind in map(outer_kind, frames(pcap)))
