@@ -53,6 +53,11 @@ host-deps:
 	@if [ "$$(id -u)" = 0 ] && ! command -v chromium >/dev/null; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
+	@# The site-gateway test: two gateway hosts in network namespaces (iproute2: ip netns, veth), the outer link
+	@# captured with tcpdump. The gateways' own strongSwan and FRR come from a package snapshot beside the base image.
+	@if [ "$$(id -u)" = 0 ] && ! { command -v tcpdump && command -v ip && command -v nsenter; } >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tcpdump iproute2 util-linux >/dev/null; \
+	fi
 
 # Azurite (Azure Storage emulator, npm) on loopback for the az:// checkpoint test; skipped without npm.
 AZURITE := $(VENV)/azurite/node_modules/.bin/azurite-blob

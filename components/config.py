@@ -28,6 +28,7 @@ from pydantic import (
 
 from components import catalog, egress, gpu_stack, offerings, validation
 from components.errors import ConfigError
+from components.hybrid_config import Deployer, SiteDns, SiteGateway, SiteLink, check_hybrid, private_block
 from components.network_plan import MAX_AKS_CLUSTERS_PER_VNET, plan_api_server_subnets
 from components.registry_config import Registries, check_registries
 
@@ -97,6 +98,9 @@ class AwsCloud(_Model):
     """No internet gateway, NAT gateway or public subnets: nodes reach AWS only through the VPC endpoints and pull
     images only from in-region ECR, so mirror every platform image there first. Default: false (one NAT gateway,
     for the platform's public images; team pods reach no public address either way)."""
+    hybrid_hub: Literal["virtual-private-gateway", "transit-gateway"] = "virtual-private-gateway"
+    """What the on-prem sites' links attach to in each VPC (components.aws.hybrid_hub): a virtual private gateway,
+    or a transit gateway (for more sites and ECMP across tunnels). Default: virtual-private-gateway."""
 
     _cidr = field_validator("vpc_cidr")(lambda v: _check_cidr(v))
 
@@ -250,6 +254,17 @@ class Site(_Model):
     object_store: ObjectStore | None = None
     """Where the site's training checkpoints go (components/onprem/checkpoint_access.py). Default: unset (a
     per-pod volume of the encrypted storage class, which does not survive losing its node)."""
+    networks: Annotated[tuple[Annotated[str, AfterValidator(private_block)], ...], Field(max_length=32)] = ()
+    """The site's private IPv4 blocks that reach the clouds (its servers, API VIPs, object store, DNS servers,
+    deployer); routed over its links and admitted by the clouds' security rules. Default: none."""
+    dns: SiteDns = SiteDns()
+    """The site's DNS servers, for which conditional forwarders to the clouds' resolvers are rendered
+    (components.hybrid_config). Default: BIND."""
+    gateway: SiteGateway | None = None
+    """The site's end of its VPN links (components.hybrid_config). Default: none."""
+    links: Annotated[tuple[SiteLink, ...], Field(max_length=2)] = ()
+    """How the site reaches each cloud: an IPsec VPN (the default) or an existing Direct Connect / ExpressRoute
+    circuit (components.hybrid_config). Default: none (the site reaches no cloud privately)."""
 
 
 class Taint(_Model):
@@ -620,6 +635,8 @@ class FleetConfig(_Model):
     """Burst stacks: dispatch queued training from an on-prem manager to cloud workers. Default: unset."""
     registries: Registries = Registries()
     """The in-country registry per cluster kind (components.registry_config). Default: none (upstreams)."""
+    deployer: Deployer | None = None
+    """Where `pulumi up` runs (components.hybrid_config). Default: a machine on the first site with links."""
 
     # Lookups the components use; validation guarantees the names resolve.
     def cluster(self, name: str) -> Cluster:
@@ -832,6 +849,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
         if bucket.geo_redundant and bucket.cloud != "azure":
             raise ConfigError(f"{path}.geo_redundant", "geo_redundant applies to azure buckets only")
     _check_pool_hosts(fleet)
+    check_hybrid(fleet, ROOT)
     _check_teams(fleet.workload)
     _check_cloud_names(fleet)
     teams = [t.name for t in fleet.workload.teams]

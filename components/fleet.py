@@ -41,7 +41,9 @@ class Fleet(pulumi.ComponentResource):
         self.buckets: dict[str, Any] = {}
         self.digests = read_digest_lock()
         self._azure_zones: dict[str, Any] = {}
+        self._aws_networks: dict[str, Any] = {}
         self.clusters: dict[str, Any] = self._clusters()
+        self.hybrid = self._hybrid()
         self.registries = self._registries()
         self.k8s_providers: dict[str, k8s.Provider] = {}
         self.platforms: dict[str, Platform] = self._platforms()
@@ -61,6 +63,14 @@ class Fleet(pulumi.ComponentResource):
         from components.registry_build import build_registries
 
         return build_registries(self)
+
+    # ---- the hybrid network -------------------------------------------------------------------------------
+    def _hybrid(self) -> Any:
+        """The sites' links to the clouds' networks and their ends, DNS forwarders and the deployer's location
+        (components.hybrid_build)."""
+        from components.hybrid_build import build_hybrid
+
+        return build_hybrid(self)
 
     # ---- clusters ---------------------------------------------------------------------------------------
     def _clusters(self) -> dict[str, Any]:
@@ -92,7 +102,10 @@ class Fleet(pulumi.ComponentResource):
     def _kubernetes_provider(self, cluster: Cluster, component: Any | None) -> k8s.Provider:
         """One provider per cluster, from the cluster component's kubeconfig. A cluster this program does not
         build (no component) is reached through the operator's kubeconfig context of the same name."""
-        opts = pulumi.ResourceOptions(parent=self, depends_on=[component] if component is not None else None)
+        # A cloud cluster's private API answers the deployer only once its site's link is up.
+        waits = self.hybrid.deployer_waits_for() if cluster.kind != "onprem" else []
+        opts = pulumi.ResourceOptions(parent=self, depends_on=([component] if component is not None else []) + waits
+                                      or None)
         if component is not None:
             kubeconfig = component.kubeconfig
             if cluster.kind == "onprem":
@@ -319,6 +332,7 @@ class Fleet(pulumi.ComponentResource):
         from components.aws.eks_cluster import EksCluster, EksClusterArgs
         from components.aws.network import Network, NetworkArgs
         from components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
+        from components.hybrid_build import site_cidrs
 
         regions = sorted({cfg.region_of(c) for c in clusters} | ({cloud.region} if buckets else set()))
         providers = {region: aws.Provider(
@@ -355,8 +369,10 @@ class Fleet(pulumi.ComponentResource):
                 region=region, cidr=cloud.vpc_cidr, az_count=cloud.az_count, zone_ids=vpc_zones(cfg, region),
                 account_id=account_id,
                 nat_gateway=not cloud.airgapped, keys=cfg.storage.keys,
-                bucket_arns=tuple(s3.arn for s3 in self.buckets.values() if cloud.region == region)),
+                bucket_arns=tuple(s3.arn for s3 in self.buckets.values() if cloud.region == region),
+                hybrid_hub=cloud.hybrid_hub if site_cidrs(cfg, "aws") else None, site_cidrs=site_cidrs(cfg, "aws")),
                 opts=under(region))
+        self._aws_networks = networks
 
         built: dict[str, Any] = {}
         for cluster in clusters:
@@ -380,6 +396,7 @@ class Fleet(pulumi.ComponentResource):
                     subnet_ids=subnets, subnets_by_zone=network.private_subnets_by_zone, vpc_id=network.vpc_id,
                     admin_principals=cloud.admin_principals, kubernetes_version=cluster.kubernetes_version,
                     public_endpoint=cluster.public_endpoint, public_access_cidrs=cluster.public_endpoint_cidrs,
+                    security_group_ids=tuple(networks[region].api_security_group_ids),
                     keys=cfg.storage.keys, pools=pools, tags=self.tags),
                     # Nodes join through the endpoints (the only way out of an air-gapped VPC).
                     opts=pulumi.ResourceOptions.merge(under(region), pulumi.ResourceOptions(
@@ -416,6 +433,7 @@ class Fleet(pulumi.ComponentResource):
         from components.azure.landing_zone import LandingZone, LandingZoneArgs
         from components.azure.node_pool import AksNodePool, AksNodePoolArgs
         from components.azure.storage_account import AzureStorage, AzureStorageArgs
+        from components.hybrid_build import site_cidrs
         from components.pool_plan import aks_pool_names
 
         provider = azure_native.Provider(f"{self.fleet_name}-azure", location=cloud.location,
@@ -438,6 +456,7 @@ class Fleet(pulumi.ComponentResource):
                     location=location, tenant_id=tenant, vnet_cidr=cloud.vnet_cidr,
                     vault_name=plan.key_vault_name(f"{self.fleet_name}-{location}", *unique),
                     clusters=tuple(c.name for c in created if cfg.region_of(c) == location),
+                    hybrid=bool(site_cidrs(cfg, "azure")), site_cidrs=site_cidrs(cfg, "azure"),
                     tags=self.tags), opts=under)
         self._azure_zones = zones
 

@@ -58,6 +58,9 @@ class EksClusterArgs(BaseModel):
     public_access_cidrs: tuple[str, ...] = ()
     """When the public endpoint is on, the only source ranges allowed to reach it. Default: none given, which
     AWS treats as 0.0.0.0/0; set them whenever `public_endpoint` is true."""
+    security_group_ids: tuple[Any, ...] = ()
+    """Security groups (Input[str]) added to the control plane's network interfaces, e.g. the one admitting the
+    on-prem sites on HTTPS (components.aws.hybrid_hub.api_access_group). Default: none (EKS's cluster group)."""
     keys: KeyPolicy = KeyPolicy()
     """Rotation and deletion window of the secrets and node-volume keys. Default: rotate yearly, 30-day window."""
     log_retention_days: Annotated[int, Field(ge=1)] = 365
@@ -153,6 +156,7 @@ class EksCluster(pulumi.ComponentResource):
             version=args.kubernetes_version,
             vpc_config=aws.eks.ClusterVpcConfigArgs(
                 subnet_ids=args.subnet_ids, endpoint_private_access=True,
+                security_group_ids=list(args.security_group_ids) or None,
                 endpoint_public_access=args.public_endpoint,
                 public_access_cidrs=list(args.public_access_cidrs) if args.public_endpoint and args.public_access_cidrs
                 else None),

@@ -30,7 +30,7 @@ def _playbook_dir() -> Path:
 
 
 ANSIBLE_DIR = _playbook_dir()
-GROUPS = ("control_plane", "gpu_nodes", "cpu_nodes")
+GROUPS = ("control_plane", "gpu_nodes", "cpu_nodes", "site_gateways")
 # The longest failure message kept per host (a task's msg can be long; outcomes are for people).
 MESSAGE_LIMIT = 1000
 # Parallel SSH sessions at most, however many hosts: each is an ssh process and a Python on the controller.

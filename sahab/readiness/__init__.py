@@ -5,7 +5,9 @@ on-prem pools), the Kubernetes objects on each (through their provider), and run
 fits some pool (taints, selectors, affinity, allocatable CPU/memory/GPUs, MIG and time-slicing); every volume
 claim's class exists and is provisioned; scale-from-zero pools have an autoscaler; NetworkPolicies have an
 enforcer; Kueue-queued jobs have a queue whose quota admits them; every cloud pool's zones sell its instance
-types (`pools`, sahab.readiness.zones). Only clusters with nodes in the plan and
+types (`pools`, sahab.readiness.zones); and over the hybrid network every site reaches the clouds it links to,
+the deployer and MultiKueue managers reach the API servers and registries they need (sahab/readiness/reach.py).
+Only clusters with nodes in the plan and
 something of this plan on them are judged; a plan with none is ready (nothing to judge).
 
 Resources of stacks this plan references (a burst stack's pools join the prod stack's clusters) may be passed
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sahab.engine import PlannedResource
-from sahab.readiness import agents, checks, eks, gpus, zones
+from sahab.readiness import agents, checks, eks, gpus, reach, zones
 from sahab.readiness.clusters import discover
 from sahab.readiness.model import Placement, Problem, Readiness
 from sahab.readiness.workloads import pod_groups
@@ -53,4 +55,5 @@ def judge(resources: list[PlannedResource], referenced: Iterable[PlannedResource
             problems += checks.kueue(cluster, group, [p for p in cluster.pools if p.name in names])
         problems += checks.storage(cluster, groups, mine)
         problems += checks.network_policies(cluster, mine)
+    problems += reach.judge(everything, mine)
     return Readiness(problems, placements, pools)

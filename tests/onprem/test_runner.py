@@ -19,7 +19,7 @@ def test_inventory_puts_each_host_in_its_group_and_verifies_host_keys():
         known_hosts_file="/run/kh",
     )
     groups = inventory["all"]["children"]
-    assert set(groups) == {"control_plane", "gpu_nodes", "cpu_nodes"}
+    assert set(groups) == {"control_plane", "gpu_nodes", "cpu_nodes", "site_gateways"}
     assert groups["gpu_nodes"]["hosts"]["gpu-1"] == {
         "ansible_host": "10.1.0.5",
         "ansible_port": 22,

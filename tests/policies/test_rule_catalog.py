@@ -521,6 +521,68 @@ CASES |= {
         "unknown": (behind_private_endpoint(registry(publicNetworkAccess=UNKNOWN)), False),
     },
 }
+VPN = "aws:ec2/vpnConnection:VpnConnection"
+GATEWAY_CONNECTION = "azure-native:network:VirtualNetworkGatewayConnection"
+
+
+def vpn(**options):
+    """An AWS VPN connection with both tunnels set as Sahab sets them, `options` overriding."""
+    tunnels = {}
+    for tunnel in ("tunnel1", "tunnel2"):
+        tunnels |= {f"{tunnel}IkeVersions": ["ikev2"], f"{tunnel}Phase1EncryptionAlgorithms": ["AES256-GCM-16"],
+                    f"{tunnel}Phase2EncryptionAlgorithms": ["AES256-GCM-16"], f"{tunnel}Phase1DhGroupNumbers": [20],
+                    f"{tunnel}Phase2DhGroupNumbers": [20]}
+    return Res(VPN, {"type": "ipsec.1", **tunnels, **options}, provider=ME)
+
+
+def gateway_connection(policy=None, **props):
+    policies = [] if policy is False else [{"ikeEncryption": "GCMAES256", "ikeIntegrity": "SHA384",
+                                            "dhGroup": "ECP384", "ipsecEncryption": "GCMAES256",
+                                            "ipsecIntegrity": "GCMAES256", "pfsGroup": "ECP384",
+                                            "saLifeTimeSeconds": 27000, "saDataSizeKilobytes": 102400000,
+                                            **(policy or {})}]
+    base = {"location": "uaenorth", "connectionType": "IPsec", "connectionProtocol": "IKEv2"}
+    return azure(GATEWAY_CONNECTION, {**base, **({"ipsecPolicies": policies} if policies else {}), **props})
+
+
+CASES |= {
+    "aws-ec2-vpnconnection-ikev2-only": {
+        "compliant": (vpn(), False),
+        "noncompliant": (vpn(tunnel2IkeVersions=["ikev1", "ikev2"]), True),
+        "missing": (vpn(tunnel1IkeVersions=None), True),  # AWS then accepts IKEv1 too
+        "unknown": (vpn(tunnel1IkeVersions=UNKNOWN), True),
+    },
+    "aws-ec2-vpnconnection-aes-gcm-only": {
+        "compliant": (vpn(tunnel1Phase1EncryptionAlgorithms=["AES128-GCM-16", "AES256-GCM-16"]), False),
+        "noncompliant": (vpn(tunnel2Phase2EncryptionAlgorithms=["AES256-GCM-16", "AES256"]), True),
+        "missing": (vpn(tunnel1Phase1EncryptionAlgorithms=None), True),
+        "unknown": (vpn(tunnel2Phase1EncryptionAlgorithms=[UNKNOWN]), True),
+    },
+    "aws-ec2-vpnconnection-strong-dh-groups": {
+        "compliant": (vpn(tunnel1Phase2DhGroupNumbers=[14, 19, 21]), False),
+        "noncompliant": (vpn(tunnel1Phase1DhGroupNumbers=[2, 20]), True),
+        "missing": (vpn(tunnel2Phase2DhGroupNumbers=[]), True),  # empty: AWS's defaults, group 2 among them
+        "unknown": (vpn(tunnel2Phase1DhGroupNumbers=UNKNOWN), True),
+    },
+    "azure-network-virtualnetworkgatewayconnection-ikev2-only": {
+        "compliant": (gateway_connection(), False),
+        "noncompliant": (gateway_connection(connectionProtocol="IKEv1"), True),
+        "missing": (azure(GATEWAY_CONNECTION, {"location": "uaenorth", "connectionType": "IPsec"}), False),
+        "unknown": (gateway_connection(connectionProtocol=UNKNOWN), True),
+    },
+    "azure-network-virtualnetworkgatewayconnection-aes-gcm-policy": {
+        "compliant": (gateway_connection(), False),
+        "noncompliant": (gateway_connection({"ipsecEncryption": "AES256", "ipsecIntegrity": "SHA256"}), True),
+        "missing": (gateway_connection(False), True),  # Azure's default proposals include AES-CBC and SHA-1
+        "unknown": (gateway_connection({"ikeEncryption": UNKNOWN}), True),
+    },
+    "azure-network-virtualnetworkgatewayconnection-strong-dh-groups": {
+        "compliant": (gateway_connection({"dhGroup": "DHGroup14", "pfsGroup": "ECP256"}), False),
+        "noncompliant": (gateway_connection({"pfsGroup": "PFS1"}), True),
+        "missing": (gateway_connection(False), True),
+        "unknown": (gateway_connection(ipsecPolicies=UNKNOWN), True),
+    },
+}
 KINDS = ("compliant", "noncompliant", "missing", "unknown")
 RULES = {r.name: r for r in all_rules()}
 
