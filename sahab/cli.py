@@ -14,7 +14,7 @@ import sys
 from sahab.errors import UsageError, report_error
 
 # Order is the order shown in --help.
-COMMANDS = ("plan", "check", "doctor", "registry", "audit", "bench", "node-validate", "train", "completion")
+COMMANDS = ("init", "plan", "check", "doctor", "registry", "audit", "bench", "node-validate", "train", "completion")
 
 
 class _Parser(argparse.ArgumentParser):
