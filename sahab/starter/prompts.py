@@ -51,7 +51,7 @@ def ask(facts: Sequence[HostFacts], choices: Choices, emirates: Sequence[str], r
         layout = question(f"pools ({', '.join(POOL_LAYOUTS)})", choices.pools, one_of(POOL_LAYOUTS))
         choices = replace(choices, pools=layout)
         disks = dict(choices.data_disks)
-        for name, f in zip(names, facts):
+        for name, f in zip(names, facts, strict=True):
             offered = [d.stable_id for d in f.unused_disks if d.stable_id]
             if not offered:
                 continue

@@ -7,8 +7,8 @@ then ssh writes it into the first known_hosts file given, which the caller recor
 
 from __future__ import annotations
 
-import pwd
 import os
+import pwd
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path

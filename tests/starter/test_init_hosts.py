@@ -49,7 +49,7 @@ def test_probed_hosts_give_a_stack_that_plans_ready_and_checks_clean(site, proje
     assert fleet.clusters[0].schedule_on_control_plane is True
     assert [p.hosts for p in fleet.node_pools] == [("smb1", "smb2")]
     assert "# " in text.splitlines()[0] and "LUKS2" in text  # choices carry their reasons
-    assert f"pulumi up -s office --policy-pack policies" in done.stdout
+    assert "pulumi up -s office --policy-pack policies" in done.stdout
 
     # Same hosts, same stack, byte for byte; and the recorded keys are trusted without --accept-new-host-keys.
     again = _init(site, project, smb1, smb2, extra=("--non-interactive", "--emirate", "sharjah", "--force",
