@@ -122,13 +122,13 @@ def parse_probe(text: str, address: str, port: int, where: str) -> HostFacts:
     release = os_release(got.get("os-release", ""))
     if not release:
         notes.append("no /etc/os-release or /usr/lib/os-release")
-    cpu = _key_values(got.get("cpuinfo", ""), ":")
+    cpu = key_values(got.get("cpuinfo", ""), ":")
     flags = frozenset((cpu.get("flags") or cpu.get("Features") or "").split())
     cpus = _int(got.get("nproc", ""))
     if not 1 <= cpus <= 4096:
         notes.append("cannot count its CPUs")
         cpus = 0
-    memory = _key_values(got.get("meminfo", ""), ":").get("MemTotal", "")
+    memory = key_values(got.get("meminfo", ""), ":").get("MemTotal", "")
     memory_kib = _int(memory.split()[0]) if memory.split() else 0
     if memory_kib <= 0:
         notes.append("cannot read its memory (/proc/meminfo)")
@@ -172,7 +172,7 @@ def os_release(text: str) -> dict[str, str]:
     return values
 
 
-def _key_values(text: str, sep: str) -> dict[str, str]:
+def key_values(text: str, sep: str) -> dict[str, str]:
     out = {}
     for line in text.splitlines():
         key, found, value = line.partition(sep)
@@ -322,10 +322,10 @@ def accelerator_of(name: str, memory_mib: int) -> str | None:
 
 
 def read_time_sync(chrony: str, timedatectl: str) -> str:
-    leap = _key_values(chrony, ":").get("Leap status", "")
+    leap = key_values(chrony, ":").get("Leap status", "")
     if leap:
         return "synchronised (chrony)" if leap == "Normal" else f"not synchronised (chrony: {leap})"
-    synced = _key_values(timedatectl, "=").get("NTPSynchronized", "")
+    synced = key_values(timedatectl, "=").get("NTPSynchronized", "")
     if synced:
         return "synchronised (systemd)" if synced == "yes" else "not synchronised (systemd)"
     return "unknown (neither chronyc nor timedatectl answered)"
