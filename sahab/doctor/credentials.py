@@ -13,6 +13,7 @@ a service principal with a secret or certificate, managed identity, OIDC, else t
 from __future__ import annotations
 
 import configparser
+import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -25,10 +26,8 @@ AREA = "credentials"
 
 def _ini(path: Path) -> configparser.ConfigParser:
     parser = configparser.ConfigParser(interpolation=None)
-    try:
+    with contextlib.suppress(configparser.Error, OSError, UnicodeDecodeError):
         parser.read(path)
-    except (configparser.Error, OSError, UnicodeDecodeError):
-        pass
     return parser
 
 

@@ -175,7 +175,7 @@ def test_program_virtualenv_against_its_requirements(project):
 class _Registry(http.server.BaseHTTPRequestHandler):
     status = 401
 
-    def do_GET(self):  # noqa: N802 (http.server's name)
+    def do_GET(self):
         self.send_response(self.status if self.path == "/v2/" else 404)
         self.send_header("Docker-Distribution-API-Version", "registry/2.0")
         self.send_header("Content-Length", "0")
