@@ -24,23 +24,23 @@ def baseline_dir(stack_file: Path, stack: str) -> Path:
     return stack_file.parent / f"{stack}.baselines"
 
 
-def bench_host(target: SshTarget, command: str, budget: float = DEFAULT_TIME_BUDGET_S) -> tuple[int, NodeResult | None,
-                                                                                                str]:
-    """(exit code, the bench's result when it gave one, why not when it did not)."""
+def bench_host(target: SshTarget, command: str, budget: float = DEFAULT_TIME_BUDGET_S) -> tuple[NodeResult | None, str]:
+    """(the bench's result when it gave one, why not when it did not). Its exit code says no more than the
+    result's verdict does."""
     remote = f"{command} --format json --time-budget {budget:g}"
     try:
         done = target.run(remote, timeout=budget * HARD_LIMIT_FACTOR + 60)
     except subprocess.TimeoutExpired:
-        return 3, None, f"no result within {budget * HARD_LIMIT_FACTOR + 60:.0f} s"
+        return None, f"no result within {budget * HARD_LIMIT_FACTOR + 60:.0f} s"
     if done.returncode in NOT_INSTALLED:
         last = (done.stderr.strip().splitlines() or [""])[-1]
-        return done.returncode, None, (f"`{shlex.split(command)[0]}` is not installed there ({last}); install Sahab "
+        return None, (f"`{shlex.split(command)[0]}` is not installed there ({last}); install Sahab "
                                        "with torch on the server, or name another runner with --bench-command")
     try:
-        return done.returncode, NodeResult.from_json(json.loads(done.stdout)), ""
+        return NodeResult.from_json(json.loads(done.stdout)), ""
     except (ValueError, KeyError, TypeError):
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return done.returncode or 2, None, f"no bench result (exit {done.returncode}): {last}"
+        return None, f"no bench result (exit {done.returncode}): {last}"
 
 
 def bench_all(proposal: Proposal, targets: Sequence[SshTarget], command: str, stack_file: Path, out: TextIO) -> int:
@@ -50,7 +50,7 @@ def bench_all(proposal: Proposal, targets: Sequence[SshTarget], command: str, st
     verdict = 0
     print(f"benchmarking {len(targets)} server(s) with `{command}`, one at a time ...", file=out, flush=True)
     for plan, target in zip(proposal.hosts, targets, strict=True):
-        rc, result, why = bench_host(target, command)
+        result, why = bench_host(target, command)
         where = f"bench: host {plan.name} ({target.address})"
         if result is None:
             print(f"{where}: not benchmarked: {why}", file=out)
