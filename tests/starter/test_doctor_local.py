@@ -90,86 +90,97 @@ def test_ssh_sudo_and_clock_on_every_host(site, project, agent):
         date.unlink()
 
 
-def test_backend_login_and_secrets_passphrase(project, tmp_path):
+def _in_process(project: Path, area: str, stack: str = "office") -> dict[str, object]:
+    """One area's checks run in this process (the CLI's exit code and lines are asserted in the host test)."""
+    import importlib
+
+    from components.config import parse_fleet
+    from sahab.doctor import DoctorContext
+    from sahab.project import find_project, load_stack
+
+    found = find_project(project)
+    config = load_stack(found, stack)
+    raw = config.values.get("sahab:fleet")
+    ctx = DoctorContext(project_dir=found.root, stack=stack, fleet=parse_fleet(json.loads(raw)) if raw else None,
+                        config=dict(config.values), timeout=5)
+    return {c.name: c for c in importlib.import_module(f"sahab.doctor.{area}").checks(ctx)}
+
+
+@pytest.fixture()
+def clean_env(monkeypatch, tmp_path):
     home = tmp_path / "home"
     home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no pulumi CLI: the offline reading
+    for var in list(os.environ):
+        if var.startswith(("PULUMI_", "AWS_", "ARM_", "AZURE_", "SSL_CERT")):
+            monkeypatch.delenv(var)
+    return home
+
+
+def test_backend_login_and_secrets_passphrase(project, tmp_path, clean_env, monkeypatch):
+    home = clean_env
     (project / "stacks" / "Pulumi.office.yaml").write_text("config: {}\n")
-    base = {"HOME": str(home), "PATH": "/usr/bin:/bin", "PULUMI_BACKEND_URL": "", "PULUMI_ACCESS_TOKEN": ""}
-    for var in ("PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE", "PULUMI_HOME",
-                "PULUMI_CREDENTIALS_PATH"):
-        base[var] = ""
-    env = {k: v for k, v in base.items()}
-
-    def doctor(**extra):
-        merged = {**os.environ, **env, **extra}
-        for key in [k for k, v in merged.items() if v == ""]:
-            del merged[key]
-        done = subprocess.run([str(ROOT / ".venv/bin/python"), "-m", "sahab", "doctor", "--stack", "office",
-                               "--program", str(project), "--only", "backend", "--format", "json"],
-                              env=merged, capture_output=True, text=True, timeout=120, cwd=ROOT)
-        return {c["name"]: c for c in json.loads(done.stdout)["checks"]}, done.returncode
-
-    found, rc = doctor()
-    assert rc == 1 and found["login"]["status"] == "fail" and "pulumi login" in found["login"]["remedy"]
+    found = _in_process(project, "backend")
+    assert found["login"].status == "fail" and "pulumi login" in found["login"].remedy
     state = tmp_path / "state"
     state.mkdir()
-    found, rc = doctor(PULUMI_BACKEND_URL=f"file://{state}")
-    assert found["login"]["status"] == "ok"
-    assert found["secrets"]["status"] == "fail" and rc == 1  # a self-managed backend's passphrase
+    monkeypatch.setenv("PULUMI_BACKEND_URL", f"file://{state}")
+    found = _in_process(project, "backend")
+    assert found["login"].status == "ok" and found["secrets"].status == "fail"  # a self-managed backend's passphrase
     secret = tmp_path / "passphrase"
     secret.write_text("correct horse")
-    found, rc = doctor(PULUMI_BACKEND_URL=f"file://{state}", PULUMI_CONFIG_PASSPHRASE_FILE=str(secret))
-    assert rc == 0 and found["secrets"]["status"] == "ok"
+    monkeypatch.setenv("PULUMI_CONFIG_PASSPHRASE_FILE", str(secret))
+    assert _in_process(project, "backend")["secrets"].status == "ok"
+    monkeypatch.setenv("PULUMI_BACKEND_URL", f"file://{tmp_path}/missing")
+    assert _in_process(project, "backend")["login"].status == "fail"
+    monkeypatch.delenv("PULUMI_BACKEND_URL")
     (home / ".pulumi").mkdir()
     creds = home / ".pulumi" / "credentials.json"
     creds.write_text(json.dumps({"current": "https://api.pulumi.com", "accessTokens": {}}))
-    found, rc = doctor()
-    assert found["login"]["status"] == "fail" and "no access token" in found["login"]["detail"]
+    found = _in_process(project, "backend")
+    assert found["login"].status == "fail" and "no access token" in found["login"].detail
     creds.write_text(json.dumps({"current": "https://api.pulumi.com",
                                  "accessTokens": {"https://api.pulumi.com": "pul-0000"}}))
-    found, rc = doctor()
-    assert rc == 0 and found["login"]["status"] == "ok" and found["secrets"]["status"] == "skip"
-    assert "pul-0000" not in json.dumps(found)
+    found = _in_process(project, "backend")
+    assert found["login"].status == "ok" and found["secrets"].status == "skip"
+    assert "pul-0000" not in repr(found)
 
 
-def test_cloud_credentials_only_for_the_clouds_of_the_stack(tmp_path):
-    home = tmp_path / "home"
-    (home / ".aws").mkdir(parents=True)
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "ARM_", "AZURE_"))}
-
-    def doctor(stack: str, **extra):
-        done = subprocess.run([str(ROOT / ".venv/bin/python"), "-m", "sahab", "doctor", "--stack", stack,
-                               "--only", "credentials", "--format", "json"], cwd=ROOT, capture_output=True,
-                              text=True, timeout=120, env={**clean, "HOME": str(home), **extra})
-        return {c["name"]: c for c in json.loads(done.stdout)["checks"]}, done.returncode
-
-    found, rc = doctor("smb")
-    assert rc == 0 and found == {"clouds": found["clouds"]} and found["clouds"]["status"] == "skip"
-    found, rc = doctor("prod")
-    assert rc == 1 and found["aws"]["status"] == "fail" and found["azure"]["status"] == "fail"
+def test_cloud_credentials_only_for_the_clouds_of_the_stack(clean_env, monkeypatch):
+    home = clean_env
+    (home / ".aws").mkdir()
+    found = _in_process(ROOT, "credentials", "smb")
+    assert list(found) == ["clouds"] and found["clouds"].status == "skip"
+    found = _in_process(ROOT, "credentials", "prod")
+    assert found["aws"].status == "fail" and found["azure"].status == "fail"
     (home / ".aws" / "credentials").write_text("[fleet]\naws_access_key_id = AKIAEXAMPLE\n"
                                                "aws_secret_access_key = x\n")
     (home / ".azure").mkdir()
     (home / ".azure" / "azureProfile.json").write_text(json.dumps(
         {"subscriptions": [{"id": "00000000-0000-0000-0000-000000000001", "isDefault": True}]}))
-    found, rc = doctor("prod", AWS_PROFILE="fleet")
-    assert found["aws"]["status"] == "ok" and "profile fleet" in found["aws"]["detail"]
-    assert found["azure"]["status"] == "ok" and rc == 0
+    monkeypatch.setenv("AWS_PROFILE", "fleet")
+    found = _in_process(ROOT, "credentials", "prod")
+    assert found["aws"].status == "ok" and "profile fleet" in found["aws"].detail
+    assert found["azure"].status == "ok"
+    monkeypatch.setenv("AWS_PROFILE", "other")
+    monkeypatch.setenv("ARM_CLIENT_SECRET", "x")
+    found = _in_process(ROOT, "credentials", "prod")
+    assert found["aws"].status == "fail" and found["azure"].status == "fail" and "client id" in found["azure"].detail
 
 
 def test_program_virtualenv_against_its_requirements(project):
     shutil.copy(ROOT / "stacks" / "requirements.txt", project / "stacks" / "requirements.txt")
     (project / "stacks" / "Pulumi.office.yaml").write_text("config: {}\n")
-    found = _doctor(project, "python")
-    assert found["python:virtualenv"]["status"] == "ok", found
+    found = _in_process(project, "python")
+    assert found["virtualenv"].status == "ok", found
     with open(project / "stacks" / "requirements.txt", "a") as extra:
         extra.write("\nsahab-no-such-package==1.0 \\\n    --hash=sha256:00\n")
-    found = _doctor(project, "python")
-    assert found["python:virtualenv"]["status"] == "fail" and "sahab-no-such-package" in found["python:virtualenv"][
-        "detail"]
+    found = _in_process(project, "python")
+    assert found["virtualenv"].status == "fail" and "sahab-no-such-package" in found["virtualenv"].detail
     (project / ".venv").unlink()
-    found = _doctor(project, "python")
-    assert found["python:virtualenv"]["status"] == "fail" and "pulumi install" in found["python:virtualenv"]["remedy"]
+    found = _in_process(project, "python")
+    assert found["virtualenv"].status == "fail" and "pulumi install" in found["virtualenv"].remedy
 
 
 class _Registry(http.server.BaseHTTPRequestHandler):
@@ -201,24 +212,24 @@ def tls_registry(tmp_path):
     server.shutdown()
 
 
-def test_registry_mirror_tls_and_v2(project, tls_registry):
+def test_registry_mirror_tls_and_v2(project, tls_registry, clean_env, monkeypatch):
     (project / "stacks" / "Pulumi.office.yaml").write_text("config: {}\n")
-    found = _doctor(project, "mirror")
-    assert found["mirror:registry mirror"]["status"] == "skip"
+    assert _in_process(project, "mirror")["registry mirror"].status == "skip"
 
-    def with_mirror(host: str, **env):
+    def with_mirror(host: str):
         (project / "stacks" / "Pulumi.office.yaml").write_text(
             "config:\n  sahab:fleet:\n    name: office\n    environment: smb\n"
             f"    registries: {{onprem: {{host: '{host}'}}}}\n")
-        return _doctor(project, "mirror", env=env)[f"mirror:{host}"]
+        return _in_process(project, "mirror")[host]
 
     host = f"localhost:{tls_registry['port']}"
-    good = with_mirror(host, SSL_CERT_FILE=str(tls_registry["ca"]))
-    assert good["status"] == "ok" and "401" in good["detail"] and good["rc"] == 0
     untrusted = with_mirror(host)
-    assert untrusted["status"] == "fail" and "not trusted" in untrusted["detail"]
+    assert untrusted.status == "fail" and "not trusted" in untrusted.detail
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls_registry["ca"]))
+    good = with_mirror(host)
+    assert good.status == "ok" and "401" in good.detail
     tls_registry["handler"].status = 404
-    wrong = with_mirror(host, SSL_CERT_FILE=str(tls_registry["ca"]))
-    assert wrong["status"] == "fail" and "404" in wrong["detail"]
-    closed = with_mirror("localhost:9", SSL_CERT_FILE=str(tls_registry["ca"]))
-    assert closed["status"] == "fail" and "cannot reach" in closed["detail"]
+    wrong = with_mirror(host)
+    assert wrong.status == "fail" and "404" in wrong.detail
+    closed = with_mirror("localhost:9")
+    assert closed.status == "fail" and "cannot reach" in closed.detail
