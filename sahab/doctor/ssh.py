@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sahab.doctor import FAIL, OK, Check, DoctorContext
+from sahab.doctor import FAIL, OK, SKIP, Check, DoctorContext
 from sahab.doctor._hosts import answers
 
 AREA = "ssh"
@@ -18,7 +18,10 @@ def checks(ctx: DoctorContext) -> Iterator[Check]:
              in ctx.config]
     via = (f"your ssh-agent (pulumi up uses the stack's {', '.join(sorted(set(keyed)))}: load the same key)"
            if keyed else "your ssh-agent and keys, as pulumi up will")
-    for answer in answers(ctx):
+    found = answers(ctx)
+    if not found:
+        yield Check(AREA, "hosts", SKIP, "the stack has no on-prem servers")
+    for answer in found:
         name = f"{answer.name} ({answer.where})"
         if answer.error:
             yield Check(AREA, name, FAIL, answer.error, "fix the login before pulumi up: Ansible logs in the same way")

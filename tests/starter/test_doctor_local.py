@@ -147,6 +147,22 @@ def test_backend_login_and_secrets_passphrase(project, tmp_path, clean_env, monk
     assert "pul-0000" not in repr(found)
 
 
+def test_backend_asks_the_pulumi_cli_when_there_is_one(project, tmp_path, clean_env, monkeypatch):
+    (project / "stacks" / "Pulumi.office.yaml").write_text("config: {}\n")
+    tool = tmp_path / "bin" / "pulumi"
+    tool.parent.mkdir()
+    monkeypatch.setenv("PATH", f"{tool.parent}:/usr/bin:/bin")
+    tool.write_text("#!/bin/sh\n[ \"$1\" = whoami ] || exit 2\necho 'User: alice'\necho 'Backend URL: "
+                    "https://api.pulumi.com'\n")
+    tool.chmod(0o755)
+    found = _in_process(project, "backend")["login"]
+    assert found.status == "ok" and "alice" in found.detail
+    tool.write_text("#!/bin/sh\necho 'error: PULUMI_ACCESS_TOKEN must be set for login during non-interactive "
+                    "CLI sessions' >&2\nexit 255\n")
+    found = _in_process(project, "backend")["login"]
+    assert found.status == "fail" and "PULUMI_ACCESS_TOKEN must be set" in found.detail
+
+
 def test_cloud_credentials_only_for_the_clouds_of_the_stack(clean_env, monkeypatch):
     home = clean_env
     (home / ".aws").mkdir()

@@ -75,13 +75,15 @@ def test_a_terminal_session(site, project):
     assert process.returncode == 2 and "no host trains" in text and "Traceback" not in text
 
 
-def test_bench_where_the_host_cannot_run_it(site, project):
+def test_force_keeps_a_backup_and_bench_where_the_host_cannot_run_it(site, project):
     smb1 = site["hosts"][0]
+    (project / "stacks" / "Pulumi.office.yaml").write_text("config: {}\n")
     done = sahab(*_args(site, project, smb1, "--non-interactive", "--emirate", "dubai", "--registry-mirror", MIRROR,
-                        "--bench"))
+                        "--bench", "--force"))
     assert done.returncode == 1, done.stdout + done.stderr
     assert "bench: host smb1" in done.stdout and "`sahab` is not installed there" in done.stdout
-    assert (project / "stacks" / "Pulumi.office.yaml").exists()
+    assert _fleet(project)["sites"][0]["hosts"][0]["name"] == "smb1"
+    assert (project / "stacks" / "Pulumi.office.yaml.bak").read_text() == "config: {}\n"
     assert not (project / "stacks" / "office.baselines").exists()
 
 
@@ -91,7 +93,7 @@ def local_bench(tmp_path_factory) -> dict:
     baseline that says its class does a thousand times better."""
     folder = tmp_path_factory.mktemp("bench")
     base = [str(ROOT / ".venv/bin/python"), "-m", "sahab", "bench", "--format", "json", "--probes", "gemm_fp32",
-            "--time-budget", "10"]
+            "--time-budget", "5"]
     measured = subprocess.run(base, capture_output=True, text=True, timeout=120, cwd=ROOT)
     raw = json.loads(measured.stdout)
     baseline = folder / "high.json"
