@@ -18,7 +18,8 @@ from sahab.readiness.allocatable import onprem as onprem_allocatable
 from sahab.readiness.quantities import GiB
 from sahab.starter.facts import GIB, Disk, HostFacts
 
-# The operating systems Sahab's roles converge (ansible/roles/sahab_os), as os-release ID and VERSION_ID.
+# The operating systems an on-prem server may run, as os-release ID and VERSION_ID: issue 35's list (Debian 12,
+# Ubuntu 22.04 and 24.04, x86_64 and arm64), until the on-prem roles publish theirs; then this reads that one.
 SUPPORTED_OS = (("debian", "12"), ("ubuntu", "22.04"), ("ubuntu", "24.04"))
 SUPPORTED_ARCH = ("x86_64", "aarch64")
 # kubeadm's preflight floors (kubernetes/kubernetes cmd/kubeadm/app/constants/constants.go: ControlPlaneNumCPU = 2,

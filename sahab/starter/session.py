@@ -19,6 +19,10 @@ from sahab.starter.propose import Choices, Proposal, Refused, propose, size_text
 from sahab.starter.ssh import SshTarget, known_hosts_name, recorded_keys, user_known_hosts
 from sahab.starter.stackfile import render
 
+# Free space on / below which init says so: the platform's images (CNI, monitoring, the training image) and the
+# kubelet's logs take tens of GB, and the kubelet evicts pods when its image filesystem runs low.
+ROOT_FREE_BYTES = 20 * 10**9
+
 
 def init(project: Project, path: Path, hosts: Sequence[tuple[str, int]], choices: Choices, *,
          identity: str | None, accept_new: bool, interactive: bool, probe_timeout: float,
@@ -96,7 +100,11 @@ def _describe(f: HostFacts, out: TextIO) -> None:
           f"({f.cpu_class}); {f.cpus} CPUs, {f.memory_gib} GiB; "
           f"{len(f.unused_disks)} unused disk(s){f'; {len(gpus)} NVIDIA GPU(s)' if gpus else ''}; "
           f"time {f.time_sync}; {free}", file=out)
-    for note in f.notes:
+    notes = list(f.notes)
+    if f.root_free_bytes is not None and f.root_free_bytes < ROOT_FREE_BYTES:
+        notes.append(f"only {f.root_free_bytes / 1e9:.0f} GB free on /: containerd's images and the logs want "
+                     f"{ROOT_FREE_BYTES / 1e9:.0f} GB or more")
+    for note in notes:
         print(f"    note: {note}", file=out)
 
 
