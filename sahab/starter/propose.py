@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from sahab.readiness.allocatable import onprem as onprem_allocatable
 from sahab.readiness.quantities import GiB
@@ -268,10 +268,6 @@ def plan_pools(choices: Choices, trainers: Sequence[HostPlan]) -> tuple[tuple[Po
         pools.append(PoolPlan(name=name, accelerator=accelerator, hardware_class=klass, hosts=tuple(hosts),
                               gpus_per_node=count))
     return tuple(pools), refusals
-
-
-def with_choice(choices: Choices, **changes) -> Choices:
-    return replace(choices, **changes)
 
 
 def size_text(size: int) -> str:
