@@ -40,6 +40,9 @@ Emirate = Literal["abu-dhabi", "dubai", "sharjah", "ajman", "umm-al-quwain", "ra
 # A whole disk by its stable /dev/disk/by-id/ name: a kernel name (/dev/nvme1n1) can point at another disk after a
 # reboot, and luksFormat would erase that one.
 DATA_DISK = re.compile(r"^/dev/disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@-]{0,199}$")
+# An SSH host public key as known_hosts holds it: the key type, then its base64 blob (RFC 4253 section 6.6).
+SSH_HOST_KEY = r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|" \
+               r"sk-ecdsa-sha2-nistp256@openssh\.com) [A-Za-z0-9+/]{16,2048}={0,2}$"
 # Bounds that keep one stack file from asking for more than a cluster or a node can hold.
 MAX_HOSTS = 5000  # Kubernetes' largest supported cluster
 MAX_NODE_LABELS = 64
@@ -177,6 +180,10 @@ class Host(_Model):
     kernel name such as `/dev/nvme1n1` is refused: it can name another disk after a reboot). Ansible formats it
     with LUKS2 (key: a Pulumi secret) and mounts it where the `sahab-encrypted` storage class puts volumes. Its
     contents are erased on first use. Default: none (the host provisions no volumes)."""
+    ssh_host_keys: Annotated[tuple[Annotated[str, Field(pattern=SSH_HOST_KEY)], ...], Field(max_length=8)] = ()
+    """The server's SSH host public keys (`<type> <base64>`), as `sahab init --accept-new-host-keys` recorded them
+    on first contact. When a site's hosts record theirs, Ansible trusts only these keys for them. Default: none
+    (the operator's ~/.ssh/known_hosts)."""
 
     @field_validator("data_disk")
     @classmethod
@@ -771,6 +778,12 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
                               f"allowed: {', '.join(fleet.residency.allowed_countries)}")
         _unique(site.hosts, "host", f"{ROOT}.sites[{i}].hosts")
         _inside_node_networks(site, f"{ROOT}.sites[{i}]")
+        recorded = [bool(h.ssh_host_keys) for h in site.hosts]
+        if any(recorded) and not all(recorded):
+            j = recorded.index(False)
+            raise ConfigError(f"{ROOT}.sites[{i}].hosts[{j}].ssh_host_keys", "missing while other hosts of the site "
+                              "record theirs: Ansible then trusts only recorded keys; record every host's "
+                              "(sahab init --accept-new-host-keys) or none")
     _unique_addresses(fleet)
 
     _unique(fleet.clusters, "cluster", f"{ROOT}.clusters")

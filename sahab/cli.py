@@ -15,8 +15,8 @@ from sahab.errors import UsageError, report_error
 from sahab.version import version
 
 # Order is the order shown in --help.
-COMMANDS = ("plan", "check", "doctor", "forwarders", "registry", "audit", "evidence", "bench", "node-validate",
-            "train", "completion")
+COMMANDS = ("init", "plan", "check", "doctor", "forwarders", "registry", "audit", "evidence", "bench",
+            "node-validate", "train", "completion")
 
 
 class _Parser(argparse.ArgumentParser):
