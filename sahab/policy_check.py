@@ -309,7 +309,7 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | N
     resources = [r for r in plan.resources if r.type != "pulumi:pulumi:Stack"]
     by_urn = {r.urn: r for r in resources}
     session = pack.Session(stack_config={k: pack.parse_config_value(v) for k, v in plan.config.items()},
-                           waivers=waivers, today=today)
+                           waivers=waivers, today=today, phase="preview" if plan.preview else "update")
     token = pack.open_session(session)
     violations: list[Violation] = []
     gc.freeze()  # the plan's objects outlive the check: keep the collector from rescanning them for each policy

@@ -14,6 +14,7 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     describe,
     iso27001,
     lookup,
@@ -30,19 +31,24 @@ AZURE_DISK_CSI = ("disk.csi.azure.com", "kubernetes.io/azure-disk")
 ONPREM_ENCRYPTION_ANNOTATION = "sahab.io/encryption"
 ONPREM_ENCRYPTION_VALUE = "luks"
 DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
+# What storage_class_problem answers when a value it needs is unknown.
+UNKNOWN_CLASS = "a value of the class (provisioner, parameters or annotation) is unknown"
 
 
 def storage_class_problem(view: ResourceView) -> str | None:
-    """Why this storage class does not encrypt; None when it does (or cannot be known yet)."""
+    """Why this storage class does not encrypt; None when it does, UNKNOWN_CLASS when a value it depends on is
+    unknown (the caller handles that as its rule declares)."""
     provisioner = lookup(view.props, "provisioner")
     params = lookup(view.props, "parameters")
     if provisioner is UNKNOWN or params is UNKNOWN:
-        return None
+        return UNKNOWN_CLASS
     if provisioner is MISSING:
         return "no `provisioner`"
     if provisioner in EBS_CSI:
         encrypted = lookup(view.props, "parameters", "encrypted")
-        if encrypted is UNKNOWN or truthy(encrypted):
+        if encrypted is UNKNOWN:
+            return UNKNOWN_CLASS
+        if truthy(encrypted):
             return None
         return f"EBS class with `parameters.encrypted` {describe(encrypted)}"
     if provisioner in AZURE_DISK_CSI:
@@ -52,11 +58,15 @@ def storage_class_problem(view: ResourceView) -> str | None:
         return None
     if provisioner.endswith("rbd.csi.ceph.com"):
         encrypted = lookup(view.props, "parameters", "encrypted")
-        if encrypted is UNKNOWN or truthy(encrypted):
+        if encrypted is UNKNOWN:
+            return UNKNOWN_CLASS
+        if truthy(encrypted):
             return None
         return f"Ceph RBD class with `parameters.encrypted` {describe(encrypted)}"
     marker = lookup(view.props, "metadata", "annotations", ONPREM_ENCRYPTION_ANNOTATION)
-    if marker is UNKNOWN or marker == ONPREM_ENCRYPTION_VALUE:
+    if marker is UNKNOWN:
+        return UNKNOWN_CLASS
+    if marker == ONPREM_ENCRYPTION_VALUE:
         return None
     return f"provisioner {provisioner!r} is not known to encrypt and the class lacks the annotation " \
            f"{ONPREM_ENCRYPTION_ANNOTATION}: {ONPREM_ENCRYPTION_VALUE}"
@@ -70,10 +80,13 @@ def storage_class_problem(view: ResourceView) -> str | None:
       remediation="Add the provisioner's encryption parameter (see the description) or use Sahab's encrypted "
                   "storage classes.",
       severity=Severity.HIGH, frameworks=(pdpl("Art. 20 (security of processing)"), iso27001("A.8.24")),
-      enforcement=Enforcement.MANDATORY, residency=False, types=(STORAGE_CLASS,))
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE,
+      types=(STORAGE_CLASS,))
 def k8s_storage_class(view: ResourceView, ctx: Context):
     problem = storage_class_problem(view)
-    if problem:
+    if problem == UNKNOWN_CLASS:
+        yield from ctx.still_unknown("`provisioner`, `parameters` or the encryption annotation")
+    elif problem:
         yield Finding(problem)
 
 
@@ -83,7 +96,7 @@ def k8s_storage_class(view: ResourceView, ctx: Context):
                   "claim without a class gets the cluster default, which this stack cannot vouch for.",
       remediation="Set `spec.storage_class_name` to one of the stack's encrypted storage classes.",
       severity=Severity.MEDIUM, frameworks=(iso27001("A.8.24"),),
-      enforcement=Enforcement.ADVISORY, residency=False, scope="stack")
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, scope="stack")
 def k8s_pvc_class(ctx: Context):
     classes = {}
     for sc in ctx.of_type(STORAGE_CLASS):
@@ -107,7 +120,7 @@ def k8s_pvc_class(ctx: Context):
       description="Every namespace enforces the restricted or baseline Pod Security Standard.",
       remediation="Label the namespace `pod-security.kubernetes.io/enforce: restricted`.",
       severity=Severity.MEDIUM, frameworks=(iso27001("A.8.2"),),
-      enforcement=Enforcement.ADVISORY, residency=False, types=(NAMESPACE,))
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, types=(NAMESPACE,))
 def k8s_namespace_psa(view: ResourceView, ctx: Context):
     level = lookup(view.props, "metadata", "labels", "pod-security.kubernetes.io/enforce")
     if level is UNKNOWN or level in ("restricted", "baseline"):

@@ -32,6 +32,7 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     iso27001,
     lookup,
     pdpl,
@@ -404,7 +405,7 @@ REGISTRY_CONFIG = {
       remediation="Mirror the image into the fleet's in-country registry and reference it by that host, or add "
                   "the registry to the policy's `allowedRegistries`.",
       severity=Severity.HIGH, frameworks=SUPPLY_CHAIN, enforcement=Enforcement.MANDATORY, residency=False,
-      packages=("kubernetes",), settings=REGISTRY_CONFIG, unknown_fails=True)
+      unknown=Unknown.FAILS, packages=("kubernetes",), settings=REGISTRY_CONFIG)
 def k8s_image_registry(view: ResourceView, ctx: Context):
     allowed, bad = allowed_registries(ctx)
     for entry in bad:
@@ -436,7 +437,7 @@ def k8s_image_registry(view: ResourceView, ctx: Context):
                   "`policies/config/prod.json` makes it mandatory for prod.",
       remediation="Reference the image as `registry/path:tag@sha256:<digest>` (the tag may stay for readers).",
       severity=Severity.MEDIUM, frameworks=SUPPLY_CHAIN, enforcement=Enforcement.ADVISORY, residency=False,
-      packages=("kubernetes",), unknown_fails=True)
+      unknown=Unknown.FAILS, packages=("kubernetes",))
 def k8s_image_digest(view: ResourceView, ctx: Context):
     for where, image in images_of(view):
         if image is UNKNOWN:

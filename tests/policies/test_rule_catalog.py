@@ -9,7 +9,7 @@ import json
 import pytest
 from policy_harness import UNKNOWN, UNKNOWN_BOOL, Res, Stack, run
 
-from policies.core import all_rules
+from policies.core import Enforcement, Unknown, all_rules
 
 ME = {"region": "me-central-1"}
 EU = {"region": "eu-west-1"}
@@ -557,6 +557,19 @@ def test_rule_case(rule_name, kind):
     else:
         assert found == [], f"{rule.id} should pass the {kind} case"
     if kind == "unknown":
-        # Residency (and supply-chain) rules fail closed; a presence check counts the unknown value as present.
+        # Each rule does what it declares: residency and supply-chain rules fail closed in every phase; the
+        # other mandatory rules count an unknown value as present in preview (the update will know it) and fail
+        # closed on one still unknown after the update phase, naming it; advisory rules may ignore it.
         assert bool(found) == rule.fails_closed
+        after_update = run(rule_name, scenario, phase="update")
+        assert bool(after_update) == (rule.unknown is not Unknown.IGNORED), rule.id
+        for message, _ in after_update:
+            assert "unknown" in message and ("`" in message or "'" in message), message
+
+
+def test_every_mandatory_rule_fails_closed_on_a_value_still_unknown_after_the_update():
+    for rule in RULES.values():
+        assert isinstance(rule.unknown, Unknown), rule.id
+        if rule.enforcement is Enforcement.MANDATORY:
+            assert rule.unknown is not Unknown.IGNORED, rule.id
 
