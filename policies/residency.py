@@ -413,23 +413,25 @@ class Destination:
     place: Place
 
 
-def _walk(value: Any, steps: list[str], path: str) -> Iterator[tuple[str, Any]]:
+def walk_model_path(value: Any, steps: list[str], path: str = "") -> Iterator[tuple[str, Any]]:
+    """(concrete path, value) for every value at a model path (`[]` into lists, `{}` into maps); an unknown value
+    on the way is UNKNOWN, a leaf the block does not set is MISSING."""
     if not steps:
-        yield path, value
+        yield path, UNKNOWN if isinstance(value, str) and value in UNKNOWN_SENTINELS else _unwrap(value)
         return
     step, rest = steps[0], steps[1:]
     value = _unwrap(value)
     if step == "[]":
         if isinstance(value, (list, tuple)):
             for i, child in enumerate(value):
-                yield from _walk(child, rest, f"{path}[{i}]")
+                yield from walk_model_path(child, rest, f"{path}[{i}]")
         elif value is not None and value is not MISSING:
-            yield from _walk(value, rest, path)  # a single block where the schema allows a list
+            yield from walk_model_path(value, rest, path)  # a single block where the schema allows a list
         return
     if step == "{}":
         if isinstance(value, dict):
             for key, child in value.items():
-                yield from _walk(child, rest, f"{path}.{key}")
+                yield from walk_model_path(child, rest, f"{path}.{key}")
         return
     child = lookup(value, step) if isinstance(value, dict) else MISSING
     if child is MISSING:
@@ -439,20 +441,20 @@ def _walk(value: Any, steps: list[str], path: str) -> Iterator[tuple[str, Any]]:
     if (isinstance(child, str) and child in UNKNOWN_SENTINELS) or child is UNKNOWN:
         yield (f"{path}.{step}" if path else step), UNKNOWN
         return
-    yield from _walk(child, rest, f"{path}.{step}" if path else step)
+    yield from walk_model_path(child, rest, f"{path}.{step}" if path else step)
 
 
-def _steps(model_path: str) -> list[str]:
+def model_steps(model_path: str) -> list[str]:
     return [s for s in re.split(r"\.|(\[\]|\{\})", model_path) if s]
 
 
 def destinations(view: ResourceView, ctx: Context, include_missing: bool = False) -> Iterator[Destination]:
     """Every destination input of the resource with the place it points to (see `place_of_reference`)."""
     for model_path, kind in destination_paths(view.type).items():
-        top = _steps(model_path)[0]
+        top = model_steps(model_path)[0]
         urns = view.property_dependencies.get(top, ())
-        for path, value in _walk(dict(_unwrap(view.props)) if _unwrap(view.props) is not None else {},
-                                 _steps(model_path), ""):
+        for path, value in walk_model_path(dict(_unwrap(view.props)) if _unwrap(view.props) is not None else {},
+                                 model_steps(model_path), ""):
             if value is MISSING:
                 if include_missing:
                     yield Destination(path, kind, MISSING, Place(MISSING, "not set"))

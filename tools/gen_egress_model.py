@@ -16,7 +16,9 @@ providers ship on every field: the same text as the registry's API docs) and rec
   is a condition, not a transfer;
 * `keys`: the inputs that hold an at-rest encryption key or switch (KMS keys, SSE, CMK, disk encryption sets):
   a type with one holds data (the open-world coverage rule reads this);
-* `transit`: the inputs that govern encryption in transit (TLS versions, in-transit switches, SSL enforcement).
+* `transit`: the inputs that govern encryption in transit (TLS versions, in-transit switches, SSL enforcement);
+* `public`: the inputs that expose data to everyone, with the value that does (`publiclyAccessible: true`, Azure's
+  `publicNetworkAccess: Enabled`, `sharedAccounts: all` where the doc says `all` makes a snapshot public).
 
 The SDK files are parsed, not imported (tens of thousands of modules), so this runs in about a minute. What the
 classification reads is each field's name, its doc, and the names of the blocks it sits in; the output is data the
@@ -287,6 +289,25 @@ class Entry:
     filters: list[str]
     keys: list[str]
     transit: list[str]
+    public: dict[str, object]
+
+
+# Docs that say a value shares with everyone ("Use `all` to make the snapshot public", `group`: "Valid values:
+# `"all"`" of an AMI launch permission).
+PUBLIC_ALL_DOC = re.compile(r"`all` to (make|distribute)\b[^.]*\bpublic|launch permission[^.]*valid values: `\"all\"`|"
+                            r"valid values: `\"all\"`", re.I)
+
+
+def _public(words: list[str], field: Field) -> object | None:
+    """The value of this input that exposes the resource to everyone, or None."""
+    ws = set(words)
+    if "bool" in field.annotation and {"publicly", "accessible"} <= ws:
+        return True
+    if _is_text(field.annotation) and words == ["public", "network", "access"]:
+        return "Enabled"
+    if PUBLIC_ALL_DOC.search(field.doc) or (words == ["group"] and "`\"all\"`" in field.doc):
+        return "all"
+    return None
 
 
 def _walk(token: str, index: dict[str, list[Field]], fields: list[Field], path: list[tuple[str, str]],
@@ -302,6 +323,9 @@ def _walk(token: str, index: dict[str, list[Field]], fields: list[Field], path: 
         if words and FILTER_WORDS & set(words):
             entry.filters.append(full)
             continue
+        public = _public(words, field) if words else None
+        if public is not None:
+            entry.public[full] = public
         if words and _is_key(words, field.annotation):
             entry.keys.append(full)
         elif words and _is_transit(words):
@@ -349,12 +373,13 @@ def model_of(package: str) -> dict[str, dict]:
             fields = module.args.get(f"{cls}Args")
             if fields is None:
                 continue
-            entry = Entry({}, [], [], [], [])
+            entry = Entry({}, [], [], [], [], {})
             _walk(token, index, fields, [], entry)
             doc = {k: v for k, v in (("destinations", dict(sorted(entry.destinations.items()))),
                                      ("sources", sorted(set(entry.sources))),
                                      ("filters", sorted(set(entry.filters))), ("keys", sorted(set(entry.keys))),
-                                     ("transit", sorted(set(entry.transit)))) if v}
+                                     ("transit", sorted(set(entry.transit))),
+                                     ("public", dict(sorted(entry.public.items())))) if v}
             if doc:
                 out[token] = doc
     return out

@@ -14,6 +14,7 @@ from policies.rules import (  # noqa: F401  (each module registers its rules)
     cloud_residency,
     data_stores,
     egress,
+    exposure,
     kubernetes,
     kubernetes_burst,
     kubernetes_images,

@@ -521,6 +521,91 @@ CASES |= {
         "unknown": (behind_private_endpoint(registry(publicNetworkAccess=UNKNOWN)), False),
     },
 }
+
+# The public-exposure family (policies/rules/exposure.py).
+PUBLIC_READ = json.dumps({"Statement": [{"Sid": "Everyone", "Effect": "Allow", "Principal": "*",
+                                         "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/*"}]})
+PINNED = json.dumps({"Statement": [{"Effect": "Allow", "Principal": "*", "Action": "sqs:SendMessage",
+                                    "Resource": "*", "Condition": {"ArnEquals": {
+                                        "aws:SourceArn": "arn:aws:sns:me-central-1:111122223333:t"}}}]})
+QUEUE_POLICY = "aws:sqs/queuePolicy:QueuePolicy"
+BUCKET_ACL = "aws:s3/bucketAclV2:BucketAclV2"
+SG = "aws:ec2/securityGroup:SecurityGroup"
+SQL_SERVER = "azure-native:sql:Server"
+
+
+def queue_policy(policy):
+    return Res(QUEUE_POLICY, {"queueUrl": "https://sqs.me-central-1.amazonaws.com/1/q", "policy": policy},
+               provider=ME)
+
+
+def sg(cidr, port=5432):
+    return Res(SG, {"ingress": [{"protocol": "tcp", "fromPort": port, "toPort": port, "cidrBlocks": [cidr]}]},
+               provider=ME)
+
+
+CASES |= {
+    "cloud-all-resource-policy-not-public": {
+        "compliant": (queue_policy(PINNED), False),
+        "noncompliant": (queue_policy(PUBLIC_READ), True),
+        "missing": (Stack([bucket(), attached(BUCKET_POLICY, {"policy": PUBLIC_READ}),
+                           attached(PAB, {"blockPublicAcls": True}, "pab")]), True),  # no policy block set
+        "unknown": (queue_policy(UNKNOWN), False),
+    },
+    "aws-s3-bucket-acl-not-public": {
+        "compliant": (Stack([bucket(), attached(BUCKET_ACL, {"acl": "public-read"}),
+                             attached(PAB, {"ignorePublicAcls": True}, "pab")]), False),
+        "noncompliant": (Stack([bucket(), attached(BUCKET_ACL, {"acl": "public-read"}),
+                                attached(PAB, {"blockPublicAcls": False, "ignorePublicAcls": False}, "pab")]), True),
+        "missing": (Stack([bucket(), attached(BUCKET_ACL, {"accessControlPolicy": {"grants": [
+            {"grantee": {"type": "Group", "uri": "http://acs.amazonaws.com/groups/global/AllUsers"},
+             "permission": "READ"}]}})]), True),  # no public access block at all
+        "unknown": (Stack([bucket(), attached(BUCKET_ACL, {"acl": UNKNOWN})]), False),
+    },
+    "cloud-all-snapshot-image-not-shared-publicly": {
+        "compliant": (Res("aws:rds/snapshot:Snapshot", {"dbInstanceIdentifier": "db", "dbSnapshotIdentifier": "s",
+                                                         "sharedAccounts": ["111122223333"]}, provider=ME), False),
+        "noncompliant": (Res("aws:rds/snapshot:Snapshot", {"dbInstanceIdentifier": "db", "dbSnapshotIdentifier": "s",
+                                                            "sharedAccounts": ["all"]}, provider=ME), True),
+        "missing": (Res("aws:ec2/amiLaunchPermission:AmiLaunchPermission", {"imageId": "ami-1", "group": "all"},
+                        provider=ME), True),
+        "unknown": (Res("aws:rds/snapshot:Snapshot", {"dbInstanceIdentifier": "db", "sharedAccounts": [UNKNOWN]},
+                        provider=ME), False),
+    },
+    "cloud-all-datastore-not-publicly-accessible": {
+        "compliant": (Res(RDS, {"publiclyAccessible": False, "storageEncrypted": True}, provider=ME), False),
+        "noncompliant": (Res(RDS, {"publiclyAccessible": True}, provider=ME), True),
+        "missing": (Res("aws:opensearch/domain:Domain", {"domainName": "search"}, provider=ME), True),  # no VPC
+        "unknown": (Res(RDS, {"publiclyAccessible": UNKNOWN_BOOL}, provider=ME), False),
+    },
+    "azure-all-datastore-public-network-access-disabled": {
+        "compliant": (azure(SQL_SERVER, {"location": "uaenorth", "publicNetworkAccess": "Disabled"}), False),
+        "noncompliant": (Stack([azure(SQL_SERVER, {"location": "uaenorth", "publicNetworkAccess": "Enabled"}),
+                                Res("azure-native:sql:FirewallRule", {"serverName": "r", "startIpAddress": "0.0.0.1",
+                                                                      "endIpAddress": "255.255.255.255"},
+                                    name="open", provider={}, provider_type="pulumi:providers:azure-native",
+                                    deps={"serverName": ["r"]})]), True),
+        "missing": (azure("azure-native:cosmosdb:DatabaseAccount", {"location": "uaenorth"}), True),  # default on
+        "unknown": (azure(SQL_SERVER, {"location": "uaenorth", "publicNetworkAccess": UNKNOWN}), False),
+    },
+    "cloud-all-network-data-port-not-public": {
+        "compliant": (sg("10.0.0.0/16"), False),
+        "noncompliant": (sg("0.0.0.0/0"), True),
+        "missing": (Res(SG, {"ingress": [{"protocol": "-1", "fromPort": 0, "toPort": 0,
+                                          "ipv6CidrBlocks": ["::/0"]}]}, provider=ME), True),  # all ports
+        "unknown": (sg(UNKNOWN), False),
+    },
+    "cloud-all-web-endpoint-not-anonymous": {
+        "compliant": (Res("aws:lambda/functionUrl:FunctionUrl", {"functionName": "f", "authorizationType": "AWS_IAM"},
+                          provider=ME), False),
+        "noncompliant": (Res("aws:lambda/functionUrl:FunctionUrl", {"functionName": "f", "authorizationType": "NONE"},
+                             provider=ME), True),
+        "missing": (Stack([bucket(), attached("aws:s3/bucketWebsiteConfigurationV2:BucketWebsiteConfigurationV2",
+                                              {"indexDocument": {"suffix": "index.html"}})]), True),
+        "unknown": (Res("aws:lambda/functionUrl:FunctionUrl", {"functionName": "f", "authorizationType": UNKNOWN},
+                        provider=ME), False),
+    },
+}
 KINDS = ("compliant", "noncompliant", "missing", "unknown")
 RULES = {r.name: r for r in all_rules()}
 
