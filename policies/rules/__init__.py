@@ -18,5 +18,8 @@ from policies.rules import (  # noqa: F401  (each module registers its rules)
     kubernetes,
     kubernetes_burst,
     kubernetes_images,
+    kubernetes_volumes,
     onprem,
+    stores,
+    transit,
 )

@@ -106,7 +106,7 @@ def _encryption_verdict(bucket: ResourceView, ctx: Context) -> str | None:
                   "\"apply_server_side_encryption_by_default\": {\"sse_algorithm\": \"aws:kms\", "
                   "\"kms_master_key_id\": key.arn}, \"bucket_key_enabled\": True}])` with a key you create.",
       severity=Severity.HIGH, frameworks=ENCRYPTION, enforcement=Enforcement.MANDATORY, residency=False,
-      unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack", covers=BUCKET_TYPES)
+      unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack", covers=(*BUCKET_TYPES, *SSE_TYPES))
 def aws_s3_sse_kms(ctx: Context):
     for bucket in ctx.of_type(*BUCKET_TYPES):
         problem = _encryption_verdict(bucket, ctx)

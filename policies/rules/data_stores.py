@@ -188,6 +188,7 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
     "aws:secretsmanager/secret:Secret": ("Secrets Manager secret", _secret),
     "aws:cloudwatch/logGroup:LogGroup": ("CloudWatch log group", _flag_and_key(None, "kmsKeyId")),
     "aws:ecr/repository:Repository": ("ECR repository", _ecr),
+    "aws:ecr/repositoryCreationTemplate:RepositoryCreationTemplate": ("ECR repository creation template", _ecr),
     "aws:backup/vault:Vault": ("Backup vault", _flag_and_key(None, "kmsKeyArn")),
     "aws:glue/dataCatalogEncryptionSettings:DataCatalogEncryptionSettings": ("Glue Data Catalog", _glue_catalog),
     "aws:glue/securityConfiguration:SecurityConfiguration": ("Glue security configuration", _glue_security),

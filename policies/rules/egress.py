@@ -115,7 +115,8 @@ def azure_storage_public_network(ctx: Context):
       remediation="Set `public_network_access=\"Disabled\"` in the vault's properties and reach it through a "
                   "private endpoint with a `privatelink.vaultcore.azure.net` DNS zone group.",
       severity=Severity.HIGH, frameworks=EXFILTRATION,
-      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack")
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack",
+      covers=(VAULT,))
 def azure_vault_public_network(ctx: Context):
     yield from _public_network_access(ctx, VAULT, "properties", "publicNetworkAccess")
 
@@ -127,6 +128,7 @@ def azure_vault_public_network(ctx: Context):
       remediation="Set `public_network_access=\"Disabled\"` on the registry (Premium SKU) and reach it through a "
                   "private endpoint with a `privatelink.azurecr.io` DNS zone group.",
       severity=Severity.HIGH, frameworks=EXFILTRATION,
-      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack")
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack",
+      covers=(REGISTRY,))
 def azure_registry_public_network(ctx: Context):
     yield from _public_network_access(ctx, REGISTRY, "publicNetworkAccess")

@@ -544,19 +544,21 @@ WEBSITE_TYPES = ("aws:s3/bucketWebsiteConfigurationV2:BucketWebsiteConfiguration
                  "azure-native:storage:StorageAccountStaticWebsite")
 FUNCTION_URL = "aws:lambda/functionUrl:FunctionUrl"
 BLOB_CONTAINER = "azure-native:storage:BlobContainer"
+ACR = "azure-native:containerregistry:Registry"
 
 
 @rule(id="SAHAB-CLOUD-014", name="cloud-all-web-endpoint-not-anonymous",
       title="No data is served to anonymous web clients",
       description="No S3 bucket is a website (its website endpoint serves objects to anyone, over HTTP only), no "
                   "Azure storage account serves a static website, no blob container allows anonymous reads "
-                  "(`publicAccess` Blob or Container) and no Lambda function URL has `authorizationType` NONE.",
+                  "(`publicAccess` Blob or Container), no container registry allows anonymous pulls and no Lambda "
+                  "function URL has `authorizationType` NONE.",
       remediation="Serve through an authenticated regional endpoint in the UAE (an ALB with authentication, API "
                   "Gateway with an authorizer); set `authorization_type=\"AWS_IAM\"` on function URLs and "
                   "`public_access=\"None\"` on containers.",
       severity=Severity.HIGH, frameworks=EXPOSURE, enforcement=Enforcement.MANDATORY, residency=False,
       unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack",
-      covers=(*WEBSITE_TYPES, FUNCTION_URL, BLOB_CONTAINER, *BUCKET_TYPES))
+      covers=(*WEBSITE_TYPES, FUNCTION_URL, BLOB_CONTAINER, ACR, *BUCKET_TYPES))
 def cloud_web_endpoint_not_anonymous(ctx: Context):
     for view in ctx.of_type(*WEBSITE_TYPES):
         yield Finding(f"{view.name!r} ({view.type.split(':')[-1]}) serves its data as an anonymous website",
@@ -574,6 +576,12 @@ def cloud_web_endpoint_not_anonymous(ctx: Context):
         elif auth == "NONE":
             yield Finding(f"{view.name!r}: the function URL has `authorizationType` NONE: anyone may call it",
                           view.urn)
+    for view in ctx.of_type(ACR):
+        anonymous = lookup(view.props, "anonymousPullEnabled")
+        if anonymous is UNKNOWN:
+            yield from ctx.still_unknown(f"{view.name!r}: `anonymousPullEnabled`", view.urn)
+        elif truthy(anonymous):
+            yield Finding(f"{view.name!r}: `anonymousPullEnabled` is true: anyone may pull its images", view.urn)
     for view in ctx.of_type(BLOB_CONTAINER):
         access = lookup(view.props, "publicAccess")
         if access is UNKNOWN:

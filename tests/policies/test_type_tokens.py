@@ -44,7 +44,8 @@ def _module_dir(token: str) -> Path:
     if package == "kubernetes":
         group, version = module.split("/")
         return root / K8S_DIRS[group] / version
-    return root / module.split("/")[0]
+    folder = module.split("/")[0]
+    return root / (f"{folder}_" if folder in ("lambda",) else folder)  # a Python keyword gets a trailing `_`
 
 
 @pytest.mark.parametrize("token", sorted(_tokens()))
