@@ -612,6 +612,8 @@ MSK = "aws:msk/cluster:Cluster"
 LISTENER = "aws:lb/listener:Listener"
 PV = "kubernetes:core/v1:PersistentVolume"
 EFS = "aws:efs/fileSystem:FileSystem"
+DENY_PLAINTEXT = json.dumps({"Statement": [{"Effect": "Deny", "Principal": "*", "Action": "*",
+                                            "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]})
 
 
 def msk(**in_transit):
@@ -657,9 +659,8 @@ CASES |= {
     },
     "cloud-all-filesystem-mount-encrypted-in-transit": {
         "compliant": (Stack([Res(EFS, {"encrypted": True}, name="fs", provider=ME),
-                             Res("aws:efs/fileSystemPolicy:FileSystemPolicy", {"fileSystemId": "fs-1", "policy":
-                                 json.dumps({"Statement": [{"Effect": "Deny", "Principal": "*", "Action": "*",
-                                                            "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]})},
+                             Res("aws:efs/fileSystemPolicy:FileSystemPolicy", {"fileSystemId": "fs-1",
+                                                                                "policy": DENY_PLAINTEXT},
                                  name="pol", provider=ME, deps={"fileSystemId": ["fs"]})]), False),
         "noncompliant": (k8s(PV, {"spec": {"nfs": {"server": "10.0.0.5", "path": "/exports"}}}), True),
         "missing": (Stack([Res(EFS, {"encrypted": True}, name="fs", provider=ME)]), True),  # no policy at all
