@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 MODEL = Path(__file__).resolve().parent / "data" / "egress_model.json"
+CHART_VALUES = Path(__file__).resolve().parent / "data" / "chart_values.json"
+HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
 
 
 @functools.cache
@@ -77,3 +79,24 @@ def is_filtered(resource_type: str, path: str) -> bool:
 
 def source_versions() -> dict[str, str]:
     return dict(model()["sources"])
+
+
+# ---------------------------------------------------------------------------------------------------------
+# What third-party charts create from their values (policies/data/chart_values.json)
+
+
+@functools.cache
+def chart_values() -> dict[str, Any]:
+    return json.loads(CHART_VALUES.read_text(encoding="utf-8"))
+
+
+def chart_name(chart: Any) -> str | None:
+    """The chart's own name from a release's `chart` (`velero`, `vmware-tanzu/velero`, `oci://host/charts/velero`)."""
+    if not isinstance(chart, str) or not chart.strip():
+        return None
+    return chart.rstrip("/").rsplit("/", 1)[-1].split(":", 1)[0].lower()
+
+
+def chart_entries(category: str, chart: Any) -> list[dict[str, Any]]:
+    name = chart_name(chart)
+    return [e for e in chart_values().get(category, []) if e["chart"] == name] if name else []

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from policies.core import MISSING, UNKNOWN, UNKNOWN_SENTINELS, Context, ResourceView, lookup
-from policies.egress import destination_paths, is_filtered, is_source
+from policies.egress import HELM_TYPES, chart_entries, destination_paths, is_filtered, is_source
 from policies.places import (
     AZURE_PAIRS,
     METADATA_KEYS,
@@ -448,9 +448,19 @@ def model_steps(model_path: str) -> list[str]:
     return [s for s in re.split(r"\.|(\[\]|\{\})", model_path) if s]
 
 
+def _destination_paths(view: ResourceView) -> dict[str, str]:
+    """The type's destinations, and for a Helm release those its chart's values create (backup locations, remote
+    write endpoints: policies/data/chart_values.json)."""
+    paths = dict(destination_paths(view.type))
+    if view.type in HELM_TYPES:
+        for entry_ in chart_entries("destinations", lookup(view.props, "chart")):
+            paths[f"values.{entry_['path']}"] = entry_["kind"]
+    return paths
+
+
 def destinations(view: ResourceView, ctx: Context, include_missing: bool = False) -> Iterator[Destination]:
     """Every destination input of the resource with the place it points to (see `place_of_reference`)."""
-    for model_path, kind in destination_paths(view.type).items():
+    for model_path, kind in _destination_paths(view).items():
         top = model_steps(model_path)[0]
         urns = view.property_dependencies.get(top, ())
         for path, value in walk_model_path(dict(_unwrap(view.props)) if _unwrap(view.props) is not None else {},

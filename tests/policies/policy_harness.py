@@ -58,8 +58,10 @@ def _opts() -> PolicyResourceOptions:
 def _provider(res: Res):
     if res.provider is None:
         return None
+    # One provider per provider type, as a program's default provider is (a Kubernetes provider is a cluster).
+    name = f"default-{res.provider_type.rsplit(':', 1)[-1]}"
     return PolicyProviderResource(res.provider_type, unknown_checking_proxy(dict(res.provider)),
-                                  urn(res.provider_type, f"{res.name}-provider"), f"{res.name}-provider")
+                                  urn(res.provider_type, name), name)
 
 
 def run(policy_name: str, scenario: Res | Stack, config: dict | None = None, waivers=None,

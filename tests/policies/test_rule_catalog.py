@@ -361,7 +361,7 @@ CASES = {
     "kubernetes-core-persistentvolumeclaim-encrypted-class": {
         "compliant": (Stack([storage_class({"encrypted": "true"}), pvc("encrypted")]), False),
         "noncompliant": (Stack([storage_class({"encrypted": "false"}, name="plain"), pvc("plain")]), True),
-        "missing": (Stack([storage_class({"encrypted": "true"}), pvc(None)]), True),
+        "missing": (Stack([storage_class({"encrypted": "true"}), pvc(None)]), True),  # no default class marked
         "unknown": (Stack([storage_class({"encrypted": "true"}), pvc(UNKNOWN)]), False),
     },
     "kubernetes-core-namespace-pod-security-enforced": {
