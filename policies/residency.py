@@ -356,6 +356,15 @@ def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth:
         place = effective_place(target, ctx) if in_scope(target) else Place(MISSING, "no place of its own")
         return Place(place.value, f"the {target.type.split(':')[-1]} {target.name!r} of this program "
                                   f"({place.source})", place.kind)
+    if value.lower().startswith("s3://"):
+        bucket = value[5:].split("/", 1)[0]
+        target = program_resource(bucket, ctx, (), ()) or next(
+            (r for r in ctx.resources if lookup(r.props, "bucket") == bucket), None)
+        if target is not None and _depth < 3:
+            place = effective_place(target, ctx)
+            return Place(place.value, f"the bucket {target.name!r} of this program ({place.source})", place.kind)
+        return Place(MISSING, f"the S3 bucket {bucket!r}, which this program does not create (a bucket name "
+                              "carries no region)")
     arn = _ARN.match(value)
     if arn:
         service, region = arn.group(1), arn.group(2)

@@ -149,7 +149,7 @@ def _words(camel: str) -> list[str]:
 # The last word of a field's name that says its value is a reference to somewhere: a resource, an endpoint, a place.
 REFERENCE_WORDS = {"arn", "arns", "id", "ids", "uri", "uris", "url", "urls", "endpoint", "endpoints", "host",
                    "hostname", "hosts", "server", "servers", "bucket", "portal", "monitors", "region", "regions",
-                   "destination", "destinations", "target", "targets", "workspace"}
+                   "destination", "destinations", "target", "targets", "workspace", "location"}
 # `<noun> name` is a reference when the noun is a kind of resource data can be sent to.
 NAMED_RESOURCES = {"bucket", "topic", "queue", "stream", "workspace", "vault", "registry", "hub", "container",
                    "share", "server", "domain", "function", "account", "namespace", "index", "cluster", "host",
@@ -168,8 +168,13 @@ DESTINATION_WORDS = {
 }
 # Doc phrases that mark an outbound transfer.
 DESTINATION_DOC = [
-    (re.compile(r"\b(deliver(s|ed|y)?|send(s)?|sent|publish(es|ed)?|push(es|ed)?|forward(s|ed)?) (\w+ ){0,4}"
-                r"(to|in|into)\b", re.I), "delivery"),
+    (re.compile(r"\b(deliver(s|ed|y|ing)?|send(s|ing)?|sent|publish(es|ed|ing)?|push(es|ed|ing)?|"
+                r"forward(s|ed|ing)?) (\w+ ){0,4}(to|in|into)\b", re.I), "delivery"),
+    (re.compile(r"\bdesignated for (publishing|delivering|storing|writing)|\bfor (publishing|delivering|storing) "
+                r"(\w+ ){0,2}(log|logs|files|data|results|reports)\b", re.I), "logging"),
+    (re.compile(r"\bused to (store|deliver|send|write|export)\b|\bwhere (\w+ ){0,4}(are|is|will be) (stored|written|"
+                r"delivered|sent|saved|exported|published)\b", re.I), "export"),
+    (re.compile(r"\b(url|endpoint) to invoke\b|\bendpoint (url )?to (call|invoke|send)\b", re.I), "webhook"),
     (re.compile(r"\bto which (\w+ ){0,5}(send|deliver|stream|write|export|publish|forward|replicate|copy)|"
                 r"\b(of|for) the (destination|target)\b|\b(destination|target) (bucket|vault|region|stream|topic|"
                 r"queue|endpoint|url|location|workspace|storage|resource|table|registry|database|log)", re.I),
@@ -221,6 +226,9 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     # The Event Hubs namespace that receives the diagnostic logs is named by its authorization rule.
     ("azure-native:monitor:DiagnosticSetting", "eventHubAuthorizationRuleId"): "destination:logging",
     ("azure-native:aadiam:DiagnosticSetting", "eventHubAuthorizationRuleId"): "destination:logging",
+    # An API's integration forwards every request (its body included) to the integration's URI.
+    ("aws:apigateway/integration:Integration", "uri"): "destination:delivery",
+    ("aws:apigatewayv2/integration:Integration", "integrationUri"): "destination:delivery",
     # An ExternalName Service is a DNS alias: traffic sent to the Service goes to that host.
     ("kubernetes:core/v1:Service", "spec.externalName"): "destination:delivery",
 }

@@ -135,6 +135,13 @@ def _firehose(view: ResourceView, ctx: Context) -> list[Point]:
     return [Point("`serverSideEncryption`", lookup(sse, "enabled"), key, "serverSideEncryption")]
 
 
+def _state_machine(view: ResourceView, ctx: Context) -> list[Point]:
+    config = lookup(view.props, "encryptionConfiguration")
+    kind = lookup(config, "type")
+    key = lookup(config, "kmsKeyId") if kind in ("CUSTOMER_MANAGED_KMS_KEY", UNKNOWN) else MISSING
+    return [Point("`encryptionConfiguration`", True, key, "encryptionConfiguration")]
+
+
 def _glue_catalog(view: ResourceView, ctx: Context) -> list[Point]:
     rest = lookup(view.props, "dataCatalogEncryptionSettings", "encryptionAtRest")
     mode = lookup(rest, "catalogEncryptionMode")
@@ -201,6 +208,11 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
                                                               "kmsKeyId")),
     "aws:timestreamwrite/database:Database": ("Timestream database", _flag_and_key(None, "kmsKeyId")),
     "aws:ebs/volume:Volume": ("EBS volume", _flag_and_key("encrypted", "kmsKeyId")),
+    "aws:ec2/amiCopy:AmiCopy": ("AMI copy", _flag_and_key("encrypted", "kmsKeyId")),
+    "aws:lambda/function:Function": ("Lambda function (code and environment)", _flag_and_key(None, "kmsKeyArn")),
+    "aws:sfn/stateMachine:StateMachine": ("Step Functions state machine (execution data)", _state_machine),
+    "aws:cloudwatch/eventBus:EventBus": ("EventBridge event bus", _flag_and_key(None, "kmsKeyIdentifier")),
+    "aws:cloudtrail/trail:Trail": ("CloudTrail trail (log files)", _flag_and_key(None, "kmsKeyId")),
     "aws:ec2/instance:Instance": ("EC2 instance volumes", _instance),
     "aws:ec2/launchTemplate:LaunchTemplate": ("launch template volumes", _launch_template),
     "aws:eks/nodeGroup:NodeGroup": ("EKS node group disks", _node_group),
@@ -274,6 +286,9 @@ AZURE_STORES: dict[str, tuple[str, Points]] = {
     "azure-native:synapse:Workspace": ("Synapse workspace", _des("encryption", "cmk", "key", "keyVaultUrl")),
     "azure-native:dbforpostgresql:Server": ("PostgreSQL flexible server", _postgres),
     "azure-native:dbformysql:Server": ("MySQL flexible server", _postgres),
+    "azure-native:containerinstance:ContainerGroup": ("container group",
+                                                       _des("encryptionProperties", "keyVaultProperties",
+                                                            "keyVaultUri")),
 }
 
 

@@ -686,7 +686,8 @@ CASES |= {
         "compliant": (Res("aws:sqs/queue:Queue", {"kmsMasterKeyId": KEY_ARN}, provider=ME), False),
         "noncompliant": (Res("aws:qldb/ledger:Ledger", {"permissionsMode": "STANDARD", "kmsKey": KEY_ARN},
                              provider=ME), True),
-        "missing": (Res("aws:keyspaces/table:Table", {"keyspaceName": "k", "tableName": "t"}, provider=ME), True),
+        # The key input unset: the ledger still holds data (under an AWS-owned key).
+        "missing": (Res("aws:qldb/ledger:Ledger", {"permissionsMode": "STANDARD"}, provider=ME), True),
         "unknown": (Res("aws:qldb/ledger:Ledger", {"kmsKey": UNKNOWN}, provider=ME), True),
     },
 }
