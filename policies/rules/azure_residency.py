@@ -28,6 +28,7 @@ from policies.residency import (
 
 RESIDENCY = (pdpl("Art. 22 (cross-border transfer)"), health_data("Art. 13"), iso27001("A.5.34"))
 PROVIDER = "pulumi:providers:azure-native"
+STORAGE_ACCOUNT = "azure-native:storage:StorageAccount"
 GEO_REDUNDANT_SKUS = ("Standard_GRS", "Standard_RAGRS", "Standard_GZRS", "Standard_RAGZRS")
 
 
@@ -77,15 +78,18 @@ def azure_provider_location(view: ResourceView, ctx: Context):
       remediation="Use a location whose pair is allowed (uaenorth or uaecentral), or a locally/zone-redundant "
                   "SKU (Standard_LRS, Standard_ZRS).",
       severity=Severity.CRITICAL, frameworks=RESIDENCY,
-      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS,
-      types=("azure-native:storage:StorageAccount",))
-def azure_storage_geo_replica(view: ResourceView, ctx: Context):
-    sku = lookup(view.props, "sku", "name")
-    if sku is UNKNOWN:
-        yield Finding("`sku.name` is unknown; the replica location cannot be shown, so it fails closed")
-        return
-    if sku not in GEO_REDUNDANT_SKUS:
-        return
-    pair = pair_place(effective_place(view, ctx))
-    if not place_allowed(pair, ctx):
-        yield Finding(f"{sku} keeps a second copy in {describe_place(pair)}, which is not an allowed location")
+      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, scope="stack",
+      covers=(STORAGE_ACCOUNT,))
+def azure_storage_geo_replica(ctx: Context):
+    # A stack rule: the account's place may come from its resource group, which only the whole stack shows.
+    for view in ctx.of_type(STORAGE_ACCOUNT):
+        sku = lookup(view.props, "sku", "name")
+        if sku is UNKNOWN:
+            yield Finding("`sku.name` is unknown; the replica location cannot be shown, so it fails closed", view.urn)
+            continue
+        if sku not in GEO_REDUNDANT_SKUS:
+            continue
+        pair = pair_place(effective_place(view, ctx))
+        if not place_allowed(pair, ctx):
+            yield Finding(f"{sku} keeps a second copy in {describe_place(pair)}, which is not an allowed location",
+                          view.urn)

@@ -142,6 +142,15 @@ def _state_machine(view: ResourceView, ctx: Context) -> list[Point]:
     return [Point("`encryptionConfiguration`", True, key, "encryptionConfiguration")]
 
 
+def _athena(view: ResourceView, ctx: Context) -> list[Point]:
+    """Query results, encrypted per the workgroup's result configuration (SSE_S3 is S3's own key)."""
+    config = lookup(view.props, "configuration", "resultConfiguration", "encryptionConfiguration")
+    option = lookup(config, "encryptionOption")
+    key = lookup(config, "kmsKeyArn") if option in ("SSE_KMS", "CSE_KMS", UNKNOWN) else MISSING
+    return [Point("`configuration.resultConfiguration.encryptionConfiguration`",
+                  option if option is UNKNOWN else option is not MISSING, key, "configuration")]
+
+
 def _glue_catalog(view: ResourceView, ctx: Context) -> list[Point]:
     rest = lookup(view.props, "dataCatalogEncryptionSettings", "encryptionAtRest")
     mode = lookup(rest, "catalogEncryptionMode")
@@ -213,6 +222,7 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
     "aws:sfn/stateMachine:StateMachine": ("Step Functions state machine (execution data)", _state_machine),
     "aws:cloudwatch/eventBus:EventBus": ("EventBridge event bus", _flag_and_key(None, "kmsKeyIdentifier")),
     "aws:cloudtrail/trail:Trail": ("CloudTrail trail (log files)", _flag_and_key(None, "kmsKeyId")),
+    "aws:athena/workgroup:Workgroup": ("Athena workgroup (query results)", _athena),
     "aws:ec2/instance:Instance": ("EC2 instance volumes", _instance),
     "aws:ec2/launchTemplate:LaunchTemplate": ("launch template volumes", _launch_template),
     "aws:eks/nodeGroup:NodeGroup": ("EKS node group disks", _node_group),

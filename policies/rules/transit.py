@@ -145,8 +145,9 @@ def _forces(group: ResourceView, parameter: str, values: tuple[str, ...]) -> Any
 @rule(id="SAHAB-CLOUD-021", name="cloud-all-database-requires-tls",
       title="Databases refuse clients without TLS",
       description="RDS and Aurora MySQL, MariaDB, PostgreSQL (before 15) and SQL Server accept plaintext clients "
-                  "unless a parameter group of this program sets `require_secure_transport`/`rds.force_ssl`; a group "
-                  "that turns it off fails for any version. Azure SQL servers keep `minimalTlsVersion` at 1.2 or "
+                  "unless a parameter group of this program sets `require_secure_transport`/`rds.force_ssl` "
+                  "(PostgreSQL 15 and later, and an unpinned PostgreSQL, force it by default); a group that turns it "
+                  "off fails for any version. Azure SQL servers keep `minimalTlsVersion` at 1.2 or "
                   "more; Azure PostgreSQL/MySQL flexible servers keep `require_secure_transport` on; OpenSearch/"
                   "Elasticsearch domains enforce HTTPS (`domainEndpointOptions.enforceHttps`).",
       remediation="Give the instance or cluster a parameter group with `rds.force_ssl=1` (PostgreSQL, SQL Server) "
@@ -177,7 +178,9 @@ def cloud_database_requires_tls(ctx: Context):
             continue
         if forced is True:
             continue
-        default_on = family == "postgres" and _major(lookup(view.props, "engineVersion")) >= 15
+        version = lookup(view.props, "engineVersion")
+        # Without `engineVersion` RDS creates the current default major version (15 or later).
+        default_on = family == "postgres" and (version is MISSING or _major(version) >= 15)
         if forced is MISSING and default_on:
             continue
         why = f"its parameter group sets `{parameter}` off" if forced is False else \
