@@ -165,6 +165,8 @@ def allowed(place: str, allowed_places: Sequence[str]) -> bool:
 # Hosts: where an endpoint keeps data (policies/data/endpoints.json)
 
 _DATA = Path(__file__).resolve().parent / "data"
+# How old the endpoint table's reading may get before tests ask for it to be read again (tests/policies).
+MAX_TABLE_AGE_DAYS = 400
 _HOST_LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
 # Cloud regions of other providers that are in the UAE, by the code their hosts carry (Oracle Cloud: Dubai and
 # Abu Dhabi, https://docs.oracle.com/en-us/iaas/Content/General/Concepts/regions.htm).

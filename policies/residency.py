@@ -398,10 +398,10 @@ def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth:
         if known is not None:
             if known.edge:
                 return Place(host, known.describe(), "edge")
+            if known.country:  # a vendor's site, or another cloud's region, in a known country
+                return Place(known.country, f"the host {host}: {known.describe()}", "country")
             if known.region:
                 return Place(known.region, f"the host {host}: {known.what}")
-            if known.country:
-                return Place(known.country, f"the host {host}: {known.what}", "country")
             return Place(MISSING, f"the host {host}: {known.describe()}")
         if is_public_address(host):
             return Place(MISSING, f"the public address {host}, whose location cannot be shown")

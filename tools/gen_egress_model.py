@@ -149,7 +149,7 @@ def _words(camel: str) -> list[str]:
 # The last word of a field's name that says its value is a reference to somewhere: a resource, an endpoint, a place.
 REFERENCE_WORDS = {"arn", "arns", "id", "ids", "uri", "uris", "url", "urls", "endpoint", "endpoints", "host",
                    "hostname", "hosts", "server", "servers", "bucket", "portal", "monitors", "region", "regions",
-                   "destination", "destinations", "target", "targets", "workspace", "location"}
+                   "destination", "destinations", "target", "targets", "workspace", "location", "account"}
 # `<noun> name` is a reference when the noun is a kind of resource data can be sent to.
 NAMED_RESOURCES = {"bucket", "topic", "queue", "stream", "workspace", "vault", "registry", "hub", "container",
                    "share", "server", "domain", "function", "account", "namespace", "index", "cluster", "host",
