@@ -43,6 +43,9 @@ OUTPUT = ROOT / "policies" / "data" / "egress_model.json"
 PACKAGES = {"pulumi_aws": "pulumi-aws", "pulumi_azure_native": "pulumi-azure-native",
             "pulumi_kubernetes": "pulumi-kubernetes"}
 MAX_DEPTH = 7
+# Fields read per resource type at most: unions of unions (Data Factory activities) would otherwise take hours;
+# the walk is depth-first in the SDK's order, so what is read is the same on every run.
+MAX_FIELDS = 20000
 
 
 @dataclass(frozen=True)
@@ -131,11 +134,11 @@ def read_package(root: Path) -> dict[str, Module]:
 _QUOTED = re.compile(r"'(?:[\w.]+\.)?(\w+Args)'")
 
 
-def _nested(annotation: str) -> tuple[str | None, str]:
-    """The Args class a field holds, if any, and the step into it: '' (one), '[]' (a list), '{}' (a map)."""
-    match = _QUOTED.search(annotation)
+def _nested(annotation: str) -> tuple[list[str], str]:
+    """The Args classes a field may hold (every variant of a Union: an Event Grid destination is a webhook, a
+    queue, a hub...), and the step into it: '' (one), '[]' (a list), '{}' (a map)."""
     step = "[]" if "Sequence[" in annotation else "{}" if "Mapping[" in annotation else ""
-    return (match.group(1) if match else None), step
+    return list(dict.fromkeys(_QUOTED.findall(annotation))), step
 
 
 def _is_text(annotation: str) -> bool:
@@ -210,7 +213,8 @@ NOT_A_DESTINATION = {"role", "roles", "kms", "key", "keys", "policy", "policies"
                      "allowed", "allow", "label", "labels", "annotations", "path", "paths", "grantee", "grants",
                      "grant", "client", "allocation", "private", "interface", "interfaces", "reservation", "ami",
                      "image", "container", "attribute", "statement", "parameter", "parameters", "rule", "rules",
-                     "negate", "owner", "asn", "route", "routes", "dns", "proxy"}
+                     "negate", "owner", "asn", "route", "routes", "dns", "proxy", "tenant", "application",
+                     "directory", "audience"}
 # Blocks whose fields are never transfers: grants, conditions and network rules name who, not where.
 NOT_A_DESTINATION_BLOCK = {"grantee", "grants", "condition", "conditions", "filter", "filters", "principal",
                            "principals", "identity", "permissions", "security"}
@@ -298,6 +302,7 @@ class Entry:
     keys: list[str]
     transit: list[str]
     public: dict[str, object]
+    budget: int = MAX_FIELDS
 
 
 # Docs that say a value shares with everyone ("Use `all` to make the snapshot public", `group`: "Valid values:
@@ -319,8 +324,11 @@ def _public(words: list[str], field: Field) -> object | None:
 
 
 def _walk(token: str, index: dict[str, list[Field]], fields: list[Field], path: list[tuple[str, str]],
-          entry: Entry, depth: int = 0) -> None:
+          entry: Entry, depth: int = 0, seen: frozenset[str] = frozenset()) -> None:
     for field in fields:
+        if entry.budget <= 0:
+            return
+        entry.budget -= 1
         if depth == 0 and field.camel in TOP_LEVEL_OWN:
             continue
         nested, step = _nested(field.annotation)
@@ -342,9 +350,11 @@ def _walk(token: str, index: dict[str, list[Field]], fields: list[Field], path: 
             entry.sources.append(full)  # the source of a copy, whatever it holds
             continue
         if nested and depth < MAX_DEPTH:
-            sub = index.get(nested)
-            if sub is not None:
-                _walk(token, index, sub, [*path, (field.camel + step, field.doc)], entry, depth + 1)
+            for name in nested:
+                sub = index.get(name)
+                if sub is not None and name not in seen:  # a type inside itself (recursive schemas) once
+                    _walk(token, index, sub, [*path, (field.camel + step, field.doc)], entry, depth + 1,
+                          seen | {name})
             continue
         if not _is_text(field.annotation):
             continue
