@@ -318,6 +318,7 @@ def cloud_datastore_not_public(ctx: Context):
 # Azure data stores whose data is sensitive by kind (databases, key vaults), with where each keeps its switch and
 # how its network rules can restrict an enabled public endpoint.
 SENSITIVE_AZURE = {
+    "azure-native:keyvault:Vault": ("properties", "publicNetworkAccess"),
     "azure-native:sql:Server": ("publicNetworkAccess",),
     "azure-native:cosmosdb:DatabaseAccount": ("publicNetworkAccess",),
     "azure-native:dbforpostgresql:Server": ("network", "publicNetworkAccess"),
@@ -335,6 +336,10 @@ FIREWALL_RULES = ("azure-native:sql:FirewallRule", "azure-native:dbforpostgresql
 
 def _restricted(view: ResourceView, ctx: Context) -> bool:
     """Whether a store with public network access on is still closed to the internet by its network rules."""
+    if view.type == "azure-native:keyvault:Vault":
+        acls = lookup(view.props, "properties", "networkAcls")
+        return lookup(acls, "defaultAction") == "Deny" and not any(
+            public_cidr(str(lookup(r, "value"))) for r in items(acls, "ipRules"))
     if view.type == "azure-native:cosmosdb:DatabaseAccount":
         return truthy(lookup(view.props, "isVirtualNetworkFilterEnabled")) and not any(
             public_cidr(str(lookup(r, "ipAddressOrRange"))) for r in items(view.props, "ipRules"))
@@ -361,10 +366,11 @@ def _firewall_public(rule_view: ResourceView) -> bool:
 
 @rule(id="SAHAB-AZ-043", name="azure-all-datastore-public-network-access-disabled",
       title="Azure databases refuse the public internet",
-      description="Azure SQL servers, Cosmos DB accounts and PostgreSQL/MySQL flexible servers hold data that is "
-                  "sensitive by kind: their public network access is Disabled, or their network rules admit no "
-                  "public address (no firewall rule for a public range; Cosmos DB with the virtual-network filter "
-                  "on and no public IP rule). Event Hubs and Service Bus namespaces disable it where the stack "
+      description="Azure SQL servers, Cosmos DB accounts, PostgreSQL/MySQL flexible servers and Key Vaults hold "
+                  "data that is sensitive by kind: their public network access is Disabled, or their network rules "
+                  "admit no public address (no firewall rule for a public range; Cosmos DB with the virtual-network "
+                  "filter on and no public IP rule; a vault's network ACLs denying by default with no public IP "
+                  "rule). Event Hubs and Service Bus namespaces disable it where the stack "
                   "reaches its services through private endpoints. An unset switch is Azure's default: Enabled.",
       remediation="Set `public_network_access=\"Disabled\"` and reach the store through a private endpoint; or keep "
                   "it enabled only with firewall rules for your private ranges.",
@@ -375,6 +381,7 @@ def azure_datastore_public_network(ctx: Context):
     stores = dict(SENSITIVE_AZURE)
     if ctx.of_type(PRIVATE_ENDPOINT):
         stores |= BEHIND_ENDPOINTS_AZURE
+        del stores["azure-native:keyvault:Vault"]  # there SAHAB-AZ-041 asks for Disabled outright
     for type_, path in stores.items():
         for view in ctx.of_type(type_):
             access = lookup(view.props, *path)

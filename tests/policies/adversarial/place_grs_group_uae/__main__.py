@@ -11,4 +11,4 @@ azure_native.storage.StorageAccount("acct", resource_group_name=rg.name, sku={"n
         "key_vault_uri": "https://sahabkv.vault.azure.net", "key_name": "k"}})
 azure_native.keyvault.Vault("sahabkv", vault_name="sahabkv", resource_group_name=rg.name,
     properties={"tenant_id": "00000000-0000-0000-0000-000000000000", "sku": {"family": "A", "name": "standard"},
-                "enable_purge_protection": True})
+                "enable_purge_protection": True, "public_network_access": "Disabled"})

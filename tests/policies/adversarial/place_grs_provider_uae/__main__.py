@@ -14,4 +14,4 @@ azure_native.storage.StorageAccount("acct", resource_group_name=rg.name, sku={"n
         "key_vault_uri": "https://sahabkv2.vault.azure.net", "key_name": "k"}}, opts=opts)
 azure_native.keyvault.Vault("sahabkv2", vault_name="sahabkv2", resource_group_name=rg.name,
     properties={"tenant_id": "00000000-0000-0000-0000-000000000000", "sku": {"family": "A", "name": "standard"},
-                "enable_purge_protection": True}, opts=opts)
+                "enable_purge_protection": True, "public_network_access": "Disabled"}, opts=opts)
