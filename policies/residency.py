@@ -89,6 +89,7 @@ class Place:
     value: Any  # a region/zone/location, or an ISO 3166 country (kind "country"); UNKNOWN or MISSING
     source: str  # where it came from, or what could not be resolved
     kind: str = "region"  # "region", "country", "edge" (worldwide CDN), "network" (a private address: inside)
+    resource: str | None = None  # the URN of the resource of this program it is the place of
 
 
 def is_component(view: ResourceView) -> bool:
@@ -348,21 +349,22 @@ def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth:
         places = [(r, effective_place(r, ctx)) for r in sources]
         worst = next(((r, p) for r, p in places if not place_allowed(p, ctx)), places[0])
         return Place(worst[1].value, f"the {worst[0].type.split(':')[-1]} {worst[0].name!r} of this program "
-                                     f"({worst[1].source})", worst[1].kind)
+                                     f"({worst[1].source})", worst[1].kind, worst[0].urn)
     if not isinstance(value, str) or not value:
         return Place(MISSING, "not a reference")
     target = program_resource(value, ctx, (), types)
     if target is not None and _depth < 3:
         place = effective_place(target, ctx) if in_scope(target) else Place(MISSING, "no place of its own")
         return Place(place.value, f"the {target.type.split(':')[-1]} {target.name!r} of this program "
-                                  f"({place.source})", place.kind)
+                                  f"({place.source})", place.kind, target.urn)
     if value.lower().startswith("s3://"):
         bucket = value[5:].split("/", 1)[0]
         target = program_resource(bucket, ctx, (), ()) or next(
             (r for r in ctx.resources if lookup(r.props, "bucket") == bucket), None)
         if target is not None and _depth < 3:
             place = effective_place(target, ctx)
-            return Place(place.value, f"the bucket {target.name!r} of this program ({place.source})", place.kind)
+            return Place(place.value, f"the bucket {target.name!r} of this program ({place.source})", place.kind,
+                         target.urn)
         return Place(MISSING, f"the S3 bucket {bucket!r}, which this program does not create (a bucket name "
                               "carries no region)")
     arn = _ARN.match(value)
@@ -393,7 +395,7 @@ def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth:
         if target is not None:
             place = effective_place(target, ctx)
             return Place(place.value, f"the {target.type.split(':')[-1]} {target.name!r} of this program "
-                                      f"({place.source})", place.kind)
+                                      f"({place.source})", place.kind, target.urn)
         known = place_of_host(host)
         if known is not None:
             if known.edge:
@@ -486,10 +488,15 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
                 yield Destination(where, kind, one, place_of_reference(one, ctx, urns))
 
 
-def destination_problem(view: ResourceView, ctx: Context, dest: Destination) -> str | None:
-    """Why data sent through this destination is not shown to stay in the allowed places; None when it is."""
+def destination_problem(view: ResourceView, ctx: Context, dest: Destination,
+                        program_places: bool = True) -> str | None:
+    """Why data sent through this destination is not shown to stay in the allowed places; None when it is. With
+    `program_places` off, a destination that is a resource of this program is left to that resource's own place
+    rule (one verdict for one fact); the copy rules keep it on for their sharper message."""
     place = dest.place
     if place_allowed(place, ctx):
+        return None
+    if not program_places and place.resource is not None and ctx.by_urn(place.resource) is not None:
         return None
     shown = "unknown until the update runs" if dest.value is UNKNOWN else repr(dest.value)
     if isinstance(dest.value, str) and _allowed_destination(dest.value, ctx):
@@ -639,7 +646,7 @@ def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
     for dest in destinations(view, ctx):
         if dest.path in reported:
             continue
-        problem = destination_problem(view, ctx, dest)
+        problem = destination_problem(view, ctx, dest, program_places=False)
         if problem:
             reported.add(dest.path)
             yield problem
