@@ -117,8 +117,8 @@ def _waiver(entry: object, where: str, today: dt.date) -> Waiver:
                                                   f"after {today.isoformat()}; {rule.name} ({rule.id}) is a "
                                                   f"mandatory residency rule, waived for {MAX_RESIDENCY_DAYS} "
                                                   "days at most")
-    return Waiver(str(entry["policy"]), resource, str(entry["reason"]).strip(), str(owner).strip(), expires,
-                  granted)
+    # The rule by its name, whichever of its id (any case) or name the entry gives: both are the same rule.
+    return Waiver(rule.name, resource, str(entry["reason"]).strip(), str(owner).strip(), expires, granted)
 
 
 def _date(value: object, where: str) -> dt.date:

@@ -20,6 +20,7 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     describe,
     iso27001,
     items,
@@ -59,7 +60,7 @@ def _aws_list(view: ResourceView, prop: str) -> list | object:
       remediation="Set `tunnel1_ike_versions=[\"ikev2\"]` and `tunnel2_ike_versions=[\"ikev2\"]` on "
                   "`aws.ec2.VpnConnection` (Sahab's site links do).",
       severity=Severity.HIGH, frameworks=IN_TRANSIT, enforcement=Enforcement.MANDATORY, residency=False,
-      unknown_fails=True, types=VPN_CONNECTION)
+      unknown=Unknown.FAILS, types=VPN_CONNECTION)
 def aws_vpn_ikev2(view: ResourceView, ctx: Context):
     for tunnel in TUNNELS:
         versions = _aws_list(view, f"{tunnel}IkeVersions")
@@ -73,7 +74,7 @@ def aws_vpn_ikev2(view: ResourceView, ctx: Context):
                   "phase 1 and phase 2; unset, AWS also accepts AES-CBC.",
       remediation="Set `tunnel{1,2}_phase{1,2}_encryption_algorithms=[\"AES256-GCM-16\"]` on `aws.ec2.VpnConnection`.",
       severity=Severity.HIGH, frameworks=IN_TRANSIT, enforcement=Enforcement.MANDATORY, residency=False,
-      unknown_fails=True, types=VPN_CONNECTION)
+      unknown=Unknown.FAILS, types=VPN_CONNECTION)
 def aws_vpn_gcm(view: ResourceView, ctx: Context):
     for tunnel in TUNNELS:
         for phase in ("Phase1", "Phase2"):
@@ -89,7 +90,7 @@ def aws_vpn_gcm(view: ResourceView, ctx: Context):
                   "phase 1 and phase 2; unset, AWS also accepts groups 2 and 5.",
       remediation="Set `tunnel{1,2}_phase{1,2}_dh_group_numbers=[20]` on `aws.ec2.VpnConnection`.",
       severity=Severity.MEDIUM, frameworks=IN_TRANSIT, enforcement=Enforcement.MANDATORY, residency=False,
-      unknown_fails=True, types=VPN_CONNECTION)
+      unknown=Unknown.FAILS, types=VPN_CONNECTION)
 def aws_vpn_dh(view: ResourceView, ctx: Context):
     for tunnel in TUNNELS:
         for phase in ("Phase1", "Phase2"):
@@ -119,7 +120,7 @@ def _policy(view: ResourceView, key: str) -> object:
                   "IKEv1 is refused).",
       remediation="Set `connection_protocol=\"IKEv2\"` on `azure_native.network.VirtualNetworkGatewayConnection`.",
       severity=Severity.HIGH, frameworks=IN_TRANSIT, enforcement=Enforcement.MANDATORY, residency=False,
-      unknown_fails=True, types=GATEWAY_CONNECTION)
+      unknown=Unknown.FAILS, types=GATEWAY_CONNECTION)
 def azure_connection_ikev2(view: ResourceView, ctx: Context):
     if not _ipsec_connection(view):
         return
@@ -137,7 +138,7 @@ def azure_connection_ikev2(view: ResourceView, ctx: Context):
       remediation="Set `ipsec_policies=[{ike_encryption: GCMAES256, ipsec_encryption: GCMAES256, ipsec_integrity: "
                   "GCMAES256, ...}]` on `azure_native.network.VirtualNetworkGatewayConnection`.",
       severity=Severity.HIGH, frameworks=IN_TRANSIT, enforcement=Enforcement.MANDATORY, residency=False,
-      unknown_fails=True, types=GATEWAY_CONNECTION)
+      unknown=Unknown.FAILS, types=GATEWAY_CONNECTION)
 def azure_connection_gcm(view: ResourceView, ctx: Context):
     if not _ipsec_connection(view):
         return
@@ -154,7 +155,7 @@ def azure_connection_gcm(view: ResourceView, ctx: Context):
                   "IKE and the same strength for PFS; without a policy Azure's defaults include DH group 2.",
       remediation="Set `dh_group=\"ECP384\"` and `pfs_group=\"ECP384\"` in the connection's `ipsec_policies`.",
       severity=Severity.MEDIUM, frameworks=IN_TRANSIT, enforcement=Enforcement.MANDATORY, residency=False,
-      unknown_fails=True, types=GATEWAY_CONNECTION)
+      unknown=Unknown.FAILS, types=GATEWAY_CONNECTION)
 def azure_connection_dh(view: ResourceView, ctx: Context):
     if not _ipsec_connection(view):
         return
