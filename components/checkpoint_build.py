@@ -37,8 +37,8 @@ def checkpoint_access(fleet: Any, cluster_name: str, team: str) -> Any:
 
 
 def _onprem(fleet: Any, cluster: Cluster, team: str) -> Any:
-    """On-prem, with the site's object store set: its credentials in a Secret of the team's namespace
-    (components.onprem.checkpoint_access)."""
+    """On-prem, with the site's object store set: the team's own key (limited by the store to the team's prefix) in
+    a Secret of the team's namespace (components.onprem.checkpoint_access)."""
     from components.onprem.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
 
     index, site = next(((i, s) for i, s in enumerate(fleet.config.sites) if s.name == cluster.site),
@@ -46,12 +46,18 @@ def _onprem(fleet: Any, cluster: Cluster, team: str) -> Any:
     if site is None or site.object_store is None:
         return None
     store = site.object_store
+    where = f"{ROOT}.sites[{index}].object_store.team_credentials"
+    credentials = store.team_credentials.get(team)
+    if credentials is None:
+        raise ConfigError(where, f"team {team} trains on cluster {cluster.name} at site {site.name} and has no key "
+                          f"for its store; allowed: team_credentials.{team} naming the team's own key, limited "
+                          f"by the store to {store.bucket}/{team}/")
     keys = {}
     for name in ("access_key_id_secret", "secret_access_key_secret"):
-        setting = getattr(store, name)
+        setting = getattr(credentials, name)
         keys[name] = secret_config(setting)
         if keys[name] is None:
-            raise ConfigError(f"{ROOT}.sites[{index}].object_store.{name}",
+            raise ConfigError(f"{where}.{team}.{name}",
                               f"names the secret setting sahab:{setting}, which the stack does not set; "
                               f"set it with `pulumi config set --secret {setting} <value>`")
     return CheckpointAccess(f"{fleet.fleet_name}-{cluster.name}-{team}-checkpoints", CheckpointAccessArgs(
