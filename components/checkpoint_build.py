@@ -18,6 +18,7 @@ import pulumi
 
 from components.config import ROOT, Cluster, secret_config
 from components.errors import ConfigError
+from components.kubernetes.checkpoint_key import ENV as KEY_ENV
 
 if TYPE_CHECKING:
     from components.cluster_reference import ReferencedCluster
@@ -141,15 +142,17 @@ def referenced_access(cluster: ReferencedCluster) -> ReferencedAccess:
         return found
 
     store = cluster.get_optional("checkpoints").apply(checked)
-    # The account, labels and variable names follow from the cluster kind; only values come from the export.
+    # The account, labels and variable names follow from the cluster kind; only values come from the export. The
+    # checkpoint key is the owning stack's Secret in the team's namespace there, read by name (never exported).
     if cluster.kind == "aks":
         from components.azure.checkpoint_access import USE_LABEL
 
         return ReferencedAccess(uri=store.apply(lambda s: s["uri"]), account=CHECKPOINT_ACCOUNT,
                                 env=[{"name": "AZURE_STORAGE_ACCOUNT",
-                                      "value": store.apply(lambda s: _env_value(s, "AZURE_STORAGE_ACCOUNT"))}],
+                                      "value": store.apply(lambda s: _env_value(s, "AZURE_STORAGE_ACCOUNT"))},
+                                     KEY_ENV],
                                 pod_labels={USE_LABEL: "true"})
-    return ReferencedAccess(uri=store.apply(lambda s: s["uri"]), account=CHECKPOINT_ACCOUNT)
+    return ReferencedAccess(uri=store.apply(lambda s: s["uri"]), account=CHECKPOINT_ACCOUNT, env=[KEY_ENV])
 
 
 def _env_value(store: dict, name: str) -> str:
