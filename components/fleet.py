@@ -223,7 +223,8 @@ class Fleet(pulumi.ComponentResource):
                                        pools=self.config.pools_of(name)))
         teams = self.config.workload.teams
         dispatch = Burst(f"{self.fleet_name}-burst", BurstArgs(manager=manager_provider, workers=tuple(workers),
-                                                               teams=teams),
+                                                               teams=teams,
+                                                               rotation_image=self._workload_for(manager.kind).image),
                          opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.node_pools.values())))
         self.exports["burst"] = {"manager": manager.name, "workers": list(burst.workers),
                                  "queues": dispatch.queues}
