@@ -49,10 +49,14 @@ def run_offline(command: str, tmp_path: Path) -> None:
     elif words[:2] == ["pulumi", "preview"]:
         stack = words[words.index("-s") + 1]
         assert words[words.index("--policy-pack") + 1] == "policies" and (ROOT / "policies/PulumiPolicy.yaml").is_file()
-        done = sahab("check", "--stack", stack)
+        done = sahab("check", "--stack", stack, *_policy_config(words))
         assert done.returncode == 0, done.stdout + done.stderr
     elif words[:2] == ["pulumi", "up"]:
-        done = sahab("plan", "--stack", words[words.index("-s") + 1])
+        # The enforcement point: the pack and the stack's own policy config, always both.
+        stack = words[words.index("-s") + 1]
+        assert words[words.index("--policy-pack") + 1] == "policies"
+        assert _policy_config(words) == ["--policy-config", f"policies/config/{stack}.json"]
+        done = sahab("plan", "--stack", stack)
         assert done.returncode == 0, done.stderr
     elif words == ["make", "policy-pack"]:
         done = subprocess.run([sys.executable, "tools/policy_pack.py", str(tmp_path / "policy-pack")], cwd=ROOT,
@@ -66,9 +70,19 @@ def run_offline(command: str, tmp_path: Path) -> None:
         raise AssertionError(f"README command with no offline counterpart: {command}")
 
 
+def _policy_config(words: list[str]) -> list[str]:
+    """`--policy-pack-config FILE` as `sahab check` takes it; the file must exist."""
+    if "--policy-pack-config" not in words:
+        return []
+    file = words[words.index("--policy-pack-config") + 1]
+    assert (ROOT / file).is_file(), file
+    return ["--policy-config", file]
+
+
 def test_every_real_use_command_works_offline(tmp_path):
     commands = real_use_commands()
     assert any(c.startswith("pulumi install") for c in commands)
     assert any(c.startswith("pulumi preview") and "--policy-pack policies" in c for c in commands)
+    assert any(c.startswith("pulumi up") and "--policy-pack-config" in c for c in commands)
     for command in commands:
         run_offline(command, tmp_path)

@@ -147,3 +147,20 @@ def test_codeowners_cover_what_decides_what_is_deployed():
     guarded = {line.split()[0] for line in owners if not line.startswith("#") and len(line.split()) > 1}
     assert {"/components/", "/sahab/", "/ansible/", "/Pulumi.yaml", "/stacks/", "/policies/", "/workloads/",
             "/.github/"} <= guarded
+
+
+def test_the_threat_model_says_who_is_trusted_and_where_enforcement_lives():
+    doc = (ROOT / "docs" / "security.md").read_text()
+    for heading in ("## Who is trusted, and with what", "## What each check promises, and what it cannot",
+                    "## Continuous integration: no job that runs unreviewed code holds a secret"):
+        assert heading in doc
+    for untrusted in ("A pull request's code", "The site network", "Whoever can write a checkpoint store"):
+        assert untrusted in doc
+    assert "pulumi up --policy-pack policies --policy-pack-config" in doc
+    assert "a data disk that leaves alone" in doc  # what the LUKS key file on the root disk protects against
+    readme = (ROOT / "README.md").read_text()
+    assert "docs/security.md" in readme and "--policy-pack-config policies/config/prod.json" in readme
+    # Every pinned action the workflows use is in the document's table, with the same commit.
+    for text in TEXT.values():
+        for repo, sha in re.findall(r"uses:\s*([\w.-]+/[\w.-]+)(?:/[\w./-]+)?@([0-9a-f]{40})", text):
+            assert sha in doc, (repo, sha)
