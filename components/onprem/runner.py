@@ -12,9 +12,10 @@ Two things hold whatever the operator's environment or ansible.cfg say:
   lib/ansible/plugins/connection/ssh.py `_build_command`; ansible-runner 2.4.3, config/_base.py). So the
   inventory sets `ansible_host_key_checking: true` and puts the host key options in `ansible_ssh_args`, the
   first options on every ssh, scp and sftp command line; with a known_hosts given, it is the only one read.
-- Nothing Sahab hands Ansible is templated: the inventory and the variables are YAML whose every string is
-  `!unsafe`, so a value that reads `{{ lookup('pipe', ...) }}` reaches the hosts as that text and runs nothing
-  on the operator's machine. Connection settings (`ansible_*`) are Sahab's own: a variable may not set one.
+- Nothing Sahab hands Ansible is templated: the inventory and the variables are JSON whose every string is
+  marked unsafe (`{"__ansible_unsafe": ...}`), so a value that reads `{{ lookup('pipe', ...) }}` reaches the
+  hosts as that text and runs nothing on the operator's machine. Connection settings (`ansible_*`) are Sahab's
+  own: a variable may not set one.
 """
 
 from __future__ import annotations
@@ -32,8 +33,6 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 
 def _playbook_dir() -> Path:
@@ -145,20 +144,12 @@ def build_inventory(hosts: Iterable[Host], known_hosts_file: str | None = None) 
                                                  "ansible_ssh_args": ssh_args(known_hosts_file)}}}
 
 
-class _Unsafe(str):
-    """A string Ansible must take as it is: written with the `!unsafe` tag, never templated."""
-
-
-class _AnsibleDumper(yaml.SafeDumper):
-    pass
-
-
-_AnsibleDumper.add_representer(_Unsafe, lambda dumper, value: dumper.represent_scalar("!unsafe", str(value)))
-
-
 def _unsafe(value: Any) -> Any:
+    """Every string wrapped in Ansible's JSON marker for unsafe text (read as a string, whatever it looks like,
+    and never templated). YAML's `!unsafe` tag is not enough in ansible-core 2.19: it still resolves `'true'` and
+    `'123'` to a bool and an int."""
     if isinstance(value, str):
-        return _Unsafe(value)
+        return {"__ansible_unsafe": value}
     if isinstance(value, Mapping):
         return {key: _unsafe(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -166,10 +157,9 @@ def _unsafe(value: Any) -> Any:
     return value
 
 
-def ansible_yaml(data: Mapping[str, Any]) -> str:
-    """YAML for Ansible (an inventory, an extra-vars file) in which every string value is `!unsafe`."""
-    return yaml.dump(_unsafe(data), Dumper=_AnsibleDumper, sort_keys=True, default_flow_style=False,
-                     allow_unicode=True)
+def ansible_json(data: Mapping[str, Any]) -> str:
+    """JSON for Ansible (an inventory, an extra-vars file) in which every string value is unsafe text."""
+    return json.dumps(_unsafe(data), sort_keys=True)
 
 
 def content_hash(playbook_dir: Path, inventory: Mapping[str, Any], variables: Mapping[str, Any]) -> str:
@@ -337,10 +327,10 @@ def run_playbook(
         if known_hosts is not None:
             known_hosts_file = _private_file(work / "known_hosts", known_hosts.rstrip("\n") + "\n")
         (work / "inventory").mkdir(mode=0o700)
-        inventory_file = _private_file(work / "inventory" / "hosts.yml",
-                                       ansible_yaml(build_inventory(hosts, known_hosts_file)))
+        inventory_file = _private_file(work / "inventory" / "hosts.json",
+                                       ansible_json(build_inventory(hosts, known_hosts_file)))
         # Variables may hold secrets: a 0600 file in the private directory, never the command line (ps).
-        variables_file = _private_file(work / "variables.yml", ansible_yaml(dict(variables or {})))
+        variables_file = _private_file(work / "variables.json", ansible_json(dict(variables or {})))
         # ssh's connection sockets live and die with the run: no master from another run is ever reused.
         envvars = {**_ansible_env(), "ANSIBLE_SSH_CONTROL_PATH_DIR": str(work / "cp")}
         runner = ansible_runner.run(

@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from components.onprem import runner
 from components.onprem.runner import Host
@@ -117,23 +116,23 @@ def test_no_variable_can_set_a_connection_setting(where, name):
 
 
 def test_inventory_and_variables_reach_ansible_as_unsafe_text():
-    """The files Ansible reads tag every string `!unsafe`; Ansible's own loader keeps each one untemplated."""
+    """The files Ansible reads mark every string unsafe; Ansible's own loader keeps each one a string, untemplated
+    (`true` and `123` included: a label value stays text)."""
     from ansible.parsing.dataloader import DataLoader
-    from ansible.template import Templar
+    from ansible.template import Templar, trust_as_template
 
     jinja = "{{ lookup('pipe', 'id') }}"
-    text = runner.ansible_yaml({"all": {"hosts": {"h": {"ansible_host": f"fe80::1%{jinja}",
-                                                         "labels": {"team": jinja}, "taints": [{"key": jinja}],
-                                                         "port": 22}}}})
-    assert text.count("!unsafe") == 3 and "port: 22" in text
+    data = {"all": {"hosts": {"h": {"ansible_host": f"fe80::1%{jinja}", "labels": {"team": jinja, "gpu": "true"},
+                                    "taints": [{"key": jinja, "value": "123"}], "port": 22, "on": True}}}}
+    text = runner.ansible_json(data)
+    assert text.count("__ansible_unsafe") == 5 and json.loads(text)["all"]["hosts"]["h"]["port"] == 22
     loaded = DataLoader().load(text)
     host = loaded["all"]["hosts"]["h"]
-    templar = Templar(loader=DataLoader(), variables=host)
-    assert templar.template(host["ansible_host"]) == f"fe80::1%{jinja}"
-    assert templar.template(host["labels"])["team"] == jinja
-    assert templar.template(host["taints"])[0]["key"] == jinja
-    assert yaml.safe_load(text.replace("!unsafe", "")) == {"all": {"hosts": {"h": {
-        "ansible_host": f"fe80::1%{jinja}", "labels": {"team": jinja}, "taints": [{"key": jinja}], "port": 22}}}}
+    rendered = Templar(loader=DataLoader(), variables=host).template(  # as a role's own template uses them
+        trust_as_template("{{ [ansible_host, labels, taints, port, on] }}"))
+    assert rendered == [f"fe80::1%{jinja}", {"team": jinja, "gpu": "true"}, [{"key": jinja, "value": "123"}], 22,
+                        True]
+    assert isinstance(rendered[1]["gpu"], str) and isinstance(rendered[2][0]["value"], str)
 
 
 def test_a_hostile_value_runs_nothing_on_the_operators_machine(tmp_path, monkeypatch):
