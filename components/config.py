@@ -186,9 +186,9 @@ class ObjectStore(_Model):
     `<bucket>/<team>/`. Each team's namespace gets its own key and nothing else; a team training on this site
     without one is refused. Default: none."""
     access_key_id_secret: Any = None
-    """Refused: the site-wide key of earlier versions (see team_credentials)."""
+    """Refused when set: the site-wide key of earlier versions (see team_credentials). Default: unset."""
     secret_access_key_secret: Any = None
-    """Refused: the site-wide key of earlier versions (see team_credentials)."""
+    """Refused when set: the site-wide key of earlier versions (see team_credentials). Default: unset."""
 
     @field_validator("access_key_id_secret", "secret_access_key_secret")
     @classmethod
