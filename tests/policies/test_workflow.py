@@ -160,6 +160,9 @@ def test_the_threat_model_says_who_is_trusted_and_where_enforcement_lives():
     assert "a data disk that leaves alone" in doc  # what the LUKS key file on the root disk protects against
     readme = (ROOT / "README.md").read_text()
     assert "docs/security.md" in readme and "--policy-pack-config policies/config/prod.json" in readme
+    pack_readme = (ROOT / "policies" / "README.md").read_text()  # published with the pack
+    assert "pulumi up --policy-pack policies --policy-pack-config" in pack_readme
+    assert "the enforcement point" in pack_readme
     # Every pinned action the workflows use is in the document's table, with the same commit.
     for text in TEXT.values():
         for repo, sha in re.findall(r"uses:\s*([\w.-]+/[\w.-]+)(?:/[\w./-]+)?@([0-9a-f]{40})", text):
