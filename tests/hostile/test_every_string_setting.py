@@ -41,6 +41,8 @@ PAYLOADS = {
     "yaml flow mapping": "{a: b}",
     "yaml tag": "!!python/object/apply:os.system ['id']",
     "ipv6 zone": "%{{ lookup('pipe', 'id') }}",
+    # A whole IPv6 address with a zone id: an address field whose own value is IPv4 would never see one otherwise.
+    "ipv6 address with a zone": "fe80::1%{{ lookup('pipe', 'id') }}",
 }
 
 
