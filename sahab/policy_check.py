@@ -329,13 +329,14 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | N
     from policies.waivers import WaiverError, load_waivers
 
     today = today or dt.datetime.now(dt.UTC).date()
-    try:
-        waivers = load_waivers(waivers_path, today=today)
-    except WaiverError as exc:
-        raise ConfigError(exc.path, exc.message) from None
     layers = policy_config if isinstance(policy_config, list) else \
         [ConfigLayer(policy_config, config_where)] if policy_config else []
     levels, settings = _levels_and_settings(pack.POLICIES, layers, plan.stack)
+    try:  # a rule this check makes mandatory is waived as a mandatory one: listed resources, 90 days at most
+        waivers = load_waivers(waivers_path, today=today,
+                               mandatory={plan.stack: {n for n, level in levels.items() if level == "mandatory"}})
+    except WaiverError as exc:
+        raise ConfigError(exc.path, exc.message) from None
     resources = [r for r in plan.resources if r.type != "pulumi:pulumi:Stack"]
     by_urn = {r.urn: r for r in resources}
     session = pack.Session(stack_config={k: pack.parse_config_value(v) for k, v in plan.config.items()},

@@ -110,8 +110,9 @@ def test_clean_account_exits_zero_and_encryption_by_default_off_fails(aws, capsy
 def test_sarif_names_rules_and_suppresses_waived(aws, capsys, tmp_path):
     seeded = seed_account()
     waivers = tmp_path / "waivers.yaml"
-    waivers.write_text("waivers:\n  - {policy: SAHAB-AWS-012, resource: 'arn:aws:ec2:me-central-1:*:volume/vol-*', "
-                       "reason: scratch disk, approver: ops@example.ae, expires: 2099-01-01}\n")
+    soon = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=30)  # a mandatory rule: one resource, 90 days at most
+    waivers.write_text(f"waivers:\n  - {{policy: SAHAB-AWS-012, resource: '{seeded.ids['me-volume-plain']}', "
+                       f"reason: scratch disk, approver: ops@example.ae, expires: {soon}}}\n")
     code, out, _ = audit(capsys, *THREE_REGIONS, "--format", "sarif", "--waivers", str(waivers),
                          "--evidence-dir", str(tmp_path / "ev"))
     assert code == 1

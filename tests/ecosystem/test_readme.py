@@ -60,11 +60,14 @@ def run_offline(command: str, tmp_path: Path) -> None:
         stack = words[words.index("-s") + 1]
         assert words[words.index("--policy-pack") + 1] == "policies" and (ROOT / "policies/PulumiPolicy.yaml").is_file()
         trusted_config(words, "--policy-pack-config", ROOT, stack)
-        done = sahab("check", "--stack", stack)  # reads the same policies/config/<stack>.json
+        done = sahab("check", "--stack", stack, *_policy_config(words))
         assert done.returncode == 0, done.stdout + done.stderr
     elif words[:2] == ["pulumi", "up"]:
-        trusted_config(words, "--policy-pack-config", ROOT, words[words.index("-s") + 1])
-        done = sahab("plan", "--stack", words[words.index("-s") + 1])
+        # The enforcement point: the pack and the stack's own trusted policy config, always both.
+        stack = words[words.index("-s") + 1]
+        assert words[words.index("--policy-pack") + 1] == "policies"
+        trusted_config(words, "--policy-pack-config", ROOT, stack)
+        done = sahab("plan", "--stack", stack)
         assert done.returncode == 0, done.stderr
     elif words[:3] == ["pulumi", "policy", "enable"]:
         from policies.pack import PACK_NAME
@@ -90,9 +93,19 @@ def run_offline(command: str, tmp_path: Path) -> None:
         raise AssertionError(f"README command with no offline counterpart: {command}")
 
 
+def _policy_config(words: list[str]) -> list[str]:
+    """`--policy-pack-config FILE` as `sahab check` takes it; the file must exist."""
+    if "--policy-pack-config" not in words:
+        return []
+    file = words[words.index("--policy-pack-config") + 1]
+    assert (ROOT / file).is_file(), file
+    return ["--policy-config", file]
+
+
 def test_every_real_use_command_works_offline(tmp_path):
     commands = real_use_commands()
     assert any(c.startswith("pulumi install") for c in commands)
     assert any(c.startswith("pulumi preview") and "--policy-pack policies" in c for c in commands)
+    assert any(c.startswith("pulumi up") and "--policy-pack-config" in c for c in commands)
     for command in commands:
         run_offline(command, tmp_path)
