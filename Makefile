@@ -77,8 +77,7 @@ clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
 
 # The main job on the embedded default: what the smb and prod stacks would build, and their policy verdicts.
+# Per stack: resources by kind, readiness and placements, the policy verdict with waivers by rule (tools/demo.py).
+# VERBOSE=1 adds everything `sahab plan` and `sahab check` print.
 demo: install
-	$(PY) -m sahab plan --stack smb
-	$(PY) -m sahab check --stack smb
-	$(PY) -m sahab plan --stack prod
-	$(PY) -m sahab check --stack prod
+	$(PY) tools/demo.py $(if $(VERBOSE),--verbose) smb prod
