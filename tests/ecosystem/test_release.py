@@ -31,3 +31,8 @@ def test_a_tag_publishes_with_trusted_publishing_and_nothing_else_can():
     assert WORKFLOW["permissions"] == {}
     others = [name for name, job in WORKFLOW["jobs"].items() if "id-token" in (job.get("permissions") or {})]
     assert others == ["publish"]
+
+
+def test_ci_has_pip_resolve_every_lock_for_other_machines():
+    script = "\n".join(step.get("run", "") for step in WORKFLOW["jobs"]["locks"]["steps"])
+    assert "tools/lock.py verify" in script and "--require-hashes" in script
