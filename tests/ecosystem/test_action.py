@@ -66,3 +66,16 @@ def test_bad_inputs_are_one_error_line_and_exit_2(tmp_path, inputs, named):
     done, _, _ = run_check(tmp_path, **{"stack": "smb", **inputs})
     assert done.returncode == 2
     assert done.stderr.startswith(f"error: {named}: ") and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_readme_uses_the_action_and_the_hook_as_they_are():
+    import re
+
+    blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", (ROOT / "README.md").read_text(), re.S)]
+    steps = [s for b in blocks if isinstance(b, dict) and "jobs" in b for job in b["jobs"].values()
+             for s in job["steps"] if s.get("uses", "").startswith("OWNER/sahab@")]
+    assert steps and set(steps[0]["with"]) <= set(ACTION["inputs"])
+    assert {n for n, spec in ACTION["inputs"].items() if spec.get("required")} <= set(steps[0]["with"])
+    hooks = {h["id"] for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    used = [h["id"] for b in blocks if isinstance(b, dict) and "repos" in b for r in b["repos"] for h in r["hooks"]]
+    assert used and set(used) <= hooks
