@@ -36,3 +36,12 @@ def test_a_tag_publishes_with_trusted_publishing_and_nothing_else_can():
 def test_ci_has_pip_resolve_every_lock_for_other_machines():
     script = "\n".join(step.get("run", "") for step in WORKFLOW["jobs"]["locks"]["steps"])
     assert "tools/lock.py verify" in script and "--require-hashes" in script
+
+
+def test_the_changelog_has_a_section_for_the_version_a_tag_would_publish():
+    from sahab.version import pyproject_version
+
+    headings = [line for line in (ROOT / "CHANGELOG.md").read_text().splitlines() if line.startswith("## [")]
+    assert f"## [{pyproject_version(ROOT / 'pyproject.toml')}]" in headings
+    script = "\n".join(step.get("run", "") for step in WORKFLOW["jobs"]["build"]["steps"])
+    assert 'grep -qxF "## [$version]" CHANGELOG.md' in script
