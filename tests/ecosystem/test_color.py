@@ -29,7 +29,7 @@ def outputs() -> dict[str, str]:
         "--no-color after": (["plan", "--no-color"], base),
         "--no-color before": (["--no-color", "plan"], base),
     }
-    running = {name: subprocess.Popen([sys.executable, "-m", "sahab", *args, "--program", str(PROGRAM), "--quiet"],
+    running = {name: subprocess.Popen([sys.executable, "-m", "sahab", *args, "--program", str(PROGRAM)],
                                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
                for name, (args, env) in ways.items()}
     found = {}
