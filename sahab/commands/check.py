@@ -14,7 +14,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
                         help="folder holding Pulumi.yaml (default: this Sahab project)")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="print only failures (mandatory violations; nothing when the stack passes) and no "
+                             "progress line; --report files stay complete")
     parser.add_argument("--format", choices=("text", "json", "sarif", "junit"), default="text",
                         help="output format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", default=None, help="write the report here (default: stdout)")
@@ -72,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in planned.notices:
         print(f"warning: {warning}", file=sys.stderr)
 
-    text = _render(result, args.format)
+    text = _render(result, args.format, quiet=args.quiet)
     for fmt, file in reports:
         try:
             file.write_text(_render(result, fmt))
@@ -93,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-def _render(result, fmt: str) -> str:
+def _render(result, fmt: str, quiet: bool = False) -> str:
     import json
 
     if fmt == "json":
@@ -111,5 +113,5 @@ def _render(result, fmt: str) -> str:
     from sahab.report_text import render_text
 
     buffer = io.StringIO()
-    render_text(result, buffer)
+    render_text(result, buffer, quiet=quiet)
     return buffer.getvalue()

@@ -24,7 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
                         help="folder holding Pulumi.yaml (default: this Sahab project)")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="print only failures (the readiness problems; nothing when the fleet would come up) "
+                             "and no progress line")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", default=None,
                         help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")
@@ -50,7 +52,9 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         doc = {**result.contract(), "readiness": readiness.contract()}
         print(json.dumps(doc, indent=2, sort_keys=False))
-    else:
+    elif not args.quiet:
         render_plan_text(result)
         render_readiness_text(readiness)
+    elif not readiness.ok:
+        render_readiness_text(readiness, quiet=True)
     return 0 if readiness.ok else 1

@@ -35,7 +35,9 @@ def test_every_finding_by_rule_and_resource_and_nothing_else(aws, capsys, tmp_pa
         assert seeded.ids[compliant] in scanned
         assert seeded.ids[compliant] not in flagged
     by_rule = {f["rule"]: f for f in report["findings"]}
-    assert by_rule["SAHAB-AWS-004"]["message"].startswith("rules[0] destination region 'eu-west-1' is outside")
+    replication = by_rule["SAHAB-AWS-004"]["message"]
+    assert replication.startswith("`rules[0].destination.bucket`") and "'eu-west-1'" in replication
+    assert "outside the allowed places" in replication
     assert by_rule["SAHAB-AWS-001"]["enforcement"] == "mandatory"
     assert report["summary"]["passed"] is False
 
@@ -154,3 +156,29 @@ def test_endpoint_url_sends_every_call_to_a_moto_server_on_loopback(moto_server,
     rules = {(f["rule"], f["resource"].rsplit("/", 1)[-1].split(":")[-1]) for f in report["findings"]}
     assert {("SAHAB-AWS-010", "served-bucket"), ("SAHAB-AWS-091", ME)} <= rules
     assert report["summary"]["resources"]["aws:ebs/volume:Volume"] == 1
+
+
+@pytest.mark.parametrize("order", [
+    ["--regions", "me-central-1", "uaenorth", "aws"],  # options first, as the usage line shows them
+    ["--regions", "me-central-1,uaenorth", "aws", "--format", "json"],
+])
+def test_options_before_the_cloud_audit_as_options_after_it(aws, capsys, tmp_path, order):
+    args = [*order, "--scan-regions", ME, "--evidence-dir", str(tmp_path / "ev")]
+    if "--format" not in args:
+        args += ["--format", "json"]
+    code = main(["audit", *args])
+    out, err = capsys.readouterr()
+    assert code == 1, err  # a new account leaves EBS encryption by default off: a finding, not a usage error
+    # The cloud was taken back from --regions: the allowed regions are the two given, not "aws".
+    assert json.loads(out)["allowedRegions"] == ["me-central-1", "uaenorth"]
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--regions", "me-central-1"], "the cloud to audit is missing; allowed: aws"),
+    (["--regions", "aws"], "--regions: expected at least one region before aws"),
+    (["gcp"], "invalid choice: 'gcp'"),
+])
+def test_a_missing_or_unknown_cloud_is_one_error_line(capsys, args, says):
+    assert main(["audit", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and says in err and len(err.splitlines()) == 1
