@@ -73,14 +73,19 @@ def plan_phases(program_dir: Path | str | None = None, stack: str = "dev", *, ti
     """The preview and the update run of a program, run at the same time: (preview, update)."""
     project, config, run = _prepare(program_dir, stack, timeout, isolated)
     interpreter = toolchain.resolve(project, isolated=isolated)
+    printed: list[bytes] = []  # what the program prints in the update run repeats the preview's: shown on failure
     with ThreadPoolExecutor(max_workers=1) as pool:
-        update = pool.submit(run_stack, project, config, UPDATE, run, None, interpreter)
+        update = pool.submit(run_stack, project, config, UPDATE, run, None, interpreter, printed)
         try:
             preview = run_stack(project, config, PREVIEW, run, on_resource, interpreter)
         except BaseException:
             run.deadline = time.monotonic()  # the verdict is an error already: stop the other run now
             raise
-        return preview, update.result()
+        try:
+            return preview, update.result()
+        except ProgramError as exc:
+            _relay(b"".join(printed))
+            raise ProgramError(f"{exc} (in the update run, with the values `pulumi up` would compute)") from None
 
 
 def _prepare(program_dir: Path | str | None, stack: str, timeout: float | None,
@@ -128,8 +133,9 @@ def sdk_types(site_packages: tuple[Path, ...]) -> SdkTypes:
 
 
 def run_stack(project: Project, config: StackConfig, phase: str, run: Run, on_resource: OnResource | None = None,
-              interpreter: toolchain.Interpreter | None = None) -> Plan:
-    """Run the program once for `config`'s stack and return what it registered."""
+              interpreter: toolchain.Interpreter | None = None, printed: list[bytes] | None = None) -> Plan:
+    """Run the program once for `config`'s stack and return what it registered. What the program prints goes
+    to stderr, or into `printed` when given."""
     import grpc
 
     interpreter = interpreter or toolchain.resolve(project, isolated=run.isolated)
@@ -151,11 +157,14 @@ def run_stack(project: Project, config: StackConfig, phase: str, run: Run, on_re
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
-        status, out, err = _execute(project, config, phase, run, interpreter, f"127.0.0.1:{port}")
+        status, out, err = _execute(project, config, phase, run, interpreter, f"127.0.0.1:{port}", printed)
     finally:
         server.stop(grace=None)
         monitor.close()
-    _relay(out + err)
+    if printed is None:
+        _relay(out + err)
+    else:
+        printed.append(out + err)
     entry = program_entry(project)
     if recording.fatal is not None:
         raise recording.fatal if isinstance(recording.fatal, SahabError) else \
@@ -180,7 +189,7 @@ def _deployed(run: Run) -> stack_refs.RunStack:
 
 
 def _execute(project: Project, config: StackConfig, phase: str, run: Run, interpreter: toolchain.Interpreter,
-             address: str) -> tuple[int, bytes, bytes]:
+             address: str, printed: list[bytes] | None) -> tuple[int, bytes, bytes]:
     """Start the program's process as the CLI's language host starts it; wait for it within the deadline."""
     main = project.main
     entry = main.name if main.is_file() else "."
@@ -205,7 +214,8 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
     except subprocess.TimeoutExpired:
         _stop(proc)
         out, err = proc.communicate()
-        _relay(out + err)
+        if printed is None:
+            _relay(out + err)
         raise _timed_out(project, run) from None
     return proc.returncode, out, err
 
@@ -251,7 +261,8 @@ _NOISE_START = re.compile(r"^(Traceback \(most recent call last\):|Exception ign
 def _relay(output: bytes) -> None:
     """Pass on what the program printed; drop Python tracebacks (its own and teardown noise), which the
     error line already summarises (SAHAB_DEBUG=1 keeps them)."""
-    lines = output.decode("utf-8", "replace").splitlines()
+    lines = [line for line in output.decode("utf-8", "replace").splitlines()
+             if not line.startswith("sahab-executor: ")]  # the executor's own word, which the error line says
     if os.environ.get("SAHAB_DEBUG"):
         sys.stderr.write("\n".join(lines) + "\n" if lines else "")
         return

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
@@ -47,24 +49,33 @@ def check(program: Path) -> tuple[int, dict | None, str]:
     return code, (json.loads(text) if text.strip() else None), err.getvalue()
 
 
+def check_installed(program: Path, sahab: Path, cwd: Path) -> tuple[int, dict | None, str]:
+    """`sahab check --format json` as an installed Sahab runs it (the console script `sahab`), from `cwd`."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run([str(sahab), "check", "--program", str(program), "--stack", STACK, "--format", "json"],
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False)
+    return done.returncode, (json.loads(done.stdout) if done.stdout.strip() else None), done.stderr
+
+
 def check_again(program: Path) -> tuple[dict[str, int], list[dict]]:
     """A second, independent run through the library: planned resource types and the violations found."""
-    from sahab.engine import plan
+    from sahab.engine import plan_phases
     from sahab.policy_check import check_plan
 
-    result = plan(program, STACK, preview=True)
-    counts = Counter(r.type for r in result.resources if r.type != "pulumi:pulumi:Stack")
-    return dict(sorted(counts.items())), check_plan(result).contract()["violations"]
+    preview, update = plan_phases(program, STACK)
+    counts = Counter(r.type for r in preview.resources if r.type != "pulumi:pulumi:Stack")
+    return dict(sorted(counts.items())), check_plan(preview, update=update).contract()["violations"]
 
 
 def observe(program: Path, checked: tuple[int, dict | None, str] | None = None,
-            again: tuple[dict[str, int], list[dict]] | None = None) -> dict:
-    """What the engine answers for a program now, in the shape of expected.json."""
+            again: tuple[dict[str, int], list[dict]] | None = None, python: str = sys.executable) -> dict:
+    """What the engine answers for a program now, in the shape of expected.json (`python`: the interpreter that
+    ran the programs, shown as PYTHON)."""
     code, report, err = checked or check(program)
     doc: dict = {"exit_code": code}
     if code == 2:
         doc["error"] = next((line for line in err.splitlines() if line.startswith("error:")), "")
-        doc["error"] = doc["error"].replace(str(program) + "/", "").replace(sys.executable, "PYTHON")
+        doc["error"] = doc["error"].replace(str(program) + "/", "").replace(python, "PYTHON")
         return doc
     doc["resources"] = (again or check_again(program))[0]
     residency = residency_rules()
