@@ -12,7 +12,7 @@ The interpreter runs with the virtualenv activated (`ActivateVirtualEnv`: its bi
 set, PYTHONHOME removed).
 
 A program without a virtualenv, or whose virtualenv is not there, runs on Sahab's own interpreter, with a notice
-saying so. `isolated` (what CI runs for unreviewed code) always runs Sahab's own interpreter, with `-I`: the
+saying so, and without Sahab's own packages in its view. `isolated` (what CI runs for unreviewed code) always runs Sahab's own interpreter, with `-I`: the
 virtualenv a pull request names is never executed.
 """
 
@@ -29,6 +29,9 @@ from pathlib import Path
 from sahab.project import Project
 
 EXEC = Path(__file__).resolve().parent / "langhost" / "sahab-language-python-exec"
+# Where Sahab's own top-level packages are installed (this checkout, or site-packages): hidden from a program
+# that runs on Sahab's interpreter (the executor reads it as SAHAB_HIDDEN_ROOT).
+SAHAB_ROOT = EXEC.parents[3]
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,8 @@ def sahab_site_packages() -> tuple[Path, ...]:
 
 
 def _sahab(notice: str | None, flags: tuple[str, ...] = ()) -> Interpreter:
-    return Interpreter(sys.executable, flags, dict(os.environ), sahab_site_packages(), notice)
+    env = {**os.environ, "SAHAB_HIDDEN_ROOT": str(SAHAB_ROOT)}
+    return Interpreter(sys.executable, flags, env, sahab_site_packages(), notice)
 
 
 def _detect(folder: Path) -> str:
@@ -123,7 +127,7 @@ def _search_up(folder: Path, name: str) -> Path | None:
 
 
 def _activated(venv: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONHOME", "VIRTUAL_ENV")}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONHOME", "VIRTUAL_ENV", "SAHAB_HIDDEN_ROOT")}
     env["PATH"] = os.pathsep.join(p for p in (str(venv / "bin"), env.get("PATH", "")) if p)
     env["VIRTUAL_ENV"] = str(venv)
     return env
