@@ -90,13 +90,6 @@ def find_project(program_dir: Path) -> Project:
                    virtualenv=str(venv) if venv else None, toolchain=toolchain)
 
 
-def program_virtualenv(project: Project) -> Path | None:
-    """The virtualenv Pulumi.yaml names for the program (relative to the project folder), if any."""
-    if not project.virtualenv:
-        return None
-    return (project.root / project.virtualenv).resolve()
-
-
 def program_entry(project: Project) -> Path:
     entry = project.main if project.main.is_file() else project.main / "__main__.py"
     if not entry.is_file():

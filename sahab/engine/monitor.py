@@ -40,7 +40,7 @@ STACK_TYPE = "pulumi:pulumi:Stack"
 STACK_REFERENCE = "pulumi:pulumi:StackReference"
 
 # Reads a local stack named by a StackReference: its plan (as deployed), or None when it is not here.
-StackOutputs = Callable[[str], Plan | None]
+ReadStack = Callable[[str], Plan | None]
 
 
 @dataclass
@@ -63,12 +63,12 @@ class Monitor:
     """The state of one run, and the answers to its requests."""
 
     def __init__(self, recording: Recording, phase: str, outputs: ProviderOutputs, existing: list[inventory.Existing],
-                 stack_outputs: StackOutputs, program_dir: Path, on_resource: Callable[[str, str], None] | None):
+                 read_stack: ReadStack, program_dir: Path, on_resource: Callable[[str, str], None] | None):
         self.recording = recording
         self.phase = phase
         self.outputs = outputs
         self.existing = existing
-        self.stack_outputs = stack_outputs
+        self.read_stack = read_stack
         self.program_dir = program_dir
         self.on_resource = on_resource
         self.invokes = Invokes(outputs.types, outputs.where, existing, self._place_of)
@@ -258,7 +258,7 @@ class Monitor:
         """A StackReference reads the outputs of a local stack (planned offline too); a stack that is not here
         has outputs nobody can know offline. In a preview they are unknown; in the update the SDK takes no unknown,
         so the program reads no outputs and whatever it builds from them is recorded as unknown."""
-        referenced = self.stack_outputs(reference)
+        referenced = self.read_stack(reference)
         if referenced is None:
             if self.phase == PREVIEW:
                 return {"name": name}

@@ -12,8 +12,8 @@ The interpreter runs with the virtualenv activated (`ActivateVirtualEnv`: its bi
 set, PYTHONHOME removed).
 
 A program without a virtualenv, or whose virtualenv is not there, runs on Sahab's own interpreter, with a notice
-saying so, and without Sahab's own packages in its view. `isolated` (what CI runs for unreviewed code) always runs Sahab's own interpreter, with `-I`: the
-virtualenv a pull request names is never executed.
+saying so, and without Sahab's own packages in its view. `isolated` (what CI runs for unreviewed code) always
+runs Sahab's own interpreter, with `-I`: the virtualenv a pull request names is never executed.
 """
 
 from __future__ import annotations
