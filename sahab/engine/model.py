@@ -21,6 +21,9 @@ UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 # result type refuses. Whatever a program builds from it still holds the sentinel, and the engine records any
 # string holding it as unknown.
 UNKNOWABLE = f"unknown-offline-{UNKNOWN}"
+# The mark on the outputs of a StackReference to a stack that is not here, in the update run: the program's
+# executor then answers every output name with UNKNOWABLE (langhost/sahab-language-python-exec).
+UNREADABLE = "__sahab_unreadable_stack__"
 
 
 def is_unknown(value: object) -> bool:

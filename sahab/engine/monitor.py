@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlparse
 
 from sahab.engine import inventory, kubernetes
 from sahab.engine.invokes import Invokes
-from sahab.engine.model import PREVIEW, UNKNOWN, Plan, PlannedResource
+from sahab.engine.model import PREVIEW, UNKNOWN, UNREADABLE, Plan, PlannedResource
 from sahab.engine.outputs import ProviderOutputs, kubernetes_state
 from sahab.engine.values import Owner, short_hash
 from sahab.engine.wire import (
@@ -257,14 +257,15 @@ class Monitor:
     def _stack_reference(self, reference: str, name: str, urn: str) -> dict[str, Any]:
         """A StackReference reads the outputs of a local stack (planned offline too); a stack that is not here
         has outputs nobody can know offline. In a preview they are unknown; in the update the SDK takes no unknown,
-        so the program reads no outputs and whatever it builds from them is recorded as unknown."""
+        so they are marked UNREADABLE (the program's executor answers every name with UNKNOWABLE), and whatever
+        the program builds from them is recorded as unknown."""
         referenced = self.read_stack(reference)
         if referenced is None:
             if self.phase == PREVIEW:
                 return {"name": name}
             with self._lock:
                 self._unknowable.add(urn)
-            return {"name": name, "outputs": {}}
+            return {"name": name, "outputs": {UNREADABLE: True}}
         with self._lock:  # what that stack creates is where its plan puts it
             for key, place in referenced.places.items():
                 self._places.setdefault(key, place)

@@ -206,3 +206,12 @@ def test_the_engine_reads_one_way_its_data_types_import_nothing_of_it():
     assert cycles == []
     progress = ast.parse((ROOT / "sahab" / "progress.py").read_text())
     assert not [n for n in ast.walk(progress) if isinstance(n, ast.ImportFrom) and "engine" in (n.module or "")]
+
+
+def test_the_executor_and_the_engine_agree_on_their_shared_words():
+    """The executor imports nothing of Sahab, so the values both sides must agree on are written twice."""
+    from sahab.engine import model
+    from sahab.engine.toolchain import EXEC
+
+    text = EXEC.read_text()
+    assert f'UNKNOWABLE = "{model.UNKNOWABLE}"' in text and f'UNREADABLE = "{model.UNREADABLE}"' in text
