@@ -12,7 +12,9 @@ provider's) hold an unknown is judged by its update-run inputs, and so is a reso
 registers; stack policies are judged on the update run when the preview held any unknown. Every finding says
 which run produced it (`phase`). A value still unknown in the update run (a lookup of an existing resource the
 stack does not declare, a stack this check cannot read) cannot be judged: a rule that reads one and must fail
-closed on it (by its own declaration; by default, at mandatory enforcement) fails, naming the value.
+closed on it (by its own declaration; by default, at mandatory enforcement) fails, naming the value. A program
+that previews but cannot make its update run offline (it parses a secret setting offline cannot decrypt) is
+judged on its preview alone, as `pulumi preview --policy-pack` judges it, and the check says so.
 """
 
 from __future__ import annotations
@@ -84,7 +86,9 @@ class CheckResult:
                 "policies": sum(1 for level in self.levels.values() if level != "disabled"),
                 "violations": len(self.violations), "mandatory": len(self.mandatory),
                 "advisory": len(self.violations) - len(self.mandatory), "waived": len(self.waived),
-                "by_severity": by_severity, "passed": self.exit_code == 0}
+                "by_severity": by_severity, "passed": self.exit_code == 0,
+                # null when both runs were judged; else why the update run failed (judged on the preview alone)
+                "update_failure": self.plan.update_failure}
 
     def contract(self) -> dict[str, Any]:
         from sahab.schema import SCHEMA_VERSION
@@ -461,6 +465,8 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | N
     first = _judge(plan, levels, settings, waivers, today, lambda _p, _r: True)
     violations = {k: list(v) for k, v in first.violations.items()}
     waived = {k: list(v) for k, v in first.waived.items()}
+    unknowns: dict[tuple[str, str | None], list[str]] = {}  # values still unknown after the update run
+    by_urn = previewed
     if update is not None:
         reopened = {r.urn for r in plan.resources if open_in_preview(r)} | \
             {r.urn for r in update.resources if r.urn not in previewed}
@@ -478,25 +484,26 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | N
                     del found[key]
             found.update({k: v for k, v in taken.items() if k[0] in stack_policies or k[1] in reopened})
         by_urn = {r.urn: r for r in update.resources}
-        for (policy, urn), paths in second.reads.found.items():
-            rule = pack.RULES_BY_NAME[policy]
-            if violations.get((policy, urn)) or waived.get((policy, urn)):
-                continue
-            if not fails_closed_when_unknown(rule, levels[policy]):
-                continue
-            target = by_urn.get(urn or "")
-            message = (f"{', '.join(paths)} is unknown even in the update run (a lookup of an existing resource "
-                       f"the stack does not declare in sahab:existing, or a stack this check cannot read): the rule "
-                       f"cannot judge it and fails closed")
-            active, _ = decide(waivers, rule.id, rule.name, urn, today)
-            if active is not None:
-                waived.setdefault((policy, urn), []).append(Waived(policy, urn, message, active.approver,
-                                                                   active.expires.isoformat(), active.reason, UPDATE))
-                continue
-            violations[(policy, urn)] = [Violation(
-                policy=policy, rule_id=rule.id, enforcement=levels[policy], severity=rule.severity.value, urn=urn,
-                type=target.type if target else None, name=target.name if target else None, message=message,
-                source=target.source if target else None, phase=UPDATE)]
+        unknowns = second.reads.found
+    for (policy, urn), paths in unknowns.items():
+        rule = pack.RULES_BY_NAME[policy]
+        if violations.get((policy, urn)) or waived.get((policy, urn)):
+            continue
+        if not fails_closed_when_unknown(rule, levels[policy]):
+            continue
+        target = by_urn.get(urn or "")
+        message = (f"{', '.join(paths)} is unknown even in the update run (a lookup of an existing resource the stack "
+                   f"does not declare in sahab:existing, or a stack this check cannot read): the rule cannot judge "
+                   f"it and fails closed")
+        active, _ = decide(waivers, rule.id, rule.name, urn, today)
+        if active is not None:
+            waived.setdefault((policy, urn), []).append(Waived(policy, urn, message, active.approver,
+                                                               active.expires.isoformat(), active.reason, UPDATE))
+            continue
+        violations[(policy, urn)] = [Violation(
+            policy=policy, rule_id=rule.id, enforcement=levels[policy], severity=rule.severity.value, urn=urn,
+            type=target.type if target else None, name=target.name if target else None, message=message,
+            source=target.source if target else None, phase=UPDATE)]
     found_all = [v for group in violations.values() for v in group]
     order = {s: i for i, s in enumerate(SEVERITY_ORDER)}
     found_all.sort(key=lambda v: (v.enforcement != "mandatory", order.get(v.severity, 9), v.rule_id, v.urn or "",

@@ -33,6 +33,7 @@ from sahab.engine.model import PREVIEW, UPDATE, Plan, PlannedResource
 from sahab.engine.monitor import Monitor, Recording, servicers
 from sahab.engine.outputs import ProviderOutputs, Where
 from sahab.engine.sdk_types import SdkTypes
+from sahab.engine.stack_refs import StackReferenceCycle
 from sahab.engine.wire import known, to_plain
 from sahab.errors import ProgramError, SahabError, UsageError, one_line
 from sahab.project import REDACTED, Project, StackConfig, find_project, load_stack, program_entry
@@ -69,8 +70,12 @@ def plan(program_dir: Path | str | None = None, stack: str = "dev", *, preview: 
 
 
 def plan_phases(program_dir: Path | str | None = None, stack: str = "dev", *, timeout: float | None = None,
-                isolated: bool = False, on_resource: OnResource | None = None) -> tuple[Plan, Plan]:
-    """The preview and the update run of a program, run at the same time: (preview, update)."""
+                isolated: bool = False, on_resource: OnResource | None = None) -> tuple[Plan, Plan | None]:
+    """The preview and the update run of a program, run at the same time: (preview, update).
+
+    A program that previews but fails in the update run (it parses a secret setting offline cannot decrypt,
+    it refuses to deploy placeholder config) gives update None, and the preview says why in `update_failure`
+    and in a notice: it is judged on its preview alone."""
     project, config, run = _prepare(program_dir, stack, timeout, isolated)
     interpreter = toolchain.resolve(project, isolated=isolated)
     printed: list[bytes] = []  # what the program prints in the update run repeats the preview's: shown on failure
@@ -83,9 +88,16 @@ def plan_phases(program_dir: Path | str | None = None, stack: str = "dev", *, ti
             raise
         try:
             return preview, update.result()
+        except ProgramTimeout:
+            raise
+        except StackReferenceCycle:
+            raise
         except ProgramError as exc:
             _relay(b"".join(printed))
-            raise ProgramError(f"{exc} (in the update run, with the values `pulumi up` would compute)") from None
+            preview.update_failure = str(exc)
+            preview.notices.append(f"judged on the preview alone: the update run (the values `pulumi up` would "
+                                   f"compute) failed: {exc}")
+            return preview, None
 
 
 def _prepare(program_dir: Path | str | None, stack: str, timeout: float | None,
@@ -220,9 +232,13 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
     return proc.returncode, out, err
 
 
+class ProgramTimeout(ProgramError):
+    """A program that did not finish within the time limit."""
+
+
 def _timed_out(project: Project, run: Run) -> ProgramError:
     limit = f"{run.timeout:g} s" if not run.refs.chain else "the time left to the referencing stack"
-    return ProgramError(f"{program_entry(project)}: the program did not finish within {limit} and was stopped "
+    return ProgramTimeout(f"{program_entry(project)}: the program did not finish within {limit} and was stopped "
                         f"(raise the limit with --timeout SECONDS or SAHAB_PROGRAM_TIMEOUT)")
 
 

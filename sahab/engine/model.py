@@ -73,6 +73,8 @@ class Plan:
     # Where each resource is, by its names, ids and ARNs: (AWS region, Azure location). A stack that reads this
     # one's outputs places lookups of these resources by it.
     places: dict[str, tuple[str | None, str | None]] = field(default_factory=dict, repr=False)
+    # A preview whose program failed in the update run: why (what only `pulumi up` computes stays unknown).
+    update_failure: str | None = None
 
     @property
     def preview(self) -> bool:

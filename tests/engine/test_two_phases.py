@@ -122,3 +122,24 @@ def test_a_malformed_inventory_is_one_error_naming_the_entry(tmp_path):
     lines = err.getvalue().splitlines()
     assert code == 2 and len(lines) == 1
     assert lines[0].startswith("error: ") and "sahab:existing[1]" in lines[0] and "location" in lines[0]
+
+
+def test_a_program_that_cannot_make_its_update_run_offline_is_judged_on_its_preview_saying_so(tmp_path):
+    """A secret setting offline cannot decrypt, parsed only when the program really deploys."""
+    folder = tmp_path / "secret-login"
+    folder.mkdir()
+    (folder / "Pulumi.yaml").write_text("name: secret-login\nruntime: python\n")
+    (folder / "Pulumi.dev.yaml").write_text("config:\n  aws:region: us-east-1\n"
+                                           "  secret-login:login:\n    secure: v1:AAAACIPHERTEXT\n")
+    (folder / "__main__.py").write_text(
+        "import json\nimport pulumi\nimport pulumi_aws as aws\n"
+        "login = pulumi.Config().require_secret('login')\n"
+        "if not pulumi.runtime.is_dry_run():\n    login.apply(lambda text: json.loads(text)['user'])\n"
+        "aws.s3.Bucket('data')\n")
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["check", "--program", str(folder), "--format", "json"])
+    report = json.loads(out.getvalue())
+    assert code == 1 and {v["phase"] for v in report["violations"]} == {"preview"}
+    assert "JSONDecodeError" in report["summary"]["update_failure"]
+    assert "warning: judged on the preview alone" in err.getvalue() and "AAAACIPHERTEXT" not in err.getvalue()
