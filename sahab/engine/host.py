@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,7 @@ from sahab.engine.sdk_types import SdkTypes
 from sahab.engine.stack_refs import StackReferenceCycle
 from sahab.engine.wire import known, to_plain
 from sahab.errors import ProgramError, SahabError, UsageError, one_line
-from sahab.project import REDACTED, Project, StackConfig, find_project, load_stack, program_entry
+from sahab.project import REDACTED, Project, StackConfig, find_project, load_stack, program_entry, project_dir
 
 # How long a program may run before it is stopped (seconds); `--timeout` or this variable overrides it.
 TIMEOUT_ENV = "SAHAB_PROGRAM_TIMEOUT"
@@ -56,6 +56,7 @@ class Run:
     timeout: float  # the limit as the user gave it, for the message
     isolated: bool
     refs: stack_refs.References
+    stopped: threading.Event = field(default_factory=threading.Event)  # the verdict is known: stop every program
 
 
 def plan(program_dir: Path | str | None = None, stack: str = "dev", *, preview: bool = False,
@@ -84,13 +85,11 @@ def plan_phases(program_dir: Path | str | None = None, stack: str = "dev", *, ti
         try:
             preview = run_stack(project, config, PREVIEW, run, on_resource, interpreter)
         except BaseException:
-            run.deadline = time.monotonic()  # the verdict is an error already: stop the other run now
+            run.stopped.set()  # the verdict is an error already: stop the other run now
             raise
         try:
             return preview, update.result()
-        except ProgramTimeout:
-            raise
-        except StackReferenceCycle:
+        except (ProgramTimeout, StackReferenceCycle):
             raise
         except ProgramError as exc:
             _relay(b"".join(printed))
@@ -102,8 +101,6 @@ def plan_phases(program_dir: Path | str | None = None, stack: str = "dev", *, ti
 
 def _prepare(program_dir: Path | str | None, stack: str, timeout: float | None,
              isolated: bool) -> tuple[Project, StackConfig, Run]:
-    from sahab.project import project_dir
-
     project = find_project(project_dir(program_dir))
     program_entry(project)
     config = load_stack(project, stack)  # usage and config errors surface here, before a process starts
@@ -194,7 +191,7 @@ def _deployed(run: Run) -> stack_refs.RunStack:
     def run_referenced(folder: Path, stack: str, refs: stack_refs.References) -> Plan:
         project = find_project(folder)
         program_entry(project)
-        nested = Run(run.deadline, run.timeout, run.isolated, refs)
+        nested = Run(run.deadline, run.timeout, run.isolated, refs, run.stopped)
         return run_stack(project, load_stack(project, stack), UPDATE, nested)
 
     return run_referenced
@@ -221,15 +218,20 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
     except OSError as exc:
         raise ProgramError(f"{interpreter.python}: cannot start the program's interpreter ({exc.strerror or exc}); "
                            f"recreate its virtualenv (`pulumi install`)") from None
-    try:
-        out, err = proc.communicate(timeout=max(remaining, 0.1))
-    except subprocess.TimeoutExpired:
+    while True:
+        try:
+            out, err = proc.communicate(timeout=0.25)
+            return proc.returncode, out, err
+        except subprocess.TimeoutExpired:
+            if time.monotonic() < run.deadline and not run.stopped.is_set():
+                continue  # communicate() again: no output is lost
         _stop(proc)
         out, err = proc.communicate()
+        if run.stopped.is_set():
+            raise ProgramError(f"{program_entry(project)}: stopped: the other run of the program failed")
         if printed is None:
             _relay(out + err)
         raise _timed_out(project, run) from None
-    return proc.returncode, out, err
 
 
 class ProgramTimeout(ProgramError):
@@ -316,7 +318,7 @@ def _add_default_providers(recording: Recording, project: Project, config: Stack
             continue
         if package not in defaults:
             ptype = f"pulumi:providers:{package}"
-            name = _default_provider_name(package, recording.versions.get(package))
+            name = _default_provider_name(recording.versions.get(package))
             urn = f"urn:pulumi:{config.name}::{project.name}::{ptype}::{name}"
             defaults[package] = PlannedResource(urn, ptype, name, None, None, _provider_config(config, package),
                                                 custom=True)
@@ -325,7 +327,7 @@ def _add_default_providers(recording: Recording, project: Project, config: Stack
     return sorted([*defaults.values(), *recording.resources], key=_plan_order)
 
 
-def _default_provider_name(package: str, version: str | None) -> str:
+def _default_provider_name(version: str | None) -> str:
     """`default_<version>`, the version of the provider SDK the program runs (the engine's naming)."""
     return "default_" + re.sub(r"[.-]", "_", version) if version else "default"
 
