@@ -86,10 +86,18 @@ def looked_up() -> dict:
     return json.loads(out)
 
 
-def test_a_lookups_place_is_unknown_unless_the_stack_declares_the_resource(looked_up):
-    residency = {"azure-all-resource-location-allowed", "cloud-all-resource-references-in-country"}
-    assert residency & set(_mandatory(looked_up, "acctundeclared"))
-    assert not residency & set(_mandatory(looked_up, "acctdeclared"))
+RESIDENCY = {"azure-all-resource-location-allowed", "aws-all-resource-region-allowed",
+             "cloud-all-resource-references-in-country"}
+
+
+@pytest.mark.parametrize("looked_up_by", ["invoke", "read"])
+def test_a_lookups_place_is_unknown_unless_the_stack_declares_the_resource(looked_up, looked_up_by):
+    """A resource placed where an existing one is: a group found by `get_resource_group`, a bucket read by
+    `Bucket.get`."""
+    undeclared, declared = {"invoke": ("acctundeclared", "acctdeclared"),
+                            "read": ("queue-undeclared", "queue-declared")}[looked_up_by]
+    assert RESIDENCY & set(_mandatory(looked_up, undeclared))
+    assert not RESIDENCY & set(_mandatory(looked_up, declared))
 
 
 def test_a_mandatory_rule_reading_a_value_unknown_in_both_runs_fails_closed_naming_it(looked_up):

@@ -20,6 +20,11 @@ for name, alias in (("data-undeclared", "alias/undeclared"), ("data-declared", "
         "apply_server_side_encryption_by_default": {"sse_algorithm": "aws:kms",
                                                     "kms_master_key_id": key.target_key_arn}}])
 
+# A queue beside an existing bucket read by its name (`Resource.get`): its region is the bucket's.
+for name, bucket_name in (("queue-undeclared", "corp-undeclared"), ("queue-declared", "corp-logs")):
+    existing = aws.s3.Bucket.get(f"{name}-bucket", bucket_name)
+    aws.sqs.Queue(name, region=existing.region, sqs_managed_sse_enabled=True)
+
 me = aws.get_caller_identity()
 zones = aws.get_availability_zones()
 client = azure.authorization.get_client_config()
