@@ -428,12 +428,12 @@ _UNKNOWNS: frozenset[str] = frozenset()
 
 
 def fails_closed_when_unknown(rule: Any, level: str) -> bool:
-    """Whether `rule` fails on a value it reads that is still unknown in the update run: as the rule declares it
-    (`on_unknown`: "fail" or "pass"), else when its enforcement is mandatory."""
-    declared = getattr(rule, "on_unknown", None)
-    declared = getattr(declared, "value", declared)
+    """Whether `rule` fails on a value it reads that is still unknown in the update run: as the rule declares
+    (`Rule.unknown`: every handling but "ignored" fails closed once the update has run), else when its
+    enforcement is mandatory."""
+    declared = getattr(rule, "unknown", None)
     if declared is not None:
-        return str(declared).lower() in ("fail", "fail_closed", "fails_closed", "deny")
+        return str(getattr(declared, "value", declared)) != "ignored"
     return level == "mandatory"
 
 
