@@ -9,8 +9,11 @@ was vendored and what was added) and `expected.json`:
      "residency_rules": ["cloud-all-resource-edge-service-forbidden", ...],  # the residency rules that failed
      "error": "..."}                       # exit 2: what the one `error:` line says
 
-`python -m tests.corpus.corpus [PROGRAM_DIR ...]` re-records expected.json from what the engine answers now;
-review the diff before committing it.
+`python -m tests.corpus.corpus [--installed PATH/TO/bin/sahab] [PROGRAM_DIR ...]` re-records expected.json from
+what the engine answers now; review the diff before committing it. The test's first run is Sahab installed from
+its wheel (a program with no virtualenv runs on that environment, whose packages are the runtime lock's), so
+record with `--installed` pointing at such an installation's `sahab` (the test's `wheel_venv`, kept under
+.pytest_cache/d/wheel-venv/) for programs whose answer depends on what is installed beside Sahab.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -89,8 +93,15 @@ def observe(program: Path, checked: tuple[int, dict | None, str] | None = None,
 
 
 def main(argv: list[str]) -> int:
+    installed = None
+    if argv[:1] == ["--installed"]:
+        installed, argv = Path(argv[1]), argv[2:]
     for program in [Path(a).resolve() for a in argv] or programs():
-        doc = observe(program)
+        if installed is None:
+            doc = observe(program)
+        else:
+            checked = check_installed(program, installed, Path(tempfile.gettempdir()))
+            doc = observe(program, checked, python=str(installed.parent / "python"))
         (program / "expected.json").write_text(json.dumps(doc, indent=1) + "\n")
         print(program.relative_to(CORPUS), doc["exit_code"], doc.get("residency"), file=sys.stderr)
     return 0
