@@ -20,11 +20,12 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,8 @@ DEFAULT_TIMEOUT = 300.0
 # The executor's exit statuses (langhost/sahab-language-python-exec): an error was reported to the engine (the
 # CLI's own code), the interpreter has no Pulumi SDK, its SDK cannot run a program.
 USER_ERROR, NO_SDK, CANNOT_RUN = 32, 33, 34
+# Tells the executor to fork the update run: [its engine's address, a file for its output, a file for its status].
+UPDATE_RUN = "SAHAB_UPDATE_RUN"
 
 OnResource = Callable[[str, str], None]
 
@@ -56,7 +59,6 @@ class Run:
     timeout: float  # the limit as the user gave it, for the message
     isolated: bool
     refs: stack_refs.References
-    stopped: threading.Event = field(default_factory=threading.Event)  # the verdict is known: stop every program
 
 
 def plan(program_dir: Path | str | None = None, stack: str = "dev", *, preview: bool = False,
@@ -72,31 +74,38 @@ def plan(program_dir: Path | str | None = None, stack: str = "dev", *, preview: 
 
 def plan_phases(program_dir: Path | str | None = None, stack: str = "dev", *, timeout: float | None = None,
                 isolated: bool = False, on_resource: OnResource | None = None) -> tuple[Plan, Plan | None]:
-    """The preview and the update run of a program, run at the same time: (preview, update).
+    """The preview and the update run of a program: (preview, update). One process starts them both: it imports
+    the Pulumi SDK and the provider SDKs the program names, then forks, and each copy runs the program afresh
+    against its own engine (`langhost/`), so the second run does not pay the imports again.
 
     A program that previews but fails in the update run (it parses a secret setting offline cannot decrypt,
     it refuses to deploy placeholder config) gives update None, and the preview says why in `update_failure`
     and in a notice: it is judged on its preview alone."""
     project, config, run = _prepare(program_dir, stack, timeout, isolated)
     interpreter = toolchain.resolve(project, isolated=isolated)
-    printed: list[bytes] = []  # what the program prints in the update run repeats the preview's: shown on failure
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        update = pool.submit(run_stack, project, config, UPDATE, run, None, interpreter, printed)
+    with tempfile.TemporaryDirectory(prefix="sahab-update-") as spool:
+        output, status_file = Path(spool) / "output", Path(spool) / "status"
+        previewed, updated = _Served(project, config, PREVIEW, run, interpreter, on_resource), \
+            _Served(project, config, UPDATE, run, interpreter, None)
         try:
-            preview = run_stack(project, config, PREVIEW, run, on_resource, interpreter)
-        except BaseException:
-            run.stopped.set()  # the verdict is an error already: stop the other run now
-            raise
-        try:
-            return preview, update.result()
-        except (ProgramTimeout, StackReferenceCycle):
-            raise
-        except ProgramError as exc:
-            _relay(b"".join(printed))
-            preview.update_failure = str(exc)
-            preview.notices.append(f"judged on the preview alone: the update run (the values `pulumi up` would "
-                                   f"compute) failed: {exc}")
-            return preview, None
+            forked = {UPDATE_RUN: json.dumps([updated.address, str(output), str(status_file)])}
+            status, out, err = _execute(project, config, PREVIEW, run, interpreter, previewed.address, True, forked)
+        finally:
+            previewed.close()
+            updated.close()
+        preview = previewed.plan(status, out, err, relay=True)
+        update_status = int(status_file.read_text()) if status_file.is_file() else -signal.SIGKILL
+        printed = output.read_bytes() if output.is_file() else b""
+    try:
+        return preview, updated.plan(update_status, printed, printed, relay=False)
+    except (ProgramTimeout, StackReferenceCycle):
+        raise
+    except ProgramError as exc:  # what the update run printed repeats the preview's: shown when it failed
+        _relay(printed)
+        preview.update_failure = str(exc)
+        preview.notices.append(f"judged on the preview alone: the update run (the values `pulumi up` would "
+                               f"compute) failed: {exc}")
+        return preview, None
 
 
 def _prepare(program_dir: Path | str | None, stack: str, timeout: float | None,
@@ -142,64 +151,79 @@ def sdk_types(site_packages: tuple[Path, ...]) -> SdkTypes:
 
 
 def run_stack(project: Project, config: StackConfig, phase: str, run: Run, on_resource: OnResource | None = None,
-              interpreter: toolchain.Interpreter | None = None, printed: list[bytes] | None = None) -> Plan:
-    """Run the program once for `config`'s stack and return what it registered. What the program prints goes
-    to stderr, or into `printed` when given."""
-    import grpc
-
+              interpreter: toolchain.Interpreter | None = None) -> Plan:
+    """Run the program once for `config`'s stack and return what it registered; its output goes to stderr."""
     interpreter = interpreter or toolchain.resolve(project, isolated=run.isolated)
-    where = Where(aws_region=known(config.values.get("aws:region")) or "me-central-1",
-                  azure_location=known(config.values.get("azure-native:location")) or "uaenorth")
-    recording = Recording(stack=config.name, project=project.name)
-
-    def referenced(reference: str) -> Plan | None:
-        return stack_refs.referenced_plan(reference, project, config, run.refs, _deployed(run))
-
-    monitor = Monitor(recording, phase, ProviderOutputs(sdk_types(interpreter.site_packages), where),
-                      inventory.load(config.values, str(config.path)), referenced, project.main_dir, on_resource)
-    resource_monitor, engine = servicers(monitor)
-    server = grpc.server(ThreadPoolExecutor(max_workers=32, thread_name_prefix="sahab-engine"))
-    from pulumi.runtime.proto import engine_pb2_grpc, resource_pb2_grpc
-
-    resource_pb2_grpc.add_ResourceMonitorServicer_to_server(resource_monitor, server)
-    engine_pb2_grpc.add_EngineServicer_to_server(engine, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
+    served = _Served(project, config, phase, run, interpreter, on_resource)
     try:
-        status, out, err = _execute(project, config, phase, run, interpreter, f"127.0.0.1:{port}", printed)
+        status, out, err = _execute(project, config, phase, run, interpreter, served.address, True)
     finally:
-        server.stop(grace=None)
-        monitor.close()
-    if printed is None:
-        _relay(out + err)
-    else:
-        printed.append(out + err)
-    entry = program_entry(project)
-    if recording.fatal is not None:
-        raise recording.fatal if isinstance(recording.fatal, SahabError) else \
-            ProgramError(f"{entry}: {type(recording.fatal).__name__}: {one_line(recording.fatal)}")
-    _judge_exit(status, recording, entry, interpreter, err)
-    resources = _add_default_providers(recording, project, config)
-    notices = [*([interpreter.notice] if interpreter.notice else []), *config.warnings]
-    return Plan(project=project.name, stack=config.name, config=config.redacted, resources=resources,
-                outputs=to_plain(recording.stack_outputs), warnings=list(dict.fromkeys(recording.warnings)),
-                program_dir=project.root, secret_outputs=recording.stack_outputs, phase=phase, notices=notices,
-                places=dict(recording.places))
+        served.close()
+    return served.plan(status, out, err, relay=True)
+
+
+class _Served:
+    """The engine's side of one run: its gRPC server on loopback and what the program registers there."""
+
+    def __init__(self, project: Project, config: StackConfig, phase: str, run: Run,
+                 interpreter: toolchain.Interpreter, on_resource: OnResource | None):
+        import grpc
+        from pulumi.runtime.proto import engine_pb2_grpc, resource_pb2_grpc
+
+        self.project, self.config, self.phase, self.interpreter = project, config, phase, interpreter
+        where = Where(aws_region=known(config.values.get("aws:region")) or "me-central-1",
+                      azure_location=known(config.values.get("azure-native:location")) or "uaenorth")
+        self.recording = Recording(stack=config.name, project=project.name)
+
+        def referenced(reference: str) -> Plan | None:
+            return stack_refs.referenced_plan(reference, project, config, run.refs, _deployed(run))
+
+        self.monitor = Monitor(self.recording, phase, ProviderOutputs(sdk_types(interpreter.site_packages), where),
+                               inventory.load(config.values, str(config.path)), referenced, project.main_dir,
+                               on_resource)
+        resource_monitor, engine = servicers(self.monitor)
+        self.server = grpc.server(ThreadPoolExecutor(max_workers=32, thread_name_prefix="sahab-engine"))
+        resource_pb2_grpc.add_ResourceMonitorServicer_to_server(resource_monitor, self.server)
+        engine_pb2_grpc.add_EngineServicer_to_server(engine, self.server)
+        self.address = f"127.0.0.1:{self.server.add_insecure_port('127.0.0.1:0')}"
+        self.server.start()
+
+    def close(self) -> None:
+        self.server.stop(grace=None)
+        self.monitor.close()
+
+    def plan(self, status: int, out: bytes, err: bytes, relay: bool) -> Plan:
+        """However the program ended (`status`, what it printed), its plan or one SahabError."""
+        if relay:
+            _relay(out + err)
+        recording, project, config = self.recording, self.project, self.config
+        entry = program_entry(project)
+        if recording.fatal is not None:
+            raise recording.fatal if isinstance(recording.fatal, SahabError) else \
+                ProgramError(f"{entry}: {type(recording.fatal).__name__}: {one_line(recording.fatal)}")
+        _judge_exit(status, recording, entry, self.interpreter, err)
+        resources = _add_default_providers(recording, project, config)
+        notices = [*([self.interpreter.notice] if self.interpreter.notice else []), *config.warnings]
+        return Plan(project=project.name, stack=config.name, config=config.redacted, resources=resources,
+                    outputs=to_plain(recording.stack_outputs), warnings=list(dict.fromkeys(recording.warnings)),
+                    program_dir=project.root, secret_outputs=recording.stack_outputs, phase=self.phase,
+                    notices=notices, places=dict(recording.places))
 
 
 def _deployed(run: Run) -> stack_refs.RunStack:
     def run_referenced(folder: Path, stack: str, refs: stack_refs.References) -> Plan:
         project = find_project(folder)
         program_entry(project)
-        nested = Run(run.deadline, run.timeout, run.isolated, refs, run.stopped)
+        nested = Run(run.deadline, run.timeout, run.isolated, refs)
         return run_stack(project, load_stack(project, stack), UPDATE, nested)
 
     return run_referenced
 
 
 def _execute(project: Project, config: StackConfig, phase: str, run: Run, interpreter: toolchain.Interpreter,
-             address: str, printed: list[bytes] | None) -> tuple[int, bytes, bytes]:
-    """Start the program's process as the CLI's language host starts it; wait for it within the deadline."""
+             address: str, relay: bool, extra: dict[str, str] | None = None) -> tuple[int, bytes, bytes]:
+    """Start the program's process as the CLI's language host starts it (`extra`: Sahab's own words to its
+    executor); wait for it within the deadline."""
     main = project.main
     entry = main.name if main.is_file() else "."
     argv = [interpreter.python, *interpreter.flags, str(toolchain.EXEC),
@@ -208,7 +232,8 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
             "--dry_run", "true" if phase == PREVIEW else "false", "--parallel", str((os.cpu_count() or 1) * 4),
             "--organization", "organization", entry]
     env = {**interpreter.env, "PULUMI_CONFIG": json.dumps(config.values),
-           "PULUMI_CONFIG_SECRET_KEYS": json.dumps(sorted(config.secret_keys)), "PYTHONDONTWRITEBYTECODE": "1"}
+           "PULUMI_CONFIG_SECRET_KEYS": json.dumps(sorted(config.secret_keys)), "PYTHONDONTWRITEBYTECODE": "1",
+           **(extra or {})}
     remaining = run.deadline - time.monotonic()
     if remaining <= 0:
         raise _timed_out(project, run)
@@ -223,13 +248,11 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
             out, err = proc.communicate(timeout=0.25)
             return proc.returncode, out, err
         except subprocess.TimeoutExpired:
-            if time.monotonic() < run.deadline and not run.stopped.is_set():
+            if time.monotonic() < run.deadline:
                 continue  # communicate() again: no output is lost
         _stop(proc)
         out, err = proc.communicate()
-        if run.stopped.is_set():
-            raise ProgramError(f"{program_entry(project)}: stopped: the other run of the program failed")
-        if printed is None:
+        if relay:
             _relay(out + err)
         raise _timed_out(project, run) from None
 

@@ -70,14 +70,14 @@ class ProviderOutputs:
     def owner(self, token: str, name: str, inputs: dict[str, Any], provider: dict[str, Any],
               group_location: Callable[[str], str | None]) -> Owner:
         """The resource's place: its own input, else its explicit provider's setting, else (Azure) its resource
-        group's when this program creates the group, else the stack's."""
+        group's when this program creates the group, else the stack's. A place given but unknown (built from a
+        lookup nobody can answer offline) leaves the resource unplaced."""
         package, service, kind = token.split(":", 1)[0], module_of(token), token.rsplit(":", 1)[-1]
-        region = known(inputs.get("region")) or known(provider.get("region")) or self.where.aws_region
         group = inputs.get("resourceGroupName") if isinstance(inputs.get("resourceGroupName"), str) else None
-        location = known(inputs.get("location")) or known(provider.get("location")) \
-            or (group_location(group) if group else None) or self.where.azure_location
-        return Owner(package, service, kind, name, region if isinstance(region, str) else None,
-                     location if isinstance(location, str) else None, f"{token}/{name}", group or f"{name}-rg")
+        region = _first(inputs.get("region"), provider.get("region"), self.where.aws_region)
+        location = _first(inputs.get("location"), provider.get("location"),
+                          group_location(group) if group else None, self.where.azure_location)
+        return Owner(package, service, kind, name, region, location, f"{token}/{name}", group or f"{name}-rg")
 
     def resource(self, token: str, name: str, inputs: dict[str, Any], owner: Owner, phase: str,
                  existing_id: str | None = None) -> tuple[str, dict[str, Any]]:
@@ -89,6 +89,15 @@ class ProviderOutputs:
             return "", {k: coerce(v, declared[k].type, self.types) if k in declared else v for k, v in state.items()}
         state = fill(declared, state, owner, self.types, owner.seed)
         return existing_id or rid, state
+
+
+def _first(*places: Any) -> str | None:
+    """The first place given: None when it is unknown, or when none is a string."""
+    for place in places:
+        if place is None or place == "":
+            continue
+        return place if isinstance(place, str) and known(place) is not None else None
+    return None
 
 
 def full_state(token: str, name: str, inputs: dict[str, Any], owner: Owner) -> tuple[str, dict[str, Any]]:
