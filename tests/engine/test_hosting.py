@@ -215,3 +215,14 @@ def test_the_executor_and_the_engine_agree_on_their_shared_words():
 
     text = EXEC.read_text()
     assert f'UNKNOWABLE = "{model.UNKNOWABLE}"' in text and f'UNREADABLE = "{model.UNREADABLE}"' in text
+
+
+def test_the_executor_hides_every_top_level_package_sahab_installs():
+    import re
+    import tomllib
+
+    from sahab.engine.toolchain import EXEC
+
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    hidden = re.search(r"SAHAB_PACKAGES = \(([^)]*)\)", EXEC.read_text()).group(1)
+    assert {p.split(".")[0] for p in packages} == {name.strip(' "') for name in hidden.split(",")}
