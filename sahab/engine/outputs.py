@@ -167,7 +167,10 @@ def _aws(token: str, name: str, inputs: dict, owner: Owner) -> tuple[str, dict]:
                   "certificateAuthority": {"data": ca.decode()},
                   "identities": [{"oidcs": [{"issuer": _in_region(
                       owner, f"https://oidc.eks.{region}.amazonaws.com/id/{endpoint_id}")}]}],
-                  "status": "ACTIVE", "platformVersion": "eks.1"}
+                  "status": "ACTIVE", "platformVersion": "eks.1",
+                  # EKS creates the cluster security group (managed node groups' nodes join it).
+                  "vpcConfig": {**(inputs.get("vpcConfig") or {}),
+                                "clusterSecurityGroupId": f"sg-0{short_hash(name, 'cluster-sg', n=16)}"}}
         return physical, state
     if service == "eks" and kind == "NodeGroup":
         cluster = inputs.get("clusterName", "cluster")

@@ -61,3 +61,14 @@ def test_update_outputs_are_of_their_declared_types_in_the_resources_own_region_
 def test_a_preview_leaves_what_providers_compute_unknown(program):
     out = plan(program, "dev", preview=True).outputs
     assert out["db"]["port"] == UNKNOWN and out["queue_arn"] == UNKNOWN
+
+
+def test_an_eks_cluster_comes_up_with_the_security_group_eks_creates_for_it():
+    from sahab.engine.outputs import full_state
+    from sahab.engine.values import Owner
+
+    token = "aws:eks/cluster:Cluster"
+    owner = Owner("aws", "eks", "Cluster", "gpu", "me-central-1", None, f"{token}/gpu")
+    _, state = full_state(token, "gpu", {"vpcConfig": {"subnetIds": ["subnet-1"]}}, owner)
+    assert state["vpcConfig"]["subnetIds"] == ["subnet-1"]  # what the program gave stays
+    assert state["vpcConfig"]["clusterSecurityGroupId"].startswith("sg-0")
