@@ -20,6 +20,7 @@ judged on its preview alone, as `pulumi preview --policy-pack` judges it, and th
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import gc
 import json
 from collections.abc import Callable
@@ -269,32 +270,41 @@ class _Reads:
 
 def _tracked(value: Any, reads: _Reads, owner: str, path: list[str]) -> Any:
     """The SDK's unknown-checking proxy (same classes by name, which rules recognise), noting unknown reads."""
-    from pulumi_policy import proxy
-
-    class _DictProxy(proxy._DictProxy):
-        def __getitem__(self, key):
-            try:
-                return super().__getitem__(key)
-            except proxy.UnknownValueError as exc:
-                reads.unknown(owner, exc.props)
-                raise
-
-    class _ListProxy(proxy._ListProxy):
-        def __getitem__(self, key):
-            try:
-                return super().__getitem__(key)
-            except proxy.UnknownValueError as exc:
-                reads.unknown(owner, exc.props)
-                raise
+    dict_proxy, list_proxy = _tracking_proxies()
 
     def wrap(item: Any, at: list[str]) -> Any:
         if isinstance(item, list):
-            return _ListProxy([wrap(e, [*at, str(i)]) for i, e in enumerate(item)], at)
+            return list_proxy([wrap(e, [*at, str(i)]) for i, e in enumerate(item)], at, reads, owner)
         if isinstance(item, dict):
-            return _DictProxy({k: wrap(v, [*at, str(k)]) for k, v in item.items()}, at)
+            return dict_proxy({k: wrap(v, [*at, str(k)]) for k, v in item.items()}, at, reads, owner)
         return item
 
     return wrap(value, path)
+
+
+@functools.cache
+def _tracking_proxies() -> tuple[type, type]:
+    """The two proxy classes, made once: a class made per resource would grow the subclass lists of the ABCs
+    (Mapping, Sequence) the rules test against, and every isinstance() walks them (quadratic in resources)."""
+    from pulumi_policy import proxy
+
+    def noting(base: type) -> type:
+        class Tracking(base):
+            def __init__(self, target: Any, props_acc: list[str], reads: _Reads, owner: str):
+                super().__init__(target, props_acc)
+                self._reads, self._owner = reads, owner
+
+            def __getitem__(self, key):
+                try:
+                    return super().__getitem__(key)
+                except proxy.UnknownValueError as exc:
+                    self._reads.unknown(self._owner, exc.props)
+                    raise
+
+        Tracking.__name__ = Tracking.__qualname__ = base.__name__
+        return Tracking
+
+    return noting(proxy._DictProxy), noting(proxy._ListProxy)
 
 
 def _policy_objects(resources: list[PlannedResource], reads: _Reads):
