@@ -20,6 +20,9 @@ def render_text(result: CheckResult, out: TextIO, quiet: bool = False) -> None:
     root = repository_root(result.plan.program_dir)
     out.write(f"sahab check: {summary['project']} / stack {summary['stack']}: {summary['resources']} resources, "
               f"{summary['policies']} policies\n")
+    if any(v.phase != "preview" for v in result.violations):
+        out.write("findings marked [update] judge values only `pulumi up` computes (what apply() returns), which a "
+                  "preview leaves unknown\n")
     for severity in SEVERITY_ORDER:
         group = [v for v in violations if v.severity == severity]
         if not group:
@@ -34,7 +37,7 @@ def render_text(result: CheckResult, out: TextIO, quiet: bool = False) -> None:
             for v in found:
                 file, line = location(result, v, root)
                 what = f"{v.type} {v.name}" if v.type else "stack"
-                out.write(f"    - {what} ({file}:{line})\n      {v.message}\n")
+                out.write(f"    - {what} ({file}:{line}) [{v.phase}]\n      {v.message}\n")
             if rule is not None:
                 out.write(f"    fix: {rule.remediation}\n")
     for note in [] if quiet else result.relaxations:

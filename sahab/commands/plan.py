@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stack", "-s", default="dev", type=stack_name,
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
-                        help="folder holding Pulumi.yaml (default: this Sahab project)")
+                        help="folder holding Pulumi.yaml (default: the nearest one from the current folder up)")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="print only failures (the readiness problems; nothing when the fleet would come up) "
                              "and no progress line")
@@ -42,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
     from sahab.readiness.referenced import referenced_resources
     from sahab.render import render_plan_text, render_readiness_text
 
-    with spinner(f"planning {args.stack}", args.quiet):
-        result = plan(args.program, args.stack, preview=True, timeout=args.timeout)
+    with spinner(f"planning {args.stack}", args.quiet) as progress:
+        result = plan(args.program, args.stack, preview=True, timeout=args.timeout, on_resource=progress)
         referenced, warnings = referenced_resources(result)
     for warning in result.notices:
         print(f"warning: {warning}", file=sys.stderr)

@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     listing.add_argument("--stack", "-s", default="dev", type=stack_name,
                          help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     listing.add_argument("--program", metavar="DIR", default=None,
-                         help="folder holding Pulumi.yaml (default: this Sahab project)")
+                         help="folder holding Pulumi.yaml (default: the nearest one from the current folder up)")
     listing.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     listing.add_argument("--output", "-o", metavar="FILE", default=None,
                          help="write the seed list here (default: stdout)")
@@ -54,16 +54,14 @@ def text(doc: dict) -> str:
 def registry_document(program_dir, stack_name: str) -> dict:
     """The document of a program's stack (`sahab evidence` lists the same artifacts)."""
     import json
-    from pathlib import Path
 
     from components.artifacts import read_digest_lock
     from components.config import parse_fleet
     from components.registry_plan import seed_list
-    from sahab.engine import default_program_dir
     from sahab.errors import ConfigError
-    from sahab.project import find_project, load_stack
+    from sahab.project import find_project, load_stack, project_dir
 
-    project = find_project(Path(program_dir) if program_dir else default_program_dir())
+    project = find_project(project_dir(program_dir))
     stack = load_stack(project, stack_name)
     raw = stack.values.get("sahab:fleet")
     if raw is None:

@@ -37,7 +37,7 @@ def _resource(type_: str, custom: bool = True):
 def test_waivers_are_grouped_by_rule_with_count_owner_and_first_expiry():
     plan = SimpleNamespace(project="sahab", stack="prod", resources=[
         _resource("sahab:index:Fleet", custom=False), _resource("pulumi:providers:aws"),
-        *[_resource("aws:s3/bucket:Bucket")] * 3, _resource("kubernetes:core/v1:Namespace")])
+        *[_resource("aws:s3/bucket:Bucket")] * 3, _resource("kubernetes:core/v1:Namespace")], update_failure=None)
     waived = [Waived("aws-s3-bucket-sse-kms-cmk", "SAHAB-AWS-030", f"urn:{i}", "m", "a@example.ae",
                      f"2027-0{i + 1}-01", "r") for i in range(3)]
     waived += [Waived("kubernetes-all-workload-image-digest-pinned", "SAHAB-K8S-013", "urn:x", "m", "b@example.ae",

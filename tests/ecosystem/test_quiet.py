@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _result(*violations: Violation) -> CheckResult:
-    plan = SimpleNamespace(project="sahab", stack="prod", resources=[], program_dir=ROOT, config={})
+    plan = SimpleNamespace(project="sahab", stack="prod", resources=[], program_dir=ROOT, config={},
+                           update_failure=None)
     waived = [Waived("aws-s3-bucket-versioning", "SAHAB-AWS-021", "urn:w", "m", "a@example.ae", "2027-01-01", "legacy")]
     return CheckResult(plan, list(violations), waived, {})
 
