@@ -13,6 +13,12 @@ import venv
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# No per-example deadline: a loaded 2-core CI machine is not a slow function, and no test asserts on time
+# (performance figures come from benchmarks/). Each test still bounds its examples with max_examples.
+settings.register_profile("sahab", deadline=None)
+settings.load_profile("sahab")
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = ("dev", "prod", "burst", "smb")

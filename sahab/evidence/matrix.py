@@ -29,8 +29,11 @@ def worst(verdicts) -> str:
 
 
 def waiver_ref(w: Waiver) -> str:
-    """How the bundle names a waiver: its rule and the resources it covers (unique within a waivers file)."""
-    return f"{w.policy} @ {w.resource}"
+    """How the bundle names a waiver: its rule's id and the resource it covers (unique within a waivers file)."""
+    from policies.core import rule_by
+
+    rule = rule_by(w.policy)
+    return f"{rule.id if rule else w.policy} @ {w.resource}"
 
 
 def rule_verdicts(result: CheckResult, waivers: list[Waiver], today: dt.date) -> list[dict[str, Any]]:

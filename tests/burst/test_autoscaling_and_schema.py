@@ -10,15 +10,15 @@ import pytest
 from components.config import NodePool, parse_fleet
 from components.errors import ConfigError
 from components.pool_plan import autoscaler_node_template_tags
-from sahab.engine import plan
 from tests.foundation.fleets import stack_fleet
+from tests.plans import stack_plan
 
 TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
 
 
 @pytest.fixture(scope="module")
 def prod():
-    return plan(None, "prod")
+    return stack_plan("prod")
 
 
 def test_every_created_eks_cluster_runs_a_pinned_autoscaler_with_its_own_role(prod):
@@ -60,7 +60,7 @@ def test_a_gpu_pool_at_zero_tells_the_autoscaler_its_labels_taints_and_gpus():
 
 
 def test_the_burst_stacks_node_groups_are_tagged_on_their_autoscaling_groups():
-    burst = plan(None, "burst")
+    burst = stack_plan("burst")
     tags = [r.inputs for r in burst.resources if r.type == "aws:autoscaling/tag:Tag"]
     keys = {(t["autoscalingGroupName"].split("-ng-")[0], t["tag"]["key"]) for t in tags}
     assert ("eks-sahab-burst-burst-a10g", f"{TEMPLATE}/resources/nvidia.com/gpu") in keys

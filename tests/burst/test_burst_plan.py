@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from components.kubernetes.multikueue import worker_kubeconfig
-from sahab.engine import plan
 from sahab.project import REDACTED
 from tests.foundation.fleets import ROOT
 from tests.kubernetes.manifests import is_manifest, manifest, validate
+from tests.plans import stack_plan
 
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
 JOB = "kubernetes:batch/v1:Job"
@@ -22,7 +22,7 @@ UAE = ("me-central-1", "uaenorth", "uaecentral")
 
 @pytest.fixture(scope="module")
 def burst():
-    return plan(None, "burst")
+    return stack_plan("burst")
 
 
 def _cluster(resource) -> str:
@@ -229,7 +229,7 @@ def test_the_burst_path_pins_are_recorded_in_one_table_that_matches_the_code():
 
 
 def test_the_teams_own_queue_on_the_manager_runs_on_prem_and_only_the_burst_queue_dispatches(burst):
-    prod = plan(None, "prod")
+    prod = stack_plan("prod")
     onprem_pools = {r.inputs["metadata"]["name"] for r in prod.resources if r.type == f"{KUEUE}:ResourceFlavor"
                     and r.provider.endswith("::sahab-auh-onprem-k8s")}
     assert onprem_pools == {"auh-h100", "auh-cpu"}
@@ -271,7 +271,7 @@ def test_every_burst_job_tolerates_every_taint_its_cloud_pool_puts_on_its_nodes(
 def test_burst_jobs_checkpoint_to_the_owning_stacks_store_on_their_worker(burst):
     """A burst run survives losing its cloud nodes: its Job writes to the store prod built on that cluster, as the
     account prod federated with it, never to a volume that goes with the pod."""
-    prod = plan(None, "prod")
+    prod = stack_plan("prod")
     prod_accounts = {(r.provider.rsplit("::", 1)[-1].removeprefix("sahab-").removesuffix("-k8s"),
                       r.inputs["metadata"]["name"]) for r in prod.resources
                      if r.type == "kubernetes:core/v1:ServiceAccount"

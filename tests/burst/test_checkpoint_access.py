@@ -14,9 +14,9 @@ import yaml
 from components.config import parse_fleet
 from components.errors import ConfigError
 from sahab.cli import main
-from sahab.engine import plan
 from tests.foundation.fleets import ROOT, stack_fleet
 from tests.kubernetes.manifests import validate
+from tests.plans import stack_plan
 
 JOB = "kubernetes:batch/v1:Job"
 SECRET = "kubernetes:core/v1:Secret"
@@ -30,7 +30,7 @@ SECURE = {"auhResearchKeyId": "v1:ACCESSKEYCIPHERTEXT01", "auhResearchSecretKey"
 
 @pytest.fixture(scope="module")
 def prod():
-    return plan(None, "prod")
+    return stack_plan("prod")
 
 
 def _job(plan_resources, name: str) -> dict:

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from sahab.engine import plan
+from tests.plans import stack_plan
 
 JOB = "kubernetes:batch/v1:Job"
 KEY_REF = {"secretKeyRef": {"name": "checkpoint-signing-key", "key": "key"}}
@@ -16,7 +16,7 @@ KEY_REF = {"secretKeyRef": {"name": "checkpoint-signing-key", "key": "key"}}
 
 @pytest.fixture(scope="module")
 def prod():
-    return plan(None, "prod")
+    return stack_plan("prod")
 
 
 def _containers(job) -> tuple[dict, list[dict]]:
@@ -54,7 +54,7 @@ def test_the_key_never_leaves_its_cluster_in_a_stack_output(prod):
 
 
 def test_burst_jobs_read_the_owning_stacks_key_by_name():
-    burst = plan(None, "burst")
+    burst = stack_plan("burst")
     jobs = [r for r in burst.resources if r.type == JOB]
     assert jobs
     for job in jobs:

@@ -22,7 +22,7 @@ from cryptography.x509.oid import NameOID
 
 from components.kubernetes import multikueue, multikueue_rotation
 from components.kubernetes.multikueue import worker_kubeconfig
-from sahab.engine import plan
+from tests.plans import stack_plan
 
 NS = "kueue-system"
 
@@ -185,7 +185,7 @@ def test_the_rotation_trusts_only_the_workers_own_ca(apis, tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def burst():
-    return plan(None, "burst")
+    return stack_plan("burst")
 
 
 def test_the_workers_identity_changes_jobs_only_in_team_namespaces(burst):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from sahab.engine import Plan, PlannedResource, plan
+from sahab.engine import PlannedResource
+from tests.plans import stack_plan
 
 
 class Planned:
@@ -40,13 +41,8 @@ class Planned:
         return provider.inputs.get("region") if provider else None
 
 
-_plans: dict[str, Plan] = {}
-
-
 def planned_stack(stack: str) -> Planned:
-    if stack not in _plans:
-        _plans[stack] = plan(None, stack)
-    result = _plans[stack]
+    result = stack_plan(stack)  # planned once per session, shared with the other directories
     return Planned(result.resources, result.outputs)
 
 

@@ -65,11 +65,11 @@ class StackEvidence:
         self._lock = threading.Lock()
 
     def plans(self, *stacks: str) -> dict[str, Any]:
-        from sahab.engine import plan
         from sahab.readiness.referenced import referenced_resources
+        from tests.plans import stack_plan
 
         def planned(stack: str):
-            result = plan(ROOT, stack, preview=True)
+            result = stack_plan(stack, preview=True)  # shared with every other directory's tests
             return result, referenced_resources(result)[0]  # a burst stack's readiness needs prod's plan too
 
         missing = [s for s in SLOWEST_FIRST if s in stacks and s not in self._plans]

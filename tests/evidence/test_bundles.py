@@ -125,7 +125,8 @@ def test_readiness_and_artifacts_are_sahab_plans_and_registry_lists(built, stack
 def test_prod_registers_its_waivers_with_owner_dates_and_what_they_cover(built):
     doc = built["prod"].doc
     register = doc["waivers"]
-    assert len(register) == 4
+    # prod's digest rule is mandatory there, so its waiver lists each resource: one register entry per resource
+    assert len(register) == len({u for w in register for u in w["covers"]}) >= 30
     for w in register:
         assert (w["ruleId"], w["owner"], w["granted"], w["expires"]) == \
             ("SAHAB-K8S-013", "platform-security@example.ae", "2026-11-23", "2027-02-20")

@@ -4,16 +4,16 @@ import pytest
 
 from components.config import Monitoring, NodePool, Team
 from components.kubernetes.platform import Platform, PlatformArgs
-from sahab.engine import plan
 from tests.kubernetes.harness import of_type, with_provider
 from tests.kubernetes.manifests import is_manifest, manifest, validate
+from tests.plans import stack_plan
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 
 
 @pytest.fixture(scope="module")
 def plans():
-    return {stack: plan(None, stack) for stack in ("prod", "dev", "smb", "burst")}
+    return {stack: stack_plan(stack) for stack in ("prod", "dev", "smb", "burst")}
 
 
 @pytest.mark.parametrize("stack", ["prod", "dev", "smb"])

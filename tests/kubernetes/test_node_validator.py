@@ -19,9 +19,9 @@ from components.kubernetes.node_validator import (
     VALIDATOR_USER,
     policy_spec,
 )
-from sahab.engine import plan
 from tests.foundation.fleets import ROOT
 from tests.kubernetes.manifests import manifest, validate
+from tests.plans import stack_plan
 
 RBAC = "kubernetes:rbac.authorization.k8s.io/v1:"
 WRITE_VERBS = {"create", "update", "patch", "delete", "deletecollection", "*"}
@@ -37,7 +37,7 @@ POD_TEMPLATES = {  # kind -> path to the pod spec
 
 @pytest.fixture(scope="module", params=["prod", "burst"])
 def planned(request):
-    return plan(None, request.param)
+    return stack_plan(request.param)
 
 
 def _of(planned, kind):

@@ -5,14 +5,14 @@ import yaml
 
 from components.kubernetes.node_validator import VALIDATION_LABEL
 from components.kubernetes.training_job import rendezvous_min_nodes
-from sahab.engine import plan
 from tests.foundation.fleets import ROOT
 from tests.kubernetes.manifests import manifest, validate
+from tests.plans import stack_plan
 
 
 @pytest.fixture(scope="module")
 def prod():
-    return plan(None, "prod")
+    return stack_plan("prod")
 
 
 def _jobs(prod):

@@ -5,12 +5,12 @@ import pytest
 import yaml
 
 from components.fleet import credential_less_kubeconfig
-from sahab.engine import plan
+from tests.plans import stack_plan
 
 
 @pytest.fixture(scope="module")
 def prod():
-    return plan(None, "prod")
+    return stack_plan("prod")
 
 
 def test_every_onprem_cluster_and_pool_is_converged_by_ansible(prod):

@@ -19,6 +19,7 @@ from components.errors import ConfigError
 from components.registry_plan import seed_list
 from sahab.cli import main
 from sahab.engine import plan
+from tests.plans import stack_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 ECR = "111122223333.dkr.ecr.me-central-1.amazonaws.com"
@@ -118,7 +119,7 @@ def test_the_repositorys_lock_records_no_digest_that_was_not_read_from_a_registr
 
 @pytest.fixture(scope="module")
 def prod():
-    return plan(None, "prod")
+    return stack_plan("prod")
 
 
 def test_prod_builds_ecr_pull_through_rules_in_me_central_1_for_the_upstreams_ecr_caches(prod):
@@ -162,7 +163,7 @@ def test_prod_builds_a_private_premium_acr_in_uaenorth_with_wildcard_cache_rules
 
 
 def test_burst_borrows_prods_registries_and_builds_none():
-    burst = plan(None, "burst")
+    burst = stack_plan("burst")
     assert not [r for r in burst.resources if "ecr/" in r.type or "containerregistry" in r.type]
 
 

@@ -14,7 +14,7 @@ import yaml
 from components.config import parse_fleet
 from policies.core import MISSING, UNKNOWN, ResourceView
 from policies.rules.kubernetes_images import HELM_RELEASE, images_of, parse_reference
-from sahab.engine import plan
+from tests.plans import stack_plan
 
 STACKS = Path(__file__).resolve().parents[2] / "stacks"
 
@@ -26,7 +26,7 @@ def fleet_of(stack: str):
 
 @pytest.fixture(scope="module", params=["dev", "prod", "burst", "smb"])
 def planned(request):
-    return request.param, fleet_of(request.param), plan(None, request.param)
+    return request.param, fleet_of(request.param), stack_plan(request.param)
 
 
 def cluster_of(resource, fleet) -> str | None:
