@@ -35,6 +35,7 @@ ROOT = "sahab:fleet"
 
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$")]  # a lower-case DNS label
 Accelerator = Literal["h100", "h200", "a100", "l40s", "a10g", "t4", "cpu"]
+GpuAccelerator = Literal["h100", "h200", "a100", "l40s", "a10g", "t4"]
 Emirate = Literal["abu-dhabi", "dubai", "sharjah", "ajman", "umm-al-quwain", "ras-al-khaimah", "fujairah"]
 # A whole disk by kernel name (/dev/sdb, /dev/nvme1n1) or, better, by a stable /dev/disk/by-id/ name.
 DATA_DISK = re.compile(r"^/dev/([a-z][a-z0-9]{1,31}|disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@-]{0,199})$")
@@ -120,6 +121,15 @@ class Clouds(_Model):
     """Azure settings; absent means no Azure resources. Default: absent."""
 
 
+class HostGpus(_Model):
+    """The NVIDIA GPUs one on-prem server carries (`nvidia-smi -L` lists them)."""
+
+    accelerator: GpuAccelerator
+    """Their model, from the hardware catalog (every GPU of one server is the same model). Required."""
+    count: Annotated[StrictInt, Field(ge=1, le=16)]
+    """How many. Required."""
+
+
 class Host(_Model):
     """One on-prem server reachable over SSH."""
 
@@ -139,6 +149,9 @@ class Host(_Model):
     a stable `/dev/disk/by-id/...` path. Ansible formats it with LUKS2 (key: a Pulumi secret) and mounts it
     where the `sahab-encrypted` storage class puts volumes. Its contents are erased on first use. Default:
     none (the host provisions no volumes)."""
+    gpus: HostGpus | None = None
+    """The server's GPUs, e.g. `{accelerator: h100, count: 8}`: a GPU pool takes only hosts that carry its
+    accelerator, a CPU pool only hosts without GPUs. Default: none (a server without GPUs)."""
 
     @field_validator("data_disk")
     @classmethod
@@ -293,7 +306,8 @@ class NodePool(_Model):
     time_slicing_replicas: Annotated[StrictInt, Field(ge=2, le=48)] | None = None
     """Share each GPU between this many pods by time-slicing. Default: unset (no sharing)."""
     gpus_per_node: Annotated[StrictInt, Field(ge=1, le=16)] | None = None
-    """GPUs on each node. Default: the instance type's count from the catalog; 1 on on-prem GPU hosts."""
+    """GPUs on each node. Default: the instance type's count from the catalog; on-prem, the count its hosts
+    declare (`sites[].hosts[].gpus`), which it must equal when set."""
     gpu_driver: Literal["operator", "preinstalled"] = "operator"
     """Who installs NVIDIA drivers on cloud nodes: the GPU operator, or the node image. Default: operator."""
     gpus_per_worker: Annotated[int, Field(ge=1, le=16)] | None = None
@@ -990,8 +1004,41 @@ def _resolve_onprem_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, p
                 raise ConfigError(f"{path}.hosts[{j}]", f"{host!r} runs the control plane of {cluster.name}; list it "
                                   "in a pool only with the cluster's schedule_on_control_plane: true")
     n = len(pool.hosts)
-    gpus = pool.gpus_per_node or (1 if pool.is_gpu else None)
+    gpus = _host_gpus(fleet, fleet.site(cluster.site), pool, path)
     return pool.model_copy(update={"min_size": n, "max_size": n, "desired_size": n, "gpus_per_node": gpus})
+
+
+def _host_gpus(fleet: FleetConfig, site: Site, pool: NodePool, path: str) -> int | None:
+    """The pool's GPUs per node from what its hosts declare: a GPU pool's hosts all carry its accelerator, the
+    same number of them; a CPU pool's hosts carry none. A mismatch names the pool and the hosts."""
+    declared = {h.name: h.gpus for h in site.hosts if h.name in pool.hosts}
+    where = f"{ROOT}.sites[{fleet.sites.index(site)}].hosts[].gpus"
+    if not pool.is_gpu:
+        carrying = [f"{h} ({g.count} {g.accelerator})" for h, g in declared.items() if g is not None]
+        if carrying:
+            raise ConfigError(f"{path}.accelerator", f"pool {pool.name} is a cpu pool but its hosts "
+                              f"{', '.join(carrying)} carry GPUs; allowed: the hosts' accelerator, or hosts "
+                              "without GPUs")
+        return None
+    missing = [h for h, g in declared.items() if g is None]
+    if missing:
+        raise ConfigError(f"{path}.hosts", f"pool {pool.name} asks for {pool.accelerator} GPUs but hosts "
+                          f"{', '.join(missing)} declare no GPUs ({where}); declare each host's "
+                          f"`gpus: {{accelerator: {pool.accelerator}, count: N}}`, or make it a cpu pool")
+    other = [f"{h} ({g.accelerator})" for h, g in declared.items() if g.accelerator != pool.accelerator]
+    if other:
+        raise ConfigError(f"{path}.accelerator", f"pool {pool.name} asks for {pool.accelerator} GPUs but hosts "
+                          f"{', '.join(other)} carry other GPUs; a pool's hosts all carry its accelerator")
+    counts = {h: g.count for h, g in declared.items()}
+    if len(set(counts.values())) > 1:
+        listed = ", ".join(f"{h} ({c})" for h, c in counts.items())
+        raise ConfigError(f"{path}.hosts", f"pool {pool.name}'s hosts carry different numbers of GPUs: {listed}; "
+                          "a pool's nodes are alike: split it by GPU count")
+    count = next(iter(counts.values()))
+    if pool.gpus_per_node is not None and pool.gpus_per_node != count:
+        raise ConfigError(f"{path}.gpus_per_node", f"pool {pool.name} says {pool.gpus_per_node} GPUs per node but "
+                          f"hosts {', '.join(counts)} carry {count}; allowed: {count} (or unset)")
+    return count
 
 
 def _resolve_control_plane(fleet: FleetConfig, cluster: Cluster, path: str) -> Cluster:
