@@ -104,7 +104,7 @@ def _merge(base: dict, extra: dict) -> dict:
     return merged
 
 
-def helm_values(args: ClusterMonitoringArgs, storage_class: str) -> dict:
+def helm_values(args: ClusterMonitoringArgs, storage_class: StrInput) -> dict:
     receiver_secrets = alertmanager.secret_files(args.settings.alerting)
     control_plane = args.scrape_control_plane
     place = {"nodeSelector": dict(args.placement.node_selector), "tolerations": list(args.placement.tolerations)}
@@ -189,7 +189,8 @@ class ClusterMonitoring(pulumi.ComponentResource):
                 f"{name}-alertmanager-receivers", metadata={"name": alertmanager.SECRET_NAME, **meta}, type="Opaque",
                 string_data={f.file: _secret_setting(f) for f in files}, opts=in_ns))
 
-        values = pulumi.Output.from_input(args.storage_class).apply(lambda sc: helm_values(args, sc))
+        # The class stays a leaf of the values: a preview shows every other value (retention, selectors, images).
+        values = helm_values(args, args.storage_class)
         chart, version, repository = args.images.chart("monitoring")
         release = k8s.helm.v3.Release(
             f"{name}-release", name=RELEASE, chart=chart, version=version,

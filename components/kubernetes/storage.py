@@ -65,8 +65,9 @@ class EncryptedStorageArgs(Args):
         return v.rstrip("/")
 
 
-def storage_class_spec(args: EncryptedStorageArgs, key: str | None = None) -> dict:
-    """provisioner, parameters and the rest of the class for the cluster kind (metadata aside)."""
+def storage_class_spec(args: EncryptedStorageArgs, key: StrInput | None = None) -> dict:
+    """provisioner, parameters and the rest of the class for the cluster kind (metadata aside). `key` may be an
+    Output: it stays the one leaf a preview does not know, so `encrypted`/`diskEncryptionType` stay visible."""
     spec: dict = {"reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer"}
     if args.cluster_kind == "eks":
         parameters = {"type": "gp3", "encrypted": "true", "csi.storage.k8s.io/fstype": "ext4"}
@@ -137,12 +138,9 @@ class EncryptedStorage(pulumi.ComponentResource):
         if args.cluster_kind == "onprem":
             depends = self._local_path_provisioner(name, args)
 
-        # Only the parameters wait for the key: the provisioner and binding mode stay known in a preview, so a
-        # reviewer (and the readiness verdict) sees which driver backs the class before the key exists.
-        key = args.encryption_key
-        spec = storage_class_spec(args)
-        parameters = (pulumi.Output.from_input(key).apply(lambda k: storage_class_spec(args, k)["parameters"])
-                      if key is not None else spec["parameters"])
+        # Only the key waits: the key reference is the one unknown leaf of the parameters, so a preview shows the
+        # driver, `encrypted: "true"` / `diskEncryptionType` and the binding mode before the key exists.
+        spec = storage_class_spec(args, args.encryption_key)
         annotations = {DEFAULT_CLASS_ANNOTATION: "true"}
         if args.cluster_kind == "onprem":
             annotations[ENCRYPTION_ANNOTATION] = "luks"
@@ -150,7 +148,7 @@ class EncryptedStorage(pulumi.ComponentResource):
             f"{name}-default",
             metadata={"name": args.class_name, "labels": MANAGED_BY, "annotations": annotations},
             provisioner=spec["provisioner"],
-            parameters=parameters,
+            parameters=spec["parameters"],
             reclaim_policy=spec["reclaimPolicy"],
             volume_binding_mode=spec["volumeBindingMode"],
             allow_volume_expansion=spec.get("allowVolumeExpansion", False),
