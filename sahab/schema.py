@@ -1,3 +1,8 @@
-"""The version of every JSON document the CLI writes (`"schemaVersion"`): bump it when a document's shape changes."""
+"""The version of every JSON document the CLI writes (`"schemaVersion"`): bump it when a document's shape changes.
 
-SCHEMA_VERSION = 2
+Defined in workloads/schema.py, which the workload image carries (it writes bench and training documents and has
+no `sahab` package); this is the same number."""
+
+from workloads.schema import SCHEMA_VERSION
+
+__all__ = ["SCHEMA_VERSION"]

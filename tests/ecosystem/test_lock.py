@@ -64,7 +64,8 @@ def test_a_dependency_edit_makes_the_locks_stale_and_install_says_how_to_fix(tmp
     monkeypatch.setattr(lock, "PYPROJECT", edited)
     assert lock.check() == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: requirements.lock, requirements-dev.lock out of date") and "make lock" in err
+    assert err.startswith("error: requirements.lock, requirements-dev.lock, workloads/requirements.lock, "
+                          "workloads/requirements-torch-cpu.lock out of date") and "make lock" in err
 
 
 def test_tool_settings_do_not_make_the_locks_stale(tmp_path):

@@ -11,7 +11,7 @@ import torch
 from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from sahab.schema import SCHEMA_VERSION
+from workloads.schema import SCHEMA_VERSION
 from workloads.train.checkpoint import Checkpointer
 from workloads.train.config import TrainConfig
 from workloads.train.data import TokenBatches, default_batches
