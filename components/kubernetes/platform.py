@@ -42,6 +42,9 @@ class PlatformArgs(Args):
     """Tenants, one namespace each. Default: none."""
     cluster_name: str | None = None
     """The cluster's name, on every alert as the `cluster` label. Default: unset."""
+    kubernetes_version: str = "1.34"
+    """The cluster's Kubernetes minor version (it decides the GPU nodes' OS on AKS, and so the driver image the
+    GPU operator pulls there). Default: 1.34."""
     images: Images = Images()
     """Where every chart and image of the platform comes from: the cluster's in-country registry
     (components.artifacts). Default: their upstream registries."""
@@ -84,7 +87,8 @@ class Platform(pulumi.ComponentResource):
         self.gpu: GpuOperator | None = None
         if args.gpu_pools:
             self.gpu = GpuOperator(f"{name}-gpu", GpuOperatorArgs(
-                cluster_kind=args.cluster_kind, pools=args.gpu_pools, placement=placement, images=args.images),
+                cluster_kind=args.cluster_kind, pools=args.gpu_pools, placement=placement, images=args.images,
+                kubernetes_version=args.kubernetes_version),
                 opts=child)
 
         self.monitoring: ClusterMonitoring | None = None

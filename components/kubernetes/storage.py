@@ -35,6 +35,10 @@ from components.kubernetes.common import (
 from components.kubernetes.placement import Placement
 
 DEFAULT_CLASS = "sahab-encrypted"
+PROVISIONER_ACCOUNT = "local-path-provisioner"
+# The account the provisioner gives its helper pods (its --service-account-name; local-path-provisioner v0.0.37
+# defaults to local-path-provisioner-service-account, which Sahab does not create): no rights, no token.
+HELPER_ACCOUNT = "local-path-helper"
 ONPREM_PROVISIONER = "sahab.io/luks-local-path"
 ONPREM_VOLUME_PATH = "/var/lib/sahab/volumes"
 
@@ -117,9 +121,15 @@ def provisioner_config(args: EncryptedStorageArgs) -> dict[str, str]:
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "helper-pod"},
         # The provisioner binds the helper to the volume's node by name, so it must tolerate whatever
         # taints that node has (GPU nodes, disk pressure), or a NoExecute taint would evict it mid-setup.
+        # It runs as root (it makes directories on the host's root-owned volume), so it is hardened as far as that
+        # allows: the runtime's seccomp profile, no privilege escalation, no API token (validateHelperPodTemplate
+        # in local-path-provisioner v0.0.37 admits these hardening fields).
         "spec": {"priorityClassName": "system-node-critical", "tolerations": [{"operator": "Exists"}],
-                 "containers": [{"name": "helper-pod", "image": args.images.ref("local-path-helper"),
+                 "automountServiceAccountToken": False,
+                 "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
+                 "containers": [{"name": "helper-pod", "image": args.images.reference("local-path-helper"),
                                  "imagePullPolicy": "IfNotPresent",
+                                 "securityContext": {"allowPrivilegeEscalation": False},
                                  "resources": {"limits": {"cpu": "100m", "memory": "64Mi"}}}]},
     }
     config = {"nodePathMap": [{"node": "DEFAULT_PATH_FOR_NON_LISTED_NODES", "paths": [args.onprem_volume_path]}]}
@@ -157,7 +167,7 @@ class EncryptedStorage(pulumi.ComponentResource):
         self.register_outputs({"className": self.class_name})
 
     def _local_path_provisioner(self, name: str, args: EncryptedStorageArgs) -> list[pulumi.Resource]:
-        ns_name, sa_name = args.onprem_namespace, "local-path-provisioner"
+        ns_name, sa_name = args.onprem_namespace, PROVISIONER_ACCOUNT
         child = pulumi.ResourceOptions(parent=self)
         # Privileged: the helper pods mount host directories. Only this namespace.
         ns = k8s.core.v1.Namespace(f"{name}-namespace", metadata={
@@ -166,6 +176,8 @@ class EncryptedStorage(pulumi.ComponentResource):
         meta = {"namespace": ns_name, "labels": MANAGED_BY}
         sa = k8s.core.v1.ServiceAccount(f"{name}-provisioner-sa", metadata={"name": sa_name, **meta},
                                         automount_service_account_token=True, opts=in_ns)
+        helper_sa = k8s.core.v1.ServiceAccount(f"{name}-helper-sa", metadata={"name": HELPER_ACCOUNT, **meta},
+                                               automount_service_account_token=False, opts=in_ns)
         subjects = [{"kind": "ServiceAccount", "name": sa_name, "namespace": ns_name}]
         # Helper pods in its own namespace only; volumes, claims and classes cluster-wide (read, except PVs).
         role = k8s.rbac.v1.Role(f"{name}-provisioner-role", metadata={"name": sa_name, **meta}, rules=[
@@ -202,10 +214,11 @@ class EncryptedStorage(pulumi.ComponentResource):
                     "securityContext": {"runAsNonRoot": True, "runAsUser": 65534,
                                         "seccompProfile": {"type": "RuntimeDefault"}},
                     "containers": [{
-                        "name": "provisioner", "image": args.images.ref("local-path-provisioner"),
+                        "name": "provisioner", "image": args.images.reference("local-path-provisioner"),
                         "imagePullPolicy": "IfNotPresent",
                         "command": ["local-path-provisioner", "start", "--config", "/etc/config/config.json",
-                                    "--provisioner-name", ONPREM_PROVISIONER],
+                                    "--provisioner-name", ONPREM_PROVISIONER,
+                                    "--service-account-name", HELPER_ACCOUNT],
                         "env": [{"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath":
                                                                                          "metadata.namespace"}}},
                                 {"name": "CONFIG_MOUNT_PATH", "value": "/etc/config/"}],
@@ -220,6 +233,6 @@ class EncryptedStorage(pulumi.ComponentResource):
                     }],
                     "volumes": [{"name": "config", "configMap": {"name": "local-path-config"}}],
                 }}},
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[ns, sa, role, binding, cluster_role,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[ns, sa, helper_sa, role, binding, cluster_role,
                                                                  cluster_binding, config]))
         return [deployment]
