@@ -20,15 +20,29 @@ SHEETS = Path(__file__).resolve().parent / "charts"
 class MissingFactSheet(LookupError):
     """No sheet for a pinned chart version: what to read, where, and where to write it."""
 
-    def __init__(self, chart: str, version: str, repository: str | None = None):
+    def __init__(self, chart: str, version: str):
         self.chart, self.version = chart, version
-        where = f" ({repository})" if repository else ""
+        known = sorted(SHEETS.glob(f"{chart}-*.yaml"))
+        where = ""
+        if known:  # the repository the chart's earlier sheet was read from, and that sheet as the model
+            source = _read(known[-1]).get("source") or {}
+            where = (f" in {source.get('repository')} (at its tag for {version}; the sheet for "
+                     f"{known[-1].stem.removeprefix(chart + '-')} was read at {source.get('tag')}, "
+                     f"{source.get('path')})")
         super().__init__(
-            f"no fact sheet for chart {chart} {version}: read the chart's source at that version{where} (its "
+            f"no fact sheet for chart {chart} {version}: read the chart's own source at that version{where}: its "
             f"values.yaml, templates/_helpers.tpl and every template that names an image, its subcharts at the "
-            f"versions Chart.yaml pins, and for an operator the images it derives) and write "
-            f"components/charts/{chart}-{version}.yaml like the sheets beside it: images, joins, the flags and "
-            f"environment passed to each binary whose tag Sahab pins, and the service accounts")
+            f"versions its Chart.yaml pins, and for an operator the images it derives; then write "
+            f"components/charts/{chart}-{version}.yaml like the sheets beside it (images, joins, the flags and "
+            f"environment passed to each binary whose tag Sahab pins, the service accounts) and align the pins in "
+            f"components/artifacts.py")
+
+
+def _read(path: Path) -> dict[str, Any]:
+    import yaml
+
+    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return doc if isinstance(doc, dict) else {}
 
 
 @dataclass(frozen=True)
@@ -80,12 +94,10 @@ def sheet_path(chart: str, version: str) -> Path:
 @cache
 def sheet(chart: str, version: str) -> Sheet:
     """The fact sheet of a chart version; MissingFactSheet when none was written."""
-    import yaml
-
     path = sheet_path(chart, version)
     if not path.is_file():
         raise MissingFactSheet(chart, version)
-    doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    doc = _read(path)
     if doc.get("chart") != chart or str(doc.get("version")) != version:
         raise ValueError(f"{path.name}: says chart {doc.get('chart')} {doc.get('version')}")
     images = tuple(ImageFact(i["image"], i["repository"], str(i["tag"]), i["join"], tuple(i.get("values") or ()),
@@ -99,8 +111,8 @@ def sheets() -> list[Sheet]:
     """Every sheet in the repository."""
     found = []
     for path in sorted(SHEETS.glob("*.yaml")):
-        chart, _, version = path.stem.rpartition("-")
-        found.append(sheet(chart, version))
+        doc = _read(path)
+        found.append(sheet(str(doc.get("chart")), str(doc.get("version"))))
     return found
 
 

@@ -1,13 +1,13 @@
 """Readiness: would the planned fleet come up? Judged from the plan the way the cluster would decide.
 
-`judge(resources)` finds the clusters of the plan (per-kind adapters: EKS node groups, AKS agent pools, Sahab's on-
-prem pools), the Kubernetes objects on each (through their provider), and runs the checks: a CNI; every pod fits
+`judge(resources)` finds the clusters of the plan (per-kind adapters: EKS node groups, AKS agent pools, Sahab's
+on-prem pools), the Kubernetes objects on each (through their provider), and runs the checks: a CNI; every pod fits
 some pool (taints, selectors, affinity, allocatable CPU/memory/GPUs, MIG and time-slicing); every volume claim's
-class exists and is provisioned; scale-from-zero pools have an autoscaler; NetworkPolicies have an enforcer; Kueue-
-queued jobs have a queue whose quota admits them; every pod (and a provisioner's helper) runs as a ServiceAccount
-that exists; every image a Helm release's chart would pull is a valid reference held by the stack's seed list
-(`seeded`: the seed list's references per cluster kind, when the stack is a Sahab fleet). Only clusters with nodes
-in the plan and something of this plan on them are judged; a plan with none is ready (nothing to judge).
+class exists and is provisioned; scale-from-zero pools have an autoscaler; NetworkPolicies have an enforcer;
+Kueue-queued jobs have a queue whose quota admits them; every pod (and a provisioner's helper) runs as a
+ServiceAccount that exists; every image a Helm release's chart would pull is a valid reference held by the stack's
+seed list (`seeded`: the seed list's references per cluster kind, when the stack is a Sahab fleet). Only clusters
+with nodes in the plan and something of this plan on them are judged; a plan with none is ready (nothing to judge).
 
 Resources of stacks this plan references (a burst stack's pools join the prod stack's clusters) may be passed as
 `referenced`: their clusters' add-ons and objects count, their own pools and workloads are not judged.
