@@ -170,9 +170,10 @@ OPERATOR_CLOUD = "-generic"  # the operator variant of a cluster with none of en
 
 
 def render_cilium_operator(ref: Ref) -> dict:
-    """cilium-operator: the chart joins `<repository>-<cloud><suffix>:<tag>@<cloud>Digest`."""
+    """cilium-operator: the chart joins `<repository>-<cloud><suffix>:<tag>@<cloud>Digest`. `digest` repeats the
+    generic digest for readers of `{repository, tag, digest}` maps (the policy pack); the chart ignores it."""
     return {"repository": ref.repository.removesuffix(OPERATOR_CLOUD), "suffix": "", "tag": ref.tag,
-            "genericDigest": ref.digest or "", "useDigest": bool(ref.digest)}
+            "genericDigest": ref.digest or "", "digest": ref.digest or "", "useDigest": bool(ref.digest)}
 
 
 def pulls_cilium_operator(fragment: dict) -> str:

@@ -26,8 +26,12 @@ def test_json_lists_every_artifact_of_prod_with_source_target_and_how(capsys):
     assert doc["schemaVersion"] == SCHEMA_VERSION and doc["stack"] == "prod"
     assert doc["registries"] == {"eks": ECR, "aks": "sahabprod.azurecr.io", "onprem": "registry.sahab.example.ae:5000"}
     by = {(a["clusterKind"], a["source"]): a for a in doc["artifacts"]}
-    nvcr = by[("aks", "nvcr.io/nvidia/k8s/dcgm-exporter:4.4.1-4.6.0-ubuntu22.04")]
-    assert nvcr["target"] == "sahabprod.azurecr.io/nvcr/nvidia/k8s/dcgm-exporter:4.4.1-4.6.0-ubuntu22.04"
+    nvcr = by[("aks", "nvcr.io/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless")]
+    assert nvcr["target"] == "sahabprod.azurecr.io/nvcr/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless"
+    # Where the GPU operator installs the driver it pulls <version>-<node OS> (AKS Ubuntu 22.04 nodes at 1.34).
+    driver = by[("aks", "nvcr.io/nvidia/driver:595.91.07-ubuntu22.04")]
+    assert driver["target"] == "sahabprod.azurecr.io/nvcr/nvidia/driver:595.91.07-ubuntu22.04"
+    assert not [a for a in doc["artifacts"] if a["clusterKind"] == "onprem" and "/driver:" in a["target"]]
     assert nvcr["how"] == "seed" and nvcr["digest"] is None
     chart = by[("onprem", "https://helm.cilium.io/#cilium:1.19.4")]
     assert chart["target"] == "oci://registry.sahab.example.ae:5000/charts/cilium:1.19.4" and chart["kind"] == "chart"
