@@ -37,9 +37,14 @@ test: install host-deps azurite
 	$(PY) -m pytest
 
 # The on-prem tests build real Debian 12 hosts with debootstrap (as root; they skip, saying why, otherwise).
+# The registry tests seed and pin a real registry on loopback: skopeo, docker-registry (distribution 2.8),
+# htpasswd (apache2-utils) and openssl.
 host-deps:
 	@if [ "$$(id -u)" = 0 ] && ! command -v debootstrap >/dev/null; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap openssh-client >/dev/null; \
+	fi
+	@if [ "$$(id -u)" = 0 ] && ! { command -v skopeo && command -v docker-registry && command -v htpasswd; } >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq skopeo docker-registry apache2-utils openssl >/dev/null; \
 	fi
 
 # Azurite (Azure Storage emulator, npm) on loopback for the az:// checkpoint test; skipped without npm.
