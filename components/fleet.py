@@ -14,6 +14,7 @@ from components.config import ROOT, Cluster, FleetConfig, secret_config
 from components.egress import storage_destinations
 from components.errors import ConfigError
 from components.kubernetes.platform import Platform, PlatformArgs
+from components.kubernetes.platform_fences import fence_args
 from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 
 
@@ -125,6 +126,7 @@ class Fleet(pulumi.ComponentResource):
                          monitoring=self.config.monitoring, teams=self.config.workload.teams,
                          cluster_name=cluster_name, images=self.images(kind),
                          kubernetes_version=self.config.cluster(cluster_name).kubernetes_version,
+                         fences=fence_args(self.config, self.config.cluster(cluster_name)),
                          object_storage=storage_destinations(self.config, self.config.cluster(cluster_name)),
                          validator_image=self._validator_image(kind)),
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider},

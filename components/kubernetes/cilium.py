@@ -63,6 +63,10 @@ def helm_values(args: CiliumArgs) -> dict:
         "encryption": {"enabled": True, "type": "wireguard"},
         # "default": a pod selected by any NetworkPolicy allows only what the policies allow.
         "policyEnforcementMode": "default",
+        # NetworkPolicy ipBlocks select node addresses too: the platform's fences name the API server on the
+        # control-plane hosts and the nodes Prometheus scrapes by address (values.yaml policyCIDRMatchMode,
+        # templates/cilium-configmap.yaml policy-cidr-match-mode).
+        "policyCIDRMatchMode": ["nodes"],
         "hubble": {"enabled": True, "relay": {"enabled": False}, "ui": {"enabled": False}},
         # Every image the chart pulls with these values, from the fleet's registry. No L7 proxy is used, so
         # the separate Envoy DaemonSet stays off (its image would be one more to mirror).

@@ -22,6 +22,7 @@ from components.kubernetes.kueue import Kueue, KueueArgs
 from components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
 from components.kubernetes.node_validator import NodeValidator, NodeValidatorArgs
 from components.kubernetes.placement import system_placement
+from components.kubernetes.platform_fences import FenceArgs, PlatformFences
 from components.kubernetes.priority_classes import TrainingPriorities
 from components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
 from components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs
@@ -51,6 +52,9 @@ class PlatformArgs(Args):
     object_storage: tuple[tuple[str, ...], int] = ((), 443)
     """Private blocks holding the fleet's storage endpoints, and the port team pods may reach them on
     (`components.egress.storage_destinations`). Default: none (see TeamNamespaceArgs)."""
+    fences: FenceArgs | None = None
+    """The cluster's network facts for the fences of the platform's own namespaces (default-deny plus the flows
+    their components need: components/kubernetes/platform_fences.py). Default: unset (no fences)."""
     validator_image: str | None = None
     """Image whose `sahab node-validate` judges every pool's nodes (the workload image); training requires
     its verdict. Default: unset (no node validation)."""
@@ -115,6 +119,13 @@ class Platform(pulumi.ComponentResource):
         if args.validator_image:
             self.validator = NodeValidator(f"{name}-node-validator", NodeValidatorArgs(
                 image=args.validator_image, pools=args.pools), opts=child)
+
+        self.fences: PlatformFences | None = None
+        if args.fences is not None:
+            # After the namespaces they live in exist (kube-system always does).
+            owners = [c for c in (self.kueue, self.monitoring, self.validator) if c is not None]
+            self.fences = PlatformFences(f"{name}-fences", args.fences,
+                                         opts=pulumi.ResourceOptions(parent=self, depends_on=owners))
 
         self.storage_class = self.storage.class_name
         self.register_outputs({

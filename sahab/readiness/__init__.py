@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from sahab.engine import PlannedResource
-from sahab.readiness import accounts, agents, checks, gpus, pulls
+from sahab.readiness import accounts, agents, checks, fences, gpus, pulls
 from sahab.readiness.clusters import discover
 from sahab.readiness.model import Placement, Problem, Readiness
 from sahab.readiness.workloads import pod_groups
@@ -49,6 +49,7 @@ def judge(resources: list[PlannedResource], referenced: Iterable[PlannedResource
             problems += checks.kueue(cluster, group, [p for p in cluster.pools if p.name in names])
         problems += checks.storage(cluster, groups, mine)
         problems += checks.network_policies(cluster, mine)
+        problems += fences.check(cluster, mine)
         problems += accounts.check(cluster, mine)
         problems += pulls.check(cluster, mine, seeded)
     return Readiness(problems, placements)

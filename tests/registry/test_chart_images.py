@@ -11,8 +11,8 @@ import pytest
 from components.artifacts import CATALOG, Images, autoscaler_image, components_of
 from components.aws.cluster_autoscaler import ClusterAutoscalerArgs, chart_values
 from components.config import NodePool
-from components.registry_plan import pulled
 from components.kubernetes import cilium, gpu_operator, kueue, monitoring
+from components.registry_plan import pulled
 from policies.core import ResourceView
 from policies.rules.kubernetes_images import HELM_RELEASE, images_of
 

@@ -84,8 +84,8 @@ def test_every_artifact_maps_into_one_layout_and_a_recorded_digest_pins_it():
     assert images.chart("monitoring") == ("oci://registry.example.ae:5000/charts/kube-prometheus-stack", "88.5.3", None)
     assert images.values("kueue") == {"repository": "registry.example.ae:5000/k8s/kueue/kueue", "tag": "v0.19.2"}
     # An upstream reference is not what the cluster pulls: a digest recorded under it pins nothing.
-    assert "@" not in Images(host="registry.example.ae:5000",
-                             digests={"quay.io/prometheus/prometheus:v3.14.0-distroless": DIGEST}).reference("prometheus")
+    upstream = {"quay.io/prometheus/prometheus:v3.14.0-distroless": DIGEST}
+    assert "@" not in Images(host="registry.example.ae:5000", digests=upstream).reference("prometheus")
     # Without a registry everything stays upstream (components used alone, in their own tests).
     assert Images().reference("prometheus") == "quay.io/prometheus/prometheus:v3.14.0-distroless"
     assert Images().chart("cilium") == ("cilium", "1.19.4", {"repo": "https://helm.cilium.io/"})
