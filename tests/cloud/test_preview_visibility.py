@@ -46,3 +46,4 @@ def test_monitoring_values_are_known_but_for_what_waits(preview):
         assert isinstance(values, dict), "the whole values tree is unknown in a preview"
         spec = values["prometheus"]["prometheusSpec"]
         assert spec["retention"] == "30d" and spec["storageSpec"]["volumeClaimTemplate"]["spec"]["accessModes"]
+
