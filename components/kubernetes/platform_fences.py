@@ -7,11 +7,13 @@ policy per flow, from one list (`platform_flows`):
 - every fenced namespace: the API server (its addresses on its port);
 - monitoring and kueue-system: DNS (kube-system's kube-dns pods, 53 UDP and TCP);
 - monitoring: its pods among themselves; Prometheus scraping every pod and the nodes (node-exporter 9100, the
-  kubelet 10250); the operator's admission webhook (10250); Alertmanager reaching its receivers on their ports;
+  kubelet 10250); the operator's admission webhook (10250); Alertmanager reaching its receivers on their ports,
+  in the private ranges (no NetworkPolicy opens a public address: SAHAB-K8S-020; a receiver outside the network is
+  reached through a relay inside it, as prod's mail relay is);
 - kueue-system: its admission webhook (9443), its visibility API (8082), Prometheus scraping its metrics (8443),
   and MultiKueue reaching worker clusters' API servers in the fleet's cloud networks (443);
-- kube-system on-prem: DNS from every pod and node to CoreDNS, CoreDNS forwarding upstream (53) and Prometheus
-  scraping it (9153). Cilium's agent and operator run on the host network: NetworkPolicies do not select them,
+- kube-system on-prem: DNS from every pod and node to CoreDNS, CoreDNS forwarding to the site's resolvers (53, in
+  the private ranges) and Prometheus scraping it (9153). Cilium's agent and operator run on the host network: NetworkPolicies do not select them,
   their own ports (health 4240, VXLAN 8472, WireGuard 51871) are the nodes' firewall's.
 
 The API server calls webhooks from wherever the platform puts it (control-plane hosts, EKS's ENIs, AKS's
@@ -33,6 +35,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
+from components.egress import PRIVATE_RANGES
 from components.kubernetes.common import MANAGED_BY, Args
 
 if TYPE_CHECKING:
@@ -166,7 +169,7 @@ def platform_flows(args: FenceArgs) -> list[Flow]:
             flows += [Flow(f"Prometheus scrapes {what}", "monitoring", "egress", PROMETHEUS, port, cidrs=args.nodes)
                       for what, port in (("node-exporter", NODE_EXPORTER), ("the kubelet", KUBELET))]
         flows += [Flow("Alertmanager notifies its receivers", "monitoring", "egress", ALERTMANAGER, port,
-                       cidrs=(ANYWHERE,)) for port in sorted(set(args.receiver_ports))]
+                       cidrs=PRIVATE_RANGES) for port in sorted(set(args.receiver_ports))]
     flows += [Flow("Kueue's admission webhook", "kueue-system", "ingress", {}, KUEUE_WEBHOOK, cidrs=(ANYWHERE,)),
               Flow("Kueue's visibility API", "kueue-system", "ingress", {}, KUEUE_VISIBILITY, cidrs=(ANYWHERE,))]
     if args.monitoring:
@@ -182,7 +185,7 @@ def platform_flows(args: FenceArgs) -> list[Flow]:
                 flows.append(Flow(f"DNS from the nodes ({p})", "kube-system", "ingress", KUBE_DNS, 53, p,
                                   cidrs=args.nodes))
             flows.append(Flow(f"CoreDNS forwards upstream ({p})", "kube-system", "egress", KUBE_DNS, 53, p,
-                              cidrs=(ANYWHERE,)))
+                              cidrs=PRIVATE_RANGES))
         if args.monitoring:
             flows.append(Flow("Prometheus scrapes CoreDNS", "kube-system", "ingress", KUBE_DNS, COREDNS_METRICS,
                               peer_namespace="monitoring", peer_pods=PROMETHEUS))

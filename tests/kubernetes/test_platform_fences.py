@@ -8,6 +8,7 @@ import copy
 import pytest
 
 from components.config import NodePool, parse_fleet
+from components.egress import PRIVATE_RANGES
 from components.kubernetes.platform_fences import (
     DEFAULT_DENY,
     FenceArgs,
@@ -51,6 +52,10 @@ def test_each_platform_namespace_denies_everything_then_allows_its_flows():
     alertmanager = specs[("monitoring", "allow-alertmanager-notifies-its-receivers-egress")][1]
     assert alertmanager["podSelector"] == {"matchLabels": {"app.kubernetes.io/name": "alertmanager"}}
     assert alertmanager["egress"][0]["ports"] == [{"port": 587, "protocol": "TCP"}]
+    # no public address is opened (SAHAB-K8S-020): receivers and upstream DNS in the private ranges
+    assert alertmanager["egress"][0]["to"] == [{"ipBlock": {"cidr": c}} for c in PRIVATE_RANGES]
+    upstream = specs[("kube-system", "allow-coredns-forwards-upstream-udp-egress")][1]
+    assert upstream["egress"][0]["to"] == [{"ipBlock": {"cidr": c}} for c in PRIVATE_RANGES]
     cloud = FenceArgs(cluster_kind="eks", api_server=("10.40.0.0/16",), monitoring=False, validator=False)
     assert {ns for f in platform_flows(cloud) for ns in [f.namespace]} == {"kueue-system"}
 
