@@ -68,6 +68,10 @@ def test_the_json_seed_list_file_matches_stdout(capsys, tmp_path):
     (["list", "--format", "xml"], "--format"),
     (["list", "--output", "/nonexistent-dir/seed.tsv"], "--output"),
     (["copy"], "invalid choice"),
+    (["seed", "--stack", "smb", "--from", "/nonexistent"], "not an OCI image layout"),
+    (["pin", "--stack", "smb", "--kind", "eks"], "--kind eks: the stack names no eks registry"),
+    (["pin", "--stack", "smb", "--ca-file", "/nonexistent.pem"], "no such file"),
+    (["pin", "--stack", "smb", "--password", "x"], "unrecognized arguments"),  # never on the command line
     ([], "ACTION"),
 ])
 def test_bad_input_is_one_error_line_and_exit_2(capsys, argv, says):
