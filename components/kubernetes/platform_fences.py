@@ -13,8 +13,9 @@ policy per flow, from one list (`platform_flows`):
 - kueue-system: its admission webhook (9443), its visibility API (8082), Prometheus scraping its metrics (8443),
   and MultiKueue reaching worker clusters' API servers in the fleet's cloud networks (443);
 - kube-system on-prem: DNS from every pod and node to CoreDNS, CoreDNS forwarding to the site's resolvers (53, in
-  the private ranges) and Prometheus scraping it (9153). Cilium's agent and operator run on the host network: NetworkPolicies do not select them,
-  their own ports (health 4240, VXLAN 8472, WireGuard 51871) are the nodes' firewall's.
+  the private ranges) and Prometheus scraping it (9153). Cilium's agent and operator run on the host network:
+  NetworkPolicies do not select them, their own ports (health 4240, VXLAN 8472, WireGuard 51871) are the nodes'
+  firewall's.
 
 The API server calls webhooks from wherever the platform puts it (control-plane hosts, EKS's ENIs, AKS's
 konnectivity tunnel), so webhook ports accept any source; TLS guards them. Each allow policy is annotated with the
