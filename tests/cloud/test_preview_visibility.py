@@ -47,3 +47,34 @@ def test_monitoring_values_are_known_but_for_what_waits(preview):
         spec = values["prometheus"]["prometheusSpec"]
         assert spec["retention"] == "30d" and spec["storageSpec"]["volumeClaimTemplate"]["spec"]["accessModes"]
 
+
+
+def wholly_unknown(update, preview, path=()):
+    """Paths whose update-phase value is an object (or a list holding one) while the preview shows one unknown in
+    its place: a computed object wrapped whole in `apply`. A list of ids that each wait (subnet ids) may be unknown
+    whole; it hides no setting."""
+    if isinstance(update, dict) and update:
+        if not isinstance(preview, dict):
+            yield path
+            return
+        for key, value in update.items():
+            if key in preview:
+                yield from wholly_unknown(value, preview[key], (*path, key))
+    elif isinstance(update, list) and update:
+        if not isinstance(preview, list):
+            if not all(isinstance(item, str) for item in update):
+                yield path
+            return
+        for i, (value, shown) in enumerate(zip(update, preview, strict=False)):
+            yield from wholly_unknown(value, shown, (*path, i))
+
+
+def test_no_object_sahab_computes_waits_whole_in_a_preview(preview):
+    """Every resource of prod: what is an object once values are known is an object in the preview too, so every
+    setting in it that does not wait is readable."""
+    from tests.cloud.helpers import planned_stack
+
+    shown = {r.urn: r.inputs for r in preview}
+    hidden = [f"{r.type} {r.name}: {'/'.join(map(str, path))}" for r in planned_stack("prod").resources
+              if r.urn in shown for path in wholly_unknown(r.inputs, shown[r.urn])]
+    assert hidden == []
