@@ -103,3 +103,15 @@ def test_a_burst_stack_lists_only_the_training_image_for_its_workers_registries(
     # The platform on the borrowed clusters is prod's; burst Jobs run on the EKS and AKS workers.
     assert sorted((a["clusterKind"], a["how"], a["source"]) for a in artifacts) == [
         ("aks", "build", "workloads/Dockerfile"), ("eks", "build", "workloads/Dockerfile")]
+
+
+def test_a_fully_pinned_stack_is_told_which_digest_waivers_to_delete(capsys):
+    """After `pin` records every artifact, the stack's digest-rule waivers have no reason left: prod's are named."""
+    from policies.waivers import load_waivers
+    from sahab.commands.registry import DIGEST_RULE, _waivers_left
+
+    prod = [w for w in load_waivers() if w.policy == DIGEST_RULE and w.resource.startswith("urn:pulumi:prod::")]
+    _waivers_left("prod")
+    assert f"still waives {DIGEST_RULE} for it ({len(prod)} entries): delete them" in capsys.readouterr().err
+    _waivers_left("smb")  # smb waives nothing
+    assert capsys.readouterr().err == ""
