@@ -11,7 +11,7 @@ LOCKS := requirements.lock requirements-dev.lock
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCKS) 2>/dev/null | sha256sum | cut -c1-16)
 PIP_QUIET := 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: install lock test demo lint bench clean host-deps azurite policy-pack
+.PHONY: install lock test test-site demo lint bench clean host-deps azurite policy-pack
 
 install: $(STAMP)
 
@@ -36,12 +36,29 @@ test: install host-deps azurite
 	$(PY) -m ruff check .
 	$(PY) -m pytest
 
-# The on-prem tests build real Debian 12 hosts with debootstrap (as root; they skip, saying why, otherwise).
+# The multi-host on-prem scenarios (root): Sahab's playbooks form, grow, repair and upgrade a cluster of test hosts
+# running the stand-in kubeadm (tests/multihost). One JSON line per scenario; exits non-zero if any fails.
+test-site: install host-deps
+	$(PY) -m tests.multihost.run
+
+# The on-prem tests build real Debian 12 hosts with debootstrap (as root; they skip, saying why, otherwise); the
+# site tests package stand-ins (dpkg-scanpackages), the key and firewall checks use gpg and nft -c.
 # The registry tests seed and pin a real registry on loopback: skopeo, docker-registry (distribution 2.8),
 # htpasswd (apache2-utils) and openssl.
 host-deps:
-	@if [ "$$(id -u)" = 0 ] && ! command -v debootstrap >/dev/null; then \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap openssh-client >/dev/null; \
+	@if [ "$$(id -u)" = 0 ] && ! { command -v debootstrap && command -v dpkg-scanpackages && command -v gpg \
+	    && command -v nft; } >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap openssh-client \
+	    dpkg-dev gnupg nftables >/dev/null; \
+	fi
+	@# Debian's chromium: Playwright prints the evidence page to PDF through it (never a browser it downloads).
+	@if [ "$$(id -u)" = 0 ] && ! command -v chromium >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
+	@# The site-gateway test: two gateway hosts in network namespaces (iproute2: ip netns, veth), the outer link
+	@# captured with tcpdump. The gateways' own strongSwan and FRR come from a package snapshot beside the base image.
+	@if [ "$$(id -u)" = 0 ] && ! { command -v tcpdump && command -v ip && command -v nsenter; } >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tcpdump iproute2 util-linux >/dev/null; \
 	fi
 	@if [ "$$(id -u)" = 0 ] && ! { command -v skopeo && command -v docker-registry && command -v htpasswd; } >/dev/null; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq skopeo docker-registry apache2-utils openssl >/dev/null; \

@@ -5,6 +5,8 @@ One run, in rounds, so a noisy neighbour hits every figure alike. Each round mea
   - the GEMM peak in that precision (`sahab bench`'s gemm probe: best rate over a few shapes),
   - a plain fp32 PyTorch loop of the same model shape: the same GPT module, eager fp32, `torch.optim.AdamW`
     with its defaults, torch's default threads, no autocast, no compile,
+  - the Trainer's step with the loss read on the host every step (the loop before issue 38), against the
+    Trainer's step as it is now (loss left on the device, read at log_every),
   - the Trainer exactly as a torchrun worker runs it (its `_run_batch`: bf16 autocast where the CPU has
     AVX512-BF16/AMX, fused AdamW, gradient clipping, torch.compile), one worker owning every core.
 SAHAB_CPU_FLAGS="avx2 fma" runs it as an AVX2-only CPU would (fp32 throughout).
@@ -71,7 +73,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=3, help="steps of each loop per round")
     parser.add_argument("--no-compile", action="store_true")
-    parser.add_argument("--precision", default="auto", choices=("auto", "bf16", "fp32"))
+    parser.add_argument("--precision", default="auto", choices=("auto", "bf16", "fp16", "fp32"))
     args = parser.parse_args()
 
     import torch
@@ -109,12 +111,14 @@ def main() -> int:
     plain = PlainFp32Loop(model_cfg, args.batch_size)
     plain.step(0)
 
-    peaks, plain_times, trainer_times = [], [], []
+    peaks, plain_times, trainer_times, waiting_times = [], [], [], []
     step = iter(range(2, 10**6))
     for r in range(args.rounds):
         peaks.append(gemm_flops(precision, budget_s=1.5))
         plain_times += timed(lambda: plain.step(next(step)), args.steps)
         trainer_times += timed(lambda: trainer._run_batch(next(step)), args.steps)
+        # the loop as it was: the host reads the loss every step (float(loss): it waits for the device)
+        waiting_times += timed(lambda: float(trainer._run_batch(next(step))), args.steps)
         print(f"round {r + 1}: {precision} peak {peaks[-1] / 1e9:.0f} GFLOP/s, fp32 loop "
               f"{tokens_per_step / min(plain_times[-args.steps:]):,.0f} tok/s, trainer "
               f"{tokens_per_step / min(trainer_times[-args.steps:]):,.0f} tok/s", flush=True)
@@ -131,6 +135,7 @@ def main() -> int:
         "trainer_tokens_per_s": round(trainer_tps, 1),
         "fp32_loop_tokens_per_s": round(plain_tps, 1),
         "speedup_vs_fp32_loop": round(trainer_tps / plain_tps, 2),
+        "loss_read_every_step_tokens_per_s": round(tokens_per_step / min(waiting_times), 1),
         "mfu": round(trainer_tps * fpt / peak, 3),
         "median_speedup": round(median_trainer / median_plain, 2),
         "median_mfu": round(median_trainer * fpt / statistics.median(peaks), 3),

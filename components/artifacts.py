@@ -55,6 +55,8 @@ UPSTREAMS: dict[str, Upstream] = {u.host: u for u in (
     Upstream("docker.io", "docker-hub", "registry-1.docker.io", True, True),
     Upstream("ghcr.io", "ghcr", "ghcr.io", True, True),
     Upstream("nvcr.io", "nvcr", None, False, False),
+    # Amazon ECR Public: AWS's own EKS images (the EFA device plugin); ECR caches it without a login.
+    Upstream("public.ecr.aws", "ecr-public", "public.ecr.aws", False, False),
 )}
 CHARTS_PREFIX = "charts"
 
@@ -141,6 +143,12 @@ CATALOG: dict[str, Artifact] = {a.name: a for a in (
     # Kueue
     _chart("kueue", "oci://registry.k8s.io/kueue/charts/kueue", "kueue", "0.19.2"),
     _image("kueue", "registry.k8s.io/kueue/kueue", "v0.19.2", "kueue", "repository-tag"),
+    # AWS EFA device plugin (EKS): advertises each node's EFA interfaces as vpc.amazonaws.com/efa. Chart and image
+    # as aws/eks-charts stable/aws-efa-k8s-device-plugin has them at 5239609 (2026-08-03): chart v0.5.30, image
+    # v0.5.20, which the chart pulls from AWS's ECR in us-west-2 (602401143452...) and ECR Public mirrors.
+    _chart("efa-device-plugin", "https://aws.github.io/eks-charts", "aws-efa-k8s-device-plugin", "v0.5.30"),
+    _image("efa-device-plugin", "public.ecr.aws/eks/aws-efa-k8s-device-plugin", "v0.5.20", "efa-device-plugin",
+           "repository-tag"),
     # cluster-autoscaler (EKS); its tag follows the cluster's Kubernetes minor version (autoscaler_image)
     _chart("cluster-autoscaler", "https://kubernetes.github.io/autoscaler", "cluster-autoscaler", "9.46.6"),
     # on-prem storage: Rancher's local-path provisioner (Sahab's own manifests, not its chart) and its helper pod

@@ -1,12 +1,8 @@
 """The accelerator catalog for node pools: which instance types carry which accelerator, and where.
 
 Pure data and lookups, no Pulumi. The benchmark floors for each hardware class live in
-`workloads/bench/catalog.py`; this module only answers the provisioning questions:
-"is this instance type an H100 box?" and "does this region sell it?".
-
-Region offerings are the UAE regions' published instance-type lists as Sahab last checked them
-(AWS `describe-instance-type-offerings` for me-central-1; Azure "products available by region" for
-UAE North/Central). They change: when a provider adds a type to a region, add it here.
+`workloads/bench/catalog.py`; this module answers "is this instance type an H100 box?". Which region and zone
+sells a type is not written here: it is the clouds' own data, in components/offerings.
 """
 
 from __future__ import annotations
@@ -49,27 +45,21 @@ CATALOG: dict[str, Accelerator] = {
     )
 }
 
-# Which accelerators each allowed region sells. A pool asking for anything else is refused at config time.
-REGION_OFFERINGS: dict[str, frozenset[str]] = {
-    "me-central-1": frozenset({"cpu", "t4", "a10g", "l40s"}),
-    "uaenorth": frozenset({"cpu", "t4", "a100", "h100"}),
-    "uaecentral": frozenset({"cpu", "t4"}),
-}
-
-# A sensible default instance type per (cloud, accelerator), used when a pool names none.
-DEFAULT_INSTANCE_TYPES: dict[tuple[str, str], str] = {
-    ("aws", "cpu"): "m6i.2xlarge",
-    ("aws", "t4"): "g4dn.xlarge",
-    ("aws", "a10g"): "g5.2xlarge",
-    ("aws", "l40s"): "g6e.2xlarge",
-    ("aws", "a100"): "p4d.24xlarge",
-    ("aws", "h100"): "p5.48xlarge",
-    ("aws", "h200"): "p5e.48xlarge",
-    ("azure", "cpu"): "Standard_D8s_v5",
-    ("azure", "t4"): "Standard_NC4as_T4_v3",
-    ("azure", "a100"): "Standard_NC24ads_A100_v4",
-    ("azure", "h100"): "Standard_NC40ads_H100_v5",
-    ("azure", "h200"): "Standard_ND96isr_H200_v5",
+# The default instance type per (cloud, accelerator), in order of preference: a pool that names none gets the
+# first one its region sells (components.offerings), e.g. h200 in me-central-1 -> p5en.48xlarge.
+DEFAULT_INSTANCE_TYPES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("aws", "cpu"): ("m6i.2xlarge", "m7i.2xlarge", "m5.2xlarge", "c7i.2xlarge", "r7i.2xlarge"),
+    ("aws", "t4"): ("g4dn.xlarge",),
+    ("aws", "a10g"): ("g5.2xlarge",),
+    ("aws", "l40s"): ("g6e.2xlarge",),
+    ("aws", "a100"): ("p4d.24xlarge", "p4de.24xlarge"),
+    ("aws", "h100"): ("p5.48xlarge",),
+    ("aws", "h200"): ("p5e.48xlarge", "p5en.48xlarge"),
+    ("azure", "cpu"): ("Standard_D8s_v5",),
+    ("azure", "t4"): ("Standard_NC4as_T4_v3",),
+    ("azure", "a100"): ("Standard_NC24ads_A100_v4",),
+    ("azure", "h100"): ("Standard_NC40ads_H100_v5",),
+    ("azure", "h200"): ("Standard_ND96isr_H200_v5",),
 }
 
 
@@ -114,9 +104,19 @@ AWS_SIZES: dict[str, tuple[str, ...]] = {
 _AZURE_CPU_SIZE = re.compile(r"Standard_[DEF][1-9][0-9]{0,2}[adilmpst]*_v[2-6]")
 
 
-def aws_instance_types(accelerator: str) -> list[str]:
-    """Every AWS instance type the catalog knows for an accelerator, in family order."""
-    return [f"{family}.{size}" for family in CATALOG[accelerator].aws_families for size in AWS_SIZES[family]]
+def instance_types(cloud: str, accelerator: str) -> list[str]:
+    """Every instance type the catalog knows for an accelerator, in family order (Azure CPU sizes follow a
+    pattern rather than a list: none are listed)."""
+    if cloud == "aws":
+        return [f"{family}.{size}" for family in CATALOG[accelerator].aws_families for size in AWS_SIZES[family]]
+    return [] if accelerator == "cpu" else list(CATALOG[accelerator].azure_series)
+
+
+def azure_rdma(vm_size: str) -> bool:
+    """Azure sizes whose name carries `r` among their feature letters have an InfiniBand (RDMA) network
+    (Standard_ND96isr_H100_v5), which only works when the cluster sets RDMA up."""
+    found = re.fullmatch(r"Standard_[A-Z]+[0-9]+([a-z]*)_.*", vm_size)
+    return bool(found and "r" in found.group(1))
 
 
 def accelerator_of_instance(cloud: str, instance_type: str) -> str | None:
@@ -133,12 +133,13 @@ def accelerator_of_instance(cloud: str, instance_type: str) -> str | None:
     return None
 
 
-def offered(region: str, accelerator: str) -> bool:
-    return accelerator in REGION_OFFERINGS.get(region, frozenset())
-
-
-def default_instance_type(cloud: str, accelerator: str) -> str | None:
-    return DEFAULT_INSTANCE_TYPES.get((cloud, accelerator))
+def default_instance_type(cloud: str, accelerator: str, offerings=None) -> str | None:
+    """The first default candidate the region's offerings (a components.offerings.Snapshot) sell; without
+    offerings, the first candidate."""
+    candidates = DEFAULT_INSTANCE_TYPES.get((cloud, accelerator), ())
+    if offerings is not None:
+        candidates = tuple(t for t in candidates if offerings.sells(t)) or candidates
+    return candidates[0] if candidates else None
 
 
 # Node labels and taints every pool carries, so schedulers, device plugins and policies agree on them.

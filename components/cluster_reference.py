@@ -12,7 +12,7 @@ import pulumi
 import pulumi_azure_native as azure_native
 
 from components.aws.eks_cluster import eks_kubeconfig
-from components.azure.aks_cluster import decode_kubeconfig
+from components.azure.aks_cluster import decode_kubeconfig, non_interactive_kubeconfig
 from components.errors import ConfigError
 
 # What a burst stack reads from the owning stack, per cluster kind; the owner's Fleet exports these keys.
@@ -42,7 +42,8 @@ def cluster_export(exports: Any, reference: str, name: str, kind: str, where: st
 
 class ReferencedCluster:
     def __init__(self, reference: pulumi.StackReference, reference_name: str, name: str, kind: str,
-                 provider: pulumi.ProviderResource | None = None, where: str | None = None):
+                 provider: pulumi.ProviderResource | None = None, where: str | None = None,
+                 kubelogin: str = "azurecli"):
         self.kind = kind
         self.name = name
         self.reference = reference_name
@@ -67,7 +68,8 @@ class ReferencedCluster:
             credentials = azure_native.containerservice.list_managed_cluster_user_credentials_output(
                 resource_group_name=self.resource_group_name, resource_name=self.cluster_name, format="exec",
                 opts=pulumi.InvokeOutputOptions(provider=provider))
-            self.kubeconfig = pulumi.Output.secret(credentials.apply(decode_kubeconfig))
+            self.kubeconfig = pulumi.Output.secret(credentials.apply(
+                lambda c: non_interactive_kubeconfig(decode_kubeconfig(c), kubelogin)))
 
     def get(self, key: str) -> pulumi.Output[Any]:
         return self._record.apply(lambda r: r[key])

@@ -26,9 +26,10 @@ from pydantic import (
     model_validator,
 )
 
-from components import catalog, egress, validation
+from components import catalog, egress, gpu_stack, offerings, validation
 from components.errors import ConfigError
-from components.network_plan import MAX_AKS_CLUSTERS_PER_VNET
+from components.hybrid_config import Deployer, SiteDns, SiteGateway, SiteLink, check_hybrid, private_block
+from components.network_plan import MAX_AKS_CLUSTERS_PER_VNET, plan_api_server_subnets
 from components.registry_config import Registries, check_registries
 
 ROOT = "sahab:fleet"
@@ -37,8 +38,12 @@ Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$")]  # a low
 Accelerator = Literal["h100", "h200", "a100", "l40s", "a10g", "t4", "cpu"]
 GpuAccelerator = Literal["h100", "h200", "a100", "l40s", "a10g", "t4"]
 Emirate = Literal["abu-dhabi", "dubai", "sharjah", "ajman", "umm-al-quwain", "ras-al-khaimah", "fujairah"]
-# A whole disk by kernel name (/dev/sdb, /dev/nvme1n1) or, better, by a stable /dev/disk/by-id/ name.
-DATA_DISK = re.compile(r"^/dev/([a-z][a-z0-9]{1,31}|disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@-]{0,199})$")
+# A whole disk by its stable /dev/disk/by-id/ name: a kernel name (/dev/nvme1n1) can point at another disk after a
+# reboot, and luksFormat would erase that one.
+DATA_DISK = re.compile(r"^/dev/disk/by-id/[A-Za-z0-9][A-Za-z0-9._:+@-]{0,199}$")
+# An SSH host public key as known_hosts holds it: the key type, then its base64 blob (RFC 4253 section 6.6).
+SSH_HOST_KEY = r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-ssh-ed25519@openssh\.com|" \
+               r"sk-ecdsa-sha2-nistp256@openssh\.com) [A-Za-z0-9+/]{16,2048}={0,2}$"
 # Bounds that keep one stack file from asking for more than a cluster or a node can hold.
 MAX_HOSTS = 5000  # Kubernetes' largest supported cluster
 MAX_NODE_LABELS = 64
@@ -58,6 +63,11 @@ def _fits(check):
 
 
 Region = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$")]  # me-central-1, uaenorth
+# An IAM role or user ARN an EKS access entry can name (the aws partitions; a path is allowed).
+IAM_PRINCIPAL = r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[A-Za-z0-9+=,.@_/-]{1,512}$"
+ENTRA_OBJECT_ID = r"^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$"
+# Azure locations Microsoft opens only on request (UAE Central: access by request, no availability zones).
+RESTRICTED_LOCATIONS = {"uaecentral": "Microsoft opens UAE Central to a subscription only on request"}
 
 
 class _Model(BaseModel):
@@ -84,12 +94,30 @@ class AwsCloud(_Model):
     """VPC address range, split evenly across the availability zones. Default: 10.40.0.0/16."""
     az_count: Annotated[StrictInt, Field(ge=2, le=3)] = 3
     """Availability zones to spread private subnets over. Default: 3 (all of me-central-1)."""
+    admin_principals: tuple[Annotated[str, Field(pattern=IAM_PRINCIPAL)], ...] = ()
+    """IAM roles and users (ARNs) that administer every EKS cluster of the stack: each gets an EKS access entry
+    with the AmazonEKSClusterAdminPolicy (cluster scope), e.g. the team's SSO role and the CI role. The identity
+    that creates a cluster is always an admin of it. Default: none beyond the creator."""
     airgapped: StrictBool = False
     """No internet gateway, NAT gateway or public subnets: nodes reach AWS only through the VPC endpoints and pull
     images only from in-region ECR, so mirror every platform image there first. Default: false (one NAT gateway,
     for the platform's public images; team pods reach no public address either way)."""
+    hybrid_hub: Literal["virtual-private-gateway", "transit-gateway"] = "virtual-private-gateway"
+    """What the on-prem sites' links attach to in each VPC (components.aws.hybrid_hub): a virtual private gateway,
+    or a transit gateway (for more sites and ECMP across tunnels). Default: virtual-private-gateway."""
 
     _cidr = field_validator("vpc_cidr")(lambda v: _check_cidr(v))
+
+
+class MaintenanceWindow(_Model):
+    """A weekly window, in UTC."""
+
+    day: Literal["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] = "Friday"
+    """Day of the week. Default: Friday (the UAE weekend)."""
+    start_hour: Annotated[StrictInt, Field(ge=0, le=23)] = 0
+    """Hour it opens, UTC. Default: 0."""
+    hours: Annotated[StrictInt, Field(ge=4, le=24)] = 8
+    """How long it stays open (AKS needs at least 4). Default: 8."""
 
 
 class AzureCloud(_Model):
@@ -108,6 +136,19 @@ class AzureCloud(_Model):
     control_plane_logs_cmk_gb_per_day: Annotated[int, Field(ge=100)] | None = None
     """Encrypt those logs with the fleet's Key Vault key: Azure allows that only through a dedicated Log Analytics
     cluster, which commits to this many GB/day (at least 100). Default: unset (Microsoft-managed keys)."""
+    admin_group_ids: tuple[Annotated[str, Field(pattern=ENTRA_OBJECT_ID)], ...] = ()
+    """Entra ID groups (object ids) that administer every AKS cluster of the stack: each gets the "Azure Kubernetes
+    Service RBAC Cluster Admin" role on the cluster, as does the identity running `pulumi up`. Default: none
+    beyond the deployer."""
+    kubelogin: Literal["azurecli", "workloadidentity", "spn", "msi"] = "azurecli"
+    """How `pulumi up` signs in to the AKS API (the kubeconfig's `kubelogin get-token --login` mode), never
+    interactively: azurecli (a laptop after `az login`), workloadidentity (CI with federated credentials:
+    AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE), spn (a service principal: AZURE_CLIENT_ID,
+    AZURE_CLIENT_SECRET), msi (a runner's managed identity). A CI job may also set AAD_LOGIN_METHOD, which
+    kubelogin prefers. Default: azurecli."""
+    gpu_maintenance: MaintenanceWindow = MaintenanceWindow()
+    """When AKS may upgrade and reimage nodes (node OS images and Kubernetes patches): GPU nodes drain running
+    training, so only in this weekly window. Default: Fridays 00:00-08:00 UTC."""
 
     _cidr = field_validator("vnet_cidr")(lambda v: _check_cidr(v))
 
@@ -145,10 +186,14 @@ class Host(_Model):
     memory_gib: Annotated[StrictInt, Field(ge=1, le=65536)]
     """Memory in whole GiB (`free -g`). Required, for the same reasons."""
     data_disk: str | None = None
-    """Block device for the encrypted data volume: a whole disk, by kernel name (`/dev/nvme1n1`) or, better,
-    a stable `/dev/disk/by-id/...` path. Ansible formats it with LUKS2 (key: a Pulumi secret) and mounts it
-    where the `sahab-encrypted` storage class puts volumes. Its contents are erased on first use. Default:
-    none (the host provisions no volumes)."""
+    """Block device for the encrypted data volume: a whole disk by its stable `/dev/disk/by-id/...` path (a
+    kernel name such as `/dev/nvme1n1` is refused: it can name another disk after a reboot). Ansible formats it
+    with LUKS2 (key: a Pulumi secret) and mounts it where the `sahab-encrypted` storage class puts volumes. Its
+    contents are erased on first use. Default: none (the host provisions no volumes)."""
+    ssh_host_keys: Annotated[tuple[Annotated[str, Field(pattern=SSH_HOST_KEY)], ...], Field(max_length=8)] = ()
+    """The server's SSH host public keys (`<type> <base64>`), as `sahab init --accept-new-host-keys` recorded them
+    on first contact. When a site's hosts record theirs, Ansible trusts only these keys for them. Default: none
+    (the operator's ~/.ssh/known_hosts)."""
     gpus: HostGpus | None = None
     """The server's GPUs, e.g. `{accelerator: h100, count: 8}`: a GPU pool takes only hosts that carry its
     accelerator, a CPU pool only hosts without GPUs. Default: none (a server without GPUs)."""
@@ -157,7 +202,8 @@ class Host(_Model):
     @classmethod
     def _data_disk(cls, v: str | None) -> str | None:
         if v is not None and not DATA_DISK.match(v):
-            raise ValueError(f"{v!r} is not a disk; allowed: /dev/<name> (e.g. /dev/nvme1n1) or /dev/disk/by-id/<id>")
+            raise ValueError(f"{v!r} is not a stable disk name; allowed: /dev/disk/by-id/<id> (ls -l /dev/disk/by-id/ "
+                             "on the host); kernel names like /dev/nvme1n1 can change between boots")
         return v
 
 
@@ -221,9 +267,24 @@ class Site(_Model):
     private key. When unset in the stack, Ansible uses the operator's ssh-agent. Default: onpremSshPrivateKey."""
     airgapped: StrictBool = False
     """Install only from the hosts' configured package sources (a site mirror). Default: false."""
+    node_networks: tuple[Annotated[str, _fits(validation.node_network)], ...] = ()
+    """The networks the site's hosts live in (CIDRs, IPv4 or IPv6), e.g. `[192.168.50.0/24]`: every host address and
+    control-plane VIP must lie in one, and each node's firewall admits cluster traffic from them. Default: none
+    (the firewall admits the site's own host addresses and VIPs, one by one)."""
     object_store: ObjectStore | None = None
     """Where the site's training checkpoints go (components/onprem/checkpoint_access.py). Default: unset (a
     per-pod volume of the encrypted storage class, which does not survive losing its node)."""
+    networks: Annotated[tuple[Annotated[str, AfterValidator(private_block)], ...], Field(max_length=32)] = ()
+    """The site's private IPv4 blocks that reach the clouds (its servers, API VIPs, object store, DNS servers,
+    deployer); routed over its links and admitted by the clouds' security rules. Default: none."""
+    dns: SiteDns = SiteDns()
+    """The site's DNS servers, for which conditional forwarders to the clouds' resolvers are rendered
+    (components.hybrid_config). Default: BIND."""
+    gateway: SiteGateway | None = None
+    """The site's end of its VPN links (components.hybrid_config). Default: none."""
+    links: Annotated[tuple[SiteLink, ...], Field(max_length=2)] = ()
+    """How the site reaches each cloud: an IPsec VPN (the default) or an existing Direct Connect / ExpressRoute
+    circuit (components.hybrid_config). Default: none (the site reaches no cloud privately)."""
 
 
 class Taint(_Model):
@@ -267,6 +328,10 @@ class Cluster(_Model):
     public_endpoint_cidrs: tuple[Annotated[str, _fits(validation.api_access_cidr)], ...] = ()
     """With `public_endpoint`: the only IPv4 ranges that may reach the API server, each a /8 or narrower; required
     then (0.0.0.0/0 is refused). Default: none."""
+    region_access_granted: StrictBool = False
+    """The subscription has been granted access to this cluster's restricted location (uaecentral: Microsoft opens
+    it only on request). Required true there, so nothing is planned into a location the subscription cannot
+    use. Default: false."""
     stack_reference: Annotated[str, _fits(validation.stack_reference)] | None = None
     """Burst stacks: take this cluster from another stack (e.g. `org/sahab/prod`) instead of creating it. An
     on-prem cluster taken this way needs no site: the burst stack only reaches its API (the MultiKueue manager).
@@ -308,8 +373,20 @@ class NodePool(_Model):
     gpus_per_node: Annotated[StrictInt, Field(ge=1, le=16)] | None = None
     """GPUs on each node. Default: the instance type's count from the catalog; on-prem, the count its hosts
     declare (`sites[].hosts[].gpus`), which it must equal when set."""
-    gpu_driver: Literal["operator", "preinstalled"] = "operator"
-    """Who installs NVIDIA drivers on cloud nodes: the GPU operator, or the node image. Default: operator."""
+    gpu_driver: Literal["operator", "preinstalled"] | None = None
+    """Who installs the NVIDIA driver and container toolkit: the GPU operator, or the node image / host
+    (components.gpu_stack). Default: per kind of cluster: preinstalled on EKS (the AL2023 NVIDIA AMI) and on-prem
+    (Ansible), operator on AKS; a choice that installs either twice is refused."""
+    zones: Annotated[tuple[Annotated[str, Field(pattern=r"^([a-z0-9]+-az[0-9]+|[1-9])$")], ...],
+                     Field(max_length=6)] = ()
+    """Cloud pools: the zones to place nodes in, as zone IDs on AWS (`mec1-az1`, the same place in every account)
+    and zone numbers on Azure (`1`); each must sell the pool's instance type. Default: every zone of the
+    cluster's network that sells it (one of them for an EFA pool; AKS: as the location's SKUs allow)."""
+    efa: StrictBool | None = None
+    """EKS: multi-node training over the instance type's Elastic Fabric Adapters: EFA interfaces in the launch
+    template, a cluster placement group, one zone, the EFA device plugin, and training pods that ask for
+    `vpc.amazonaws.com/efa` and hugepages. Default: on for EFA-capable types (per EC2's instance data) in a pool
+    that can grow past one node, off otherwise."""
     gpus_per_worker: Annotated[int, Field(ge=1, le=16)] | None = None
     """GPUs each training pod (one torchrun worker per GPU) asks for. Default: every GPU of the node; one
     GPU slice on a time-sliced pool, where the device plugin refuses requests for more than one."""
@@ -527,6 +604,11 @@ class Workload(_Model):
     """Steps between checkpoints. Default: 100."""
     validate_nodes: StrictBool = True
     """Benchmark each node against its hardware class before training. Default: true."""
+    model: Literal["auto", "tiny", "small", "medium", "large"] = "auto"
+    """Model preset (workloads/train/presets.py): auto picks the one of each node's GPU class (large on 80 GB
+    parts, medium on L40S and 40 GB A100s, small on T4/A10G, tiny on CPUs). Default: auto."""
+    batch_size: Annotated[StrictInt, Field(ge=1, le=4096)] | None = None
+    """Sequences per GPU (per worker) and micro-batch. Default: the preset's."""
     enabled: StrictBool = False
     """Launch training Jobs on the pools. Default: false (platform only)."""
     team: str | None = None
@@ -574,6 +656,8 @@ class FleetConfig(_Model):
     """Burst stacks: dispatch queued training from an on-prem manager to cloud workers. Default: unset."""
     registries: Registries = Registries()
     """The in-country registry per cluster kind (components.registry_config). Default: none (upstreams)."""
+    deployer: Deployer | None = None
+    """Where `pulumi up` runs (components.hybrid_config). Default: a machine on the first site with links."""
 
     # Lookups the components use; validation guarantees the names resolve.
     def cluster(self, name: str) -> Cluster:
@@ -707,6 +791,13 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
             raise ConfigError(f"{ROOT}.sites[{i}].country", f"{site.country!r} is outside the residency list; "
                               f"allowed: {', '.join(fleet.residency.allowed_countries)}")
         _unique(site.hosts, "host", f"{ROOT}.sites[{i}].hosts")
+        _inside_node_networks(site, f"{ROOT}.sites[{i}]")
+        recorded = [bool(h.ssh_host_keys) for h in site.hosts]
+        if any(recorded) and not all(recorded):
+            j = recorded.index(False)
+            raise ConfigError(f"{ROOT}.sites[{i}].hosts[{j}].ssh_host_keys", "missing while other hosts of the site "
+                              "record theirs: Ansible then trusts only recorded keys; record every host's "
+                              "(sahab init --accept-new-host-keys) or none")
     _unique_addresses(fleet)
 
     _unique(fleet.clusters, "cluster", f"{ROOT}.clusters")
@@ -744,6 +835,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
         else:
             clusters_resolved.append(cluster)
         _check_public_endpoint(cluster, path)
+        _check_region_access(fleet, cluster, path)
     _check_aks_per_vnet(fleet)
     fleet = fleet.model_copy(update={"clusters": tuple(clusters_resolved)})
 
@@ -784,6 +876,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
         if bucket.geo_redundant and bucket.cloud != "azure":
             raise ConfigError(f"{path}.geo_redundant", "geo_redundant applies to azure buckets only")
     _check_pool_hosts(fleet)
+    check_hybrid(fleet, ROOT)
     _check_teams(fleet.workload)
     _check_cloud_names(fleet)
     teams = [t.name for t in fleet.workload.teams]
@@ -797,7 +890,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
                                   f"{cluster.kubernetes_version} cannot run the workload's training Jobs (their "
                                   f"successPolicy needs {validation.TRAINING_MIN_KUBERNETES} or later); allowed: "
                                   f"{validation.TRAINING_MIN_KUBERNETES} or later, or workload.enabled: false")
-    resolved = fleet.model_copy(update={"node_pools": tuple(pools)})
+    resolved = _place_zones(fleet.model_copy(update={"node_pools": tuple(pools)}))
     for i, pool in enumerate(resolved.node_pools):
         _check_worker_gpus(pool, f"{ROOT}.node_pools[{i}]")
     if fleet.burst is not None:
@@ -866,6 +959,17 @@ def _unique_addresses(fleet: FleetConfig) -> None:
             seen[address] = f"host {host.name} of site {site.name}"
 
 
+def _inside_node_networks(site: Site, path: str) -> None:
+    """With node_networks set, a host outside them could not reach the others through their firewalls."""
+    if not site.node_networks:
+        return
+    networks = [ipaddress.ip_network(n) for n in site.node_networks]
+    for j, host in enumerate(site.hosts):
+        if not any(ipaddress.ip_address(host.address) in n for n in networks):
+            raise ConfigError(f"{path}.hosts[{j}].address", f"{host.address} is outside the site's node_networks "
+                              f"({', '.join(site.node_networks)}); the other nodes' firewalls would drop it")
+
+
 def _check_aks_per_vnet(fleet: FleetConfig) -> None:
     """A location's VNet holds a node subnet per AKS cluster in three quarters, private endpoints in the last
     (components.network_plan)."""
@@ -878,6 +982,22 @@ def _check_aks_per_vnet(fleet: FleetConfig) -> None:
         if seen[location] > MAX_AKS_CLUSTERS_PER_VNET:
             raise ConfigError(f"{ROOT}.clusters[{i}]", f"at most {MAX_AKS_CLUSTERS_PER_VNET} AKS clusters share the "
                               f"VNet of {location}; put this one in another allowed location or another stack")
+        try:
+            plan_api_server_subnets(fleet.clouds.azure.vnet_cidr, ["x"] * seen[location])
+        except ValueError as err:
+            raise ConfigError(f"{ROOT}.clouds.azure.vnet_cidr", str(err)) from None
+
+
+def _check_region_access(fleet: FleetConfig, cluster: Cluster, path: str) -> None:
+    """A cluster in a location Microsoft opens only on request says the subscription has that access."""
+    region = fleet.region_of(cluster) if cluster.kind != "onprem" else None
+    if cluster.region_access_granted and region not in RESTRICTED_LOCATIONS:
+        raise ConfigError(f"{path}.region_access_granted", f"applies to clusters in a restricted location "
+                          f"({', '.join(RESTRICTED_LOCATIONS)}); {region or 'an on-prem cluster'} is not one")
+    if region in RESTRICTED_LOCATIONS and not cluster.region_access_granted and not cluster.stack_reference:
+        raise ConfigError(f"{path}.region_access_granted", f"{RESTRICTED_LOCATIONS[region]}: request access for the "
+                          "subscription (an Azure support request, \"Region access\"), then set "
+                          "region_access_granted: true")
 
 
 def _check_public_endpoint(cluster: Cluster, path: str) -> None:
@@ -1003,9 +1123,17 @@ def _resolve_onprem_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, p
             if host in cluster.control_plane_hosts:
                 raise ConfigError(f"{path}.hosts[{j}]", f"{host!r} runs the control plane of {cluster.name}; list it "
                                   "in a pool only with the cluster's schedule_on_control_plane: true")
+    for field in ("zones", "efa"):
+        if getattr(pool, field):
+            raise ConfigError(f"{path}.{field}", "applies to cloud pools only")
+    try:
+        driver = gpu_stack.resolve("onprem", pool.gpu_driver) if pool.is_gpu else pool.gpu_driver
+    except ValueError as err:
+        raise ConfigError(f"{path}.gpu_driver", str(err)) from None
     n = len(pool.hosts)
     gpus = _host_gpus(fleet, fleet.site(cluster.site), pool, path)
-    return pool.model_copy(update={"min_size": n, "max_size": n, "desired_size": n, "gpus_per_node": gpus})
+    return pool.model_copy(update={"min_size": n, "max_size": n, "desired_size": n, "gpus_per_node": gpus,
+                                   "gpu_driver": driver, "efa": False})
 
 
 def _host_gpus(fleet: FleetConfig, site: Site, pool: NodePool, path: str) -> int | None:
@@ -1062,6 +1190,9 @@ def _resolve_control_plane(fleet: FleetConfig, cluster: Cluster, path: str) -> C
         if address.is_loopback or address.is_multicast or address.is_unspecified:
             raise ConfigError(f"{path}.control_plane_vip", f"{vip!r} cannot be a virtual IP; allowed: a unicast "
                               "address in the control-plane hosts' network")
+        if site.node_networks and not any(address in ipaddress.ip_network(n) for n in site.node_networks):
+            raise ConfigError(f"{path}.control_plane_vip", f"{vip!r} is outside site {site.name}'s node_networks "
+                              f"({', '.join(site.node_networks)}); the nodes' firewalls would drop the API server")
         taken = {h.address: h.name for h in site.hosts}
         if vip in taken:
             raise ConfigError(f"{path}.control_plane_vip", f"{vip!r} is the address of host {taken[vip]}; the "
@@ -1079,11 +1210,15 @@ def _resolve_cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, pa
     if pool.hosts:
         raise ConfigError(f"{path}.hosts", "only on-prem pools take hosts")
     cloud, region = fleet.cloud_of(cluster), fleet.region_of(cluster)
-    if not catalog.offered(region, pool.accelerator):
-        sold = ", ".join(sorted(catalog.REGION_OFFERINGS.get(region, ())))
-        raise ConfigError(f"{path}.accelerator",
-                          f"{pool.accelerator!r} is not offered in {region}; allowed there: {sold}")
-    instance_type = pool.instance_type or catalog.default_instance_type(cloud, pool.accelerator)
+    snap = offerings.snapshot(cloud, region)
+    if cloud == "aws" and snap is None:
+        raise ConfigError(f"{path}.cluster", f"no EC2 offerings snapshot for {region}, so nothing says what it sells; "
+                          f"write one: {offerings.REFRESH['aws'].replace('all', region).split('   #')[0]}")
+    candidates = catalog.instance_types(cloud, pool.accelerator)
+    if snap is not None and candidates and not any(snap.sells(t) for t in candidates):
+        raise ConfigError(f"{path}.accelerator", f"{pool.accelerator!r} is not offered in {region} "
+                          f"({_what_sells(snap)}); {_regions_that_sell(fleet, cloud, candidates)}")
+    instance_type = pool.instance_type or catalog.default_instance_type(cloud, pool.accelerator, snap)
     if instance_type is None:
         raise ConfigError(f"{path}.instance_type", f"no {cloud} instance type carries {pool.accelerator!r}")
     carried = catalog.accelerator_of_instance(cloud, instance_type)
@@ -1093,17 +1228,173 @@ def _resolve_cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, pa
     if carried != pool.accelerator:
         raise ConfigError(f"{path}.instance_type",
                           f"{instance_type!r} carries {carried!r}, but the pool's accelerator is {pool.accelerator!r}")
+    if snap is not None and not snap.sells(instance_type):
+        sold = [t for t in candidates if snap.sells(t)]
+        why = f"refused there: {snap.restricted[instance_type]}" if instance_type in snap.restricted else \
+            _what_sells(snap)
+        raise ConfigError(f"{path}.instance_type", f"{instance_type!r} is not offered in {region} ({why}); offered "
+                          f"there for {pool.accelerator}: {_by_family(sold)}")
+    if cloud == "azure" and catalog.azure_rdma(instance_type):
+        raise ConfigError(f"{path}.instance_type", f"{instance_type!r} joins nodes over InfiniBand, and Sahab does "
+                          "not set up RDMA on AKS (NVIDIA Network Operator with OFED, the RDMA shared device plugin, "
+                          "the GPU operator's driver.rdma, the subscription's feature registration and an IPC_LOCK "
+                          "exception in the teams' pod security): multi-node training there would fall back to TCP; "
+                          f"allowed for {pool.accelerator}: {_listed(_plain_azure(pool.accelerator)) or 'none'}")
+    try:
+        driver = gpu_stack.resolve(cluster.kind, pool.gpu_driver) if pool.is_gpu else pool.gpu_driver
+    except ValueError as err:
+        raise ConfigError(f"{path}.gpu_driver", str(err)) from None
+    efa = _efa(cluster, pool, instance_type, path)
     gpus = pool.gpus_per_node or (catalog.gpus_per_instance(cloud, instance_type) if pool.is_gpu else None)
-    update: dict[str, Any] = {"instance_type": instance_type, "gpus_per_node": gpus}
+    update: dict[str, Any] = {"instance_type": instance_type, "gpus_per_node": gpus, "gpu_driver": driver,
+                              "efa": efa}
     if cluster.kind == "aks" and pool.spot and AKS_SPOT_TAINT not in pool.extra_taints:
         # AKS taints every spot node itself: stated here, every pod and flavor that must land there tolerates it.
         update["extra_taints"] = (*pool.extra_taints, AKS_SPOT_TAINT)
     return pool.model_copy(update=update)
 
 
+def _efa(cluster: Cluster, pool: NodePool, instance_type: str, path: str) -> bool:
+    """EFA on an EKS pool: on by default where the type has EFA interfaces and the pool can span nodes."""
+    if cluster.kind != "eks":
+        if pool.efa:
+            raise ConfigError(f"{path}.efa", "EFA applies to EKS pools only")
+        return False
+    facts = offerings.aws_instance(instance_type)
+    capable = bool(facts and facts.efa_interfaces)
+    if pool.efa and not capable:
+        raise ConfigError(f"{path}.efa", f"{instance_type} has no EFA interface (EC2's instance data); EFA-capable "
+                          f"sizes for {pool.accelerator}: {_listed(_efa_types(pool.accelerator)) or 'none'}")
+    return capable and pool.max_size > 1 if pool.efa is None else pool.efa
+
+
+def _efa_types(accelerator: str) -> list[str]:
+    return [t for t in catalog.instance_types("aws", accelerator)
+            if (offerings.aws_instance(t) or offerings.InstanceFacts(0, 0, 0, None, 0, 1)).efa_interfaces]
+
+
+def _plain_azure(accelerator: str) -> list[str]:
+    return [t for t in catalog.instance_types("azure", accelerator) if not catalog.azure_rdma(t)]
+
+
+def _by_family(instance_types: list[str]) -> str:
+    """A short list: every type when there are few, else the families with an example."""
+    if len(instance_types) <= 12:
+        return ", ".join(instance_types) or "none"
+    families = list(dict.fromkeys(t.partition(".")[0] for t in instance_types))
+    return f"sizes of {', '.join(families)} (e.g. {instance_types[min(2, len(instance_types) - 1)]})"
+
+
+def _listed(items: list[str], limit: int = 12) -> str:
+    return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _what_sells(snap: offerings.Snapshot) -> str:
+    api = "EC2's offerings" if snap.cloud == "aws" else "Azure's Resource SKUs"
+    return f"per {api} as of {snap.data_as_of.isoformat()}"
+
+
+def _regions_that_sell(fleet: FleetConfig, cloud: str, instance_types: list[str]) -> str:
+    selling = offerings.regions_selling(cloud, instance_types)
+    allowed = [r for r in selling if r in fleet.residency.allowed_regions]
+    if allowed:
+        return f"allowed regions that offer it: {', '.join(allowed)}"
+    return (f"no allowed region offers it ({', '.join(fleet.residency.allowed_regions)}); regions that do: "
+            f"{_listed(selling, 8) or 'none in the snapshots'}")
+
+
+def _place_zones(fleet: FleetConfig) -> FleetConfig:
+    """Every cloud pool's zones: where it is placed, resolved once so the plan, readiness and the network agree.
+    An EKS VPC gets subnets in `az_count` zones chosen to serve its region's pools; each EKS pool uses those of
+    them that sell its type (one for an EFA pool); a burst pool on another stack's cluster takes every zone that
+    sells its type (its node group uses those the owning stack's VPC has)."""
+    aws = fleet.clouds.aws
+    vpc = {region: vpc_zones(fleet, region) for region in
+           {fleet.region_of(c) for c in fleet.clusters if c.kind == "eks" and not c.stack_reference}} if aws else {}
+    pools = []
+    for i, pool in enumerate(fleet.node_pools):
+        cluster, path = fleet.cluster(pool.cluster), f"{ROOT}.node_pools[{i}]"
+        if cluster.kind == "onprem":
+            pools.append(pool)
+            continue
+        region = fleet.region_of(cluster)
+        zones = _pool_zones(fleet, cluster, pool, vpc.get(region), path)
+        pools.append(pool.model_copy(update={"zones": zones}))
+    return fleet.model_copy(update={"node_pools": tuple(pools)})
+
+
+def vpc_zones(fleet: FleetConfig, region: str) -> tuple[str, ...]:
+    """The zone IDs a region's VPC spans: `az_count` of them, those selling the most of its EKS pools' types
+    (ties to the lower zone ID), always including a zone a pool names."""
+    snap = offerings.snapshot("aws", region)
+    count = fleet.clouds.aws.az_count
+    pools = [p for p in fleet.node_pools if fleet.cluster(p.cluster).kind == "eks"
+             and not fleet.cluster(p.cluster).stack_reference and fleet.region_of(fleet.cluster(p.cluster)) == region]
+    named = sorted({z for p in pools for z in p.zones})
+    if len(named) > count:
+        raise ConfigError(f"{ROOT}.clouds.aws.az_count", f"the pools of {region} name zones {', '.join(named)}; the "
+                          f"VPC spans {count}; allowed: at least {len(named)} (at most {len(snap.zones)})")
+    served = {z: sum(z in snap.zones_selling([p.instance_type]) for p in pools) for z in snap.zones}
+    ranked = named + [z for z in sorted(snap.zones, key=lambda z: (-served[z], z)) if z not in named]
+    return tuple(sorted(ranked[:count]))
+
+
+def _pool_zones(fleet: FleetConfig, cluster: Cluster, pool: NodePool, vpc: tuple[str, ...] | None,
+                path: str) -> tuple[str, ...]:
+    region = fleet.region_of(cluster)
+    snap = offerings.snapshot(fleet.cloud_of(cluster), region)
+    if cluster.kind == "aks":
+        return _aks_zones(fleet, cluster, pool, snap, path)
+    offered = snap.zones_selling([pool.instance_type])
+    unknown = [z for z in pool.zones if z not in snap.zones]
+    if unknown:
+        raise ConfigError(f"{path}.zones", f"{', '.join(unknown)} is not a zone ID of {region}; its zones: "
+                          f"{', '.join(snap.zones)}")
+    if pool.efa and len(pool.zones) > 1:
+        raise ConfigError(f"{path}.zones", "an EFA pool runs in one zone (its cluster placement group's); name one "
+                          f"of {', '.join(offered)}, or set efa: false")
+    if pool.zones:
+        wanted = pool.zones
+    else:
+        wanted = tuple(z for z in offered if vpc is None or z in vpc)
+        if not wanted:
+            wanted = tuple(vpc or ())
+    missing = [z for z in wanted if z not in offered]
+    if missing or not wanted:
+        raise ConfigError(f"{path}.zones" if pool.zones else f"{path}.instance_type",
+                          f"node pool {pool.name}: {pool.instance_type} is offered in {region} zones "
+                          f"{', '.join(offered) or 'none'}; zones wanted: {', '.join(wanted) or 'none'} "
+                          f"({_what_sells(snap)})")
+    if vpc is not None and any(z not in vpc for z in wanted):
+        outside = [z for z in wanted if z not in vpc]
+        raise ConfigError(f"{path}.zones", f"node pool {pool.name} wants {', '.join(outside)}, outside the VPC's "
+                          f"zones {', '.join(vpc)} (raise clouds.aws.az_count)")
+    return wanted[:1] if pool.efa else wanted
+
+
+def _aks_zones(fleet: FleetConfig, cluster: Cluster, pool: NodePool, snap: offerings.Snapshot | None,
+               path: str) -> tuple[str, ...]:
+    from components.azure.plan import ZONAL_LOCATIONS
+
+    location = fleet.region_of(cluster)
+    if location not in ZONAL_LOCATIONS:
+        if pool.zones:
+            raise ConfigError(f"{path}.zones", f"{location} has no availability zones; allowed: none")
+        return ()
+    if snap is None:  # Azure's SKUs are not in the repository: placement is the pool's, or regional
+        return pool.zones
+    offered = snap.offered.get(pool.instance_type, ())
+    missing = [z for z in pool.zones if z not in offered]
+    if missing:
+        raise ConfigError(f"{path}.zones", f"node pool {pool.name}: {pool.instance_type} is offered in {location} "
+                          f"zones {', '.join(offered) or 'none'}; zones wanted: {', '.join(pool.zones)} "
+                          f"({_what_sells(snap)})")
+    return pool.zones or offered
+
+
 def _catalog_types(cloud: str, accelerator: str) -> str:
     if cloud == "aws":
-        types = catalog.aws_instance_types(accelerator)
+        types = catalog.instance_types("aws", accelerator)
         if len(types) <= 16:
             return ", ".join(types)
         families = ", ".join(catalog.CATALOG[accelerator].aws_families)

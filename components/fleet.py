@@ -15,7 +15,7 @@ from components.egress import storage_destinations
 from components.errors import ConfigError
 from components.kubernetes.platform import Platform, PlatformArgs
 from components.kubernetes.platform_fences import fence_args
-from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
+from components.kubernetes.training_job import TrainingJob, TrainingJobArgs, node_shape
 
 
 class Fleet(pulumi.ComponentResource):
@@ -44,7 +44,9 @@ class Fleet(pulumi.ComponentResource):
         # Recorded digests by in-country reference: the program's own stacks/digests.lock (sahab registry pin).
         self.digests = read_digest_lock() if digests is None else dict(digests)
         self._azure_zones: dict[str, Any] = {}
+        self._aws_networks: dict[str, Any] = {}
         self.clusters: dict[str, Any] = self._clusters()
+        self.hybrid = self._hybrid()
         self.registries = self._registries()
         self.k8s_providers: dict[str, k8s.Provider] = {}
         self.platforms: dict[str, Platform] = self._platforms()
@@ -64,6 +66,14 @@ class Fleet(pulumi.ComponentResource):
         from components.registry_build import build_registries
 
         return build_registries(self)
+
+    # ---- the hybrid network -------------------------------------------------------------------------------
+    def _hybrid(self) -> Any:
+        """The sites' links to the clouds' networks and their ends, DNS forwarders and the deployer's location
+        (components.hybrid_build)."""
+        from components.hybrid_build import build_hybrid
+
+        return build_hybrid(self)
 
     # ---- clusters ---------------------------------------------------------------------------------------
     def _clusters(self) -> dict[str, Any]:
@@ -95,7 +105,10 @@ class Fleet(pulumi.ComponentResource):
     def _kubernetes_provider(self, cluster: Cluster, component: Any | None) -> k8s.Provider:
         """One provider per cluster, from the cluster component's kubeconfig. A cluster this program does not
         build (no component) is reached through the operator's kubeconfig context of the same name."""
-        opts = pulumi.ResourceOptions(parent=self, depends_on=[component] if component is not None else None)
+        # A cloud cluster's private API answers the deployer only once its site's link is up.
+        waits = self.hybrid.deployer_waits_for() if cluster.kind != "onprem" else []
+        opts = pulumi.ResourceOptions(parent=self, depends_on=([component] if component is not None else []) + waits
+                                      or None)
         if component is not None:
             kubeconfig = component.kubeconfig
             if cluster.kind == "onprem":
@@ -186,7 +199,7 @@ class Fleet(pulumi.ComponentResource):
                     "checkpoint_uri": pulumi.Output.concat(access.uri, "/", f"train-{pool.name}")}
                 jobs[pool.name] = TrainingJob(f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
                     pool=pool, team=team, workload=kind_workload, queue=team.name,
-                    storage_class=platform.storage_class,
+                    storage_class=platform.storage_class, **node_shape(self.config, pool),
                     **remote),
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[platform] + ([access] if access else []),
                                                 providers={"kubernetes": self.k8s_providers[cluster_name]}))
@@ -251,6 +264,7 @@ class Fleet(pulumi.ComponentResource):
                     f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(
                         pool=pool, team=team, workload=self._workload_for(worker.kind), queue=queue_name(team),
                         nodes=min(burst.nodes_per_job, pool.max_size), managed_by=MULTIKUEUE_JOBS,
+                        **node_shape(self.config, pool),
                         run_on=(worker.provider,), storage_class=DEFAULT_CLASS,
                         service_account=store.account, checkpoint_env=tuple(store.env),
                         pod_labels=store.pod_labels,
@@ -279,8 +293,10 @@ class Fleet(pulumi.ComponentResource):
 
         # One StackReference per referenced stack, however many clusters come from it.
         ref = cluster.stack_reference
+        azure = self.config.clouds.azure
         return ReferencedCluster(self._stack_ref(ref), ref, cluster.name, cluster.kind, provider=provider,
-                                 where=f"{ROOT}.clusters[{self.config.clusters.index(cluster)}]")
+                                 where=f"{ROOT}.clusters[{self.config.clusters.index(cluster)}]",
+                                 kubelogin=azure.kubelogin if azure else "azurecli")
 
     # ---- on-prem -----------------------------------------------------------------------------------------
     def _onprem(self) -> dict[str, Any]:
@@ -323,6 +339,7 @@ class Fleet(pulumi.ComponentResource):
         from components.aws.eks_cluster import EksCluster, EksClusterArgs
         from components.aws.network import Network, NetworkArgs
         from components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
+        from components.hybrid_build import site_cidrs
 
         regions = sorted({cfg.region_of(c) for c in clusters} | ({cloud.region} if buckets else set()))
         providers = {region: aws.Provider(
@@ -352,12 +369,17 @@ class Fleet(pulumi.ComponentResource):
                 "cloud": "aws", "region": cloud.region, "bucketName": s3.bucket_name, "arn": s3.arn,
                 "kmsKeyArn": s3.kms_key_arn}
         networks: dict[str, Network] = {}
+        from components.config import vpc_zones
+
         for region in sorted({cfg.region_of(c) for c in created}):
             networks[region] = Network(f"{self.fleet_name}-{region}", NetworkArgs(
-                region=region, cidr=cloud.vpc_cidr, az_count=cloud.az_count, account_id=account_id,
+                region=region, cidr=cloud.vpc_cidr, az_count=cloud.az_count, zone_ids=vpc_zones(cfg, region),
+                account_id=account_id,
                 nat_gateway=not cloud.airgapped, keys=cfg.storage.keys,
-                bucket_arns=tuple(s3.arn for s3 in self.buckets.values() if cloud.region == region)),
+                bucket_arns=tuple(s3.arn for s3 in self.buckets.values() if cloud.region == region),
+                hybrid_hub=cloud.hybrid_hub if site_cidrs(cfg, "aws") else None, site_cidrs=site_cidrs(cfg, "aws")),
                 opts=under(region))
+        self._aws_networks = networks
 
         built: dict[str, Any] = {}
         for cluster in clusters:
@@ -368,14 +390,20 @@ class Fleet(pulumi.ComponentResource):
                 # The owning stack runs the cluster and its add-ons; this one only adds node groups.
                 groups = {pool.name: EksNodeGroup(f"{self.fleet_name}-{pool.name}", EksNodeGroupArgs(
                     pool=pool, region=region, cluster_name=eks.cluster_name, node_role_arn=eks.node_role_arn,
-                    subnet_ids=eks.subnet_ids, ebs_kms_key_arn=eks.ebs_kms_key_arn, tags=self.tags),
+                    subnet_ids=eks.subnet_ids, subnets_by_zone=eks.get_optional("subnetIdsByZone"),
+                    ebs_kms_key_arn=eks.ebs_kms_key_arn, cluster_security_group_id=eks.get_optional(
+                        "clusterSecurityGroupId"), vpc_id=eks.get_optional("vpcId"),
+                    kubernetes_version=cluster.kubernetes_version, tags=self.tags),
                     opts=under(region)) for pool in pools}
             else:
-                subnets = networks[region].private_subnet_ids
+                network = networks[region]
+                subnets = network.private_subnet_ids
                 eks = EksCluster(f"{self.fleet_name}-{cluster.name}", EksClusterArgs(
                     cluster_name=f"{self.fleet_name}-{cluster.name}", region=region, account_id=account_id,
-                    subnet_ids=subnets, kubernetes_version=cluster.kubernetes_version,
+                    subnet_ids=subnets, subnets_by_zone=network.private_subnets_by_zone, vpc_id=network.vpc_id,
+                    admin_principals=cloud.admin_principals, kubernetes_version=cluster.kubernetes_version,
                     public_endpoint=cluster.public_endpoint, public_access_cidrs=cluster.public_endpoint_cidrs,
+                    security_group_ids=tuple(networks[region].api_security_group_ids),
                     keys=cfg.storage.keys, pools=pools, tags=self.tags),
                     # Nodes join through the endpoints (the only way out of an air-gapped VPC).
                     opts=pulumi.ResourceOptions.merge(under(region), pulumi.ResourceOptions(
@@ -384,7 +412,9 @@ class Fleet(pulumi.ComponentResource):
                 self._export_cluster(cluster.name, {
                     "kind": "eks", "region": region, "clusterName": eks.cluster_name, "endpoint": eks.endpoint,
                     "certificateAuthority": eks.certificate_authority, "nodeRoleArn": eks.node_role_arn,
-                    "subnetIds": subnets, "ebsKmsKeyArn": eks.ebs_kms_key_arn,
+                    "subnetIds": subnets, "subnetIdsByZone": network.private_subnets_by_zone,
+                    "vpcId": network.vpc_id, "clusterSecurityGroupId": eks.cluster_security_group_id,
+                    "ebsKmsKeyArn": eks.ebs_kms_key_arn,
                     "secretsKmsKeyArn": eks.secrets_kms_key_arn, "oidcProviderArn": eks.oidc_provider_arn,
                 }, eks.kubeconfig)
             built[cluster.name] = eks
@@ -410,6 +440,7 @@ class Fleet(pulumi.ComponentResource):
         from components.azure.landing_zone import LandingZone, LandingZoneArgs
         from components.azure.node_pool import AksNodePool, AksNodePoolArgs
         from components.azure.storage_account import AzureStorage, AzureStorageArgs
+        from components.hybrid_build import site_cidrs
         from components.pool_plan import aks_pool_names
 
         provider = azure_native.Provider(f"{self.fleet_name}-azure", location=cloud.location,
@@ -420,15 +451,19 @@ class Fleet(pulumi.ComponentResource):
         created = [c for c in clusters if not c.stack_reference]
         locations = sorted({cfg.region_of(c) for c in created} | ({cloud.location} if buckets else set()))
         zones: dict[str, LandingZone] = {}
+        client = azure_native.authorization.get_client_config_output(opts=pulumi.InvokeOutputOptions(provider=provider))
+        deployer = client.object_id  # the identity running `pulumi up`: it administers the clusters it creates
+        # A person signs in with the Azure CLI; CI and runners as workload identities, service principals, MSIs.
+        deployer_type = "User" if cloud.kubelogin == "azurecli" else "ServicePrincipal"
         if locations:
-            tenant = azure_native.authorization.get_client_config_output(
-                opts=pulumi.InvokeOutputOptions(provider=provider)).tenant_id
+            tenant = client.tenant_id
             unique = (pulumi.get_project(), pulumi.get_stack(), cloud.subscription_id or "")
             for location in locations:
                 zones[location] = LandingZone(f"{self.fleet_name}-{location}", LandingZoneArgs(
                     location=location, tenant_id=tenant, vnet_cidr=cloud.vnet_cidr,
                     vault_name=plan.key_vault_name(f"{self.fleet_name}-{location}", *unique),
                     clusters=tuple(c.name for c in created if cfg.region_of(c) == location),
+                    hybrid=bool(site_cidrs(cfg, "azure")), site_cidrs=site_cidrs(cfg, "azure"),
                     tags=self.tags), opts=under)
         self._azure_zones = zones
 
@@ -443,7 +478,10 @@ class Fleet(pulumi.ComponentResource):
                 rg, subnet = zone.resource_group_name, zone.subnet_ids[cluster.name]
                 aks = AksCluster(f"{self.fleet_name}-{cluster.name}", AksClusterArgs(
                     cluster_name=f"{self.fleet_name}-{cluster.name}", location=location, resource_group_name=rg,
-                    subnet_id=subnet, vault_id=zone.vault_id, vault_name=zone.vault_name,
+                    subnet_id=subnet, api_server_subnet_id=zone.api_server_subnet_ids[cluster.name],
+                    admin_principal_ids=((deployer, deployer_type), *((g, "Group") for g in cloud.admin_group_ids)),
+                    kubelogin=cloud.kubelogin,
+                    maintenance=cloud.gpu_maintenance, vault_id=zone.vault_id, vault_name=zone.vault_name,
                     kubernetes_version=cluster.kubernetes_version, public_endpoint=cluster.public_endpoint,
                     authorized_ip_ranges=cluster.public_endpoint_cidrs, keys=cfg.storage.keys, tags=self.tags,
                     control_plane_log_retention_days=cfg.clouds.azure.control_plane_log_retention_days,

@@ -27,9 +27,16 @@ ECR_HOST = re.compile(r"^(?P<account>\d{12})\.dkr\.ecr\.(?P<region>[a-z0-9-]+)\.
 ACR_HOST = re.compile(r"^(?P<name>[a-z0-9]{5,50})\.azurecr\.io$")
 AZURE_UAE = ("uaenorth", "uaecentral")
 # Public registries: never an on-prem mirror (they are what the mirror stands in for).
-PUBLIC = ("docker.io", "registry-1.docker.io", "index.docker.io", "quay.io", "ghcr.io", "registry.k8s.io",
-          "nvcr.io", "gcr.io", "mcr.microsoft.com", "public.ecr.aws", "registry.gitlab.com")
+PUBLIC = ("docker.io", "registry-1.docker.io", "index.docker.io", "registry.hub.docker.com", "quay.io", "ghcr.io",
+          "registry.k8s.io", "nvcr.io", "gcr.io", "mirror.gcr.io", "pkg.dev", "mcr.microsoft.com", "public.ecr.aws",
+          "registry.gitlab.com")
 SecretKey = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
+
+
+def _public(host: str) -> bool:
+    """A public registry or a host under one (`us-docker.pkg.dev`, `mirror.gcr.io`)."""
+    labels = host.split(".")
+    return any(".".join(labels[i:]) in PUBLIC for i in range(len(labels)))
 
 
 class _Model(BaseModel):
@@ -125,7 +132,7 @@ def check_registries(registries: Registries, allowed_regions: tuple[str, ...], a
             if location not in allowed:
                 raise ConfigError(f"{path}.aks.location", f"{location!r} is outside the country; allowed: "
                                   f"{', '.join(allowed) or 'none (no UAE Azure location in the residency list)'}")
-        elif host.split(":")[0] in PUBLIC or host.endswith((".amazonaws.com", ".azurecr.io")):
+        elif _public(host.split(":")[0]) or host.endswith((".amazonaws.com", ".azurecr.io")):
             raise ConfigError(where, f"{registry.host!r} is a cloud or public registry, not an on-prem mirror; "
                               "allowed: the host[:port] of the sites' own registry")
         for upstream in getattr(registry, "upstream_credentials", {}):

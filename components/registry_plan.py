@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from components import gpu_stack
 from components.artifacts import CATALOG, Artifact, Images, autoscaler_image, components_of
 from components.config import FleetConfig
 from components.image_refs import RULES, split_reference
 from components.node_os import gpu_node_os_tag
 
 KINDS = ("eks", "aks", "onprem")
-# What the GPU operator pulls only where it installs the driver and the container toolkit.
+# What the GPU operator pulls only where it installs the driver and the toolkit (components.gpu_stack).
 OPERATOR_INSTALLED = ("nvidia-driver", "driver-manager", "container-toolkit")
 # Sahab's own images are built from this repository, not pulled from anywhere.
 OWN_SOURCE = "workloads/Dockerfile"
@@ -45,7 +46,8 @@ def artifacts_for(fleet: FleetConfig, kind: str) -> list[Artifact]:
     names = ["kueue"]
     if fleet.monitoring.enabled:
         names.append("monitoring")
-    if any(p.is_gpu for c in created for p in fleet.pools_of(c.name)):
+    gpu = [(c.kind, p) for c in created for p in fleet.pools_of(c.name) if p.is_gpu]
+    if gpu:
         names.append("gpu-operator")
     if kind == "onprem":
         names += ["cilium", "storage", "onprem"]
@@ -55,6 +57,7 @@ def artifacts_for(fleet: FleetConfig, kind: str) -> list[Artifact]:
     if kind == "onprem" and not any(c.control_plane_vip for c in created):
         found = [a for a in found if a.name != "kube-vip"]
     if kind == "eks":
+        found += components_of("efa-device-plugin")
         found.append(CATALOG["cluster-autoscaler-chart"])
         found += list({c.kubernetes_version: autoscaler_image(c.kubernetes_version) for c in created}.values())
     unique: dict[str, Artifact] = {}
@@ -65,10 +68,11 @@ def artifacts_for(fleet: FleetConfig, kind: str) -> list[Artifact]:
 
 def driver_os_tags(fleet: FleetConfig, kind: str) -> list[str]:
     """The OS suffixes of the driver images the GPU operator pulls on this stack's clusters of a kind: one per
-    cluster whose GPU pools leave the driver to the operator (components.node_os)."""
+    cluster whose GPU pools leave the driver to the operator (components.gpu_stack, components.node_os)."""
     tags = []
     for cluster in (c for c in fleet.clusters if c.kind == kind and not c.stack_reference):
-        if any(p.is_gpu and p.gpu_driver == "operator" for p in fleet.pools_of(cluster.name)):
+        if any(p.is_gpu and gpu_stack.owners(kind, p.gpu_driver).operator_installs
+               for p in fleet.pools_of(cluster.name)):
             tag = gpu_node_os_tag(kind, cluster.kubernetes_version)
             if tag and tag not in tags:
                 tags.append(tag)

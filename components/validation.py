@@ -146,6 +146,18 @@ def host_address(value: str) -> str | None:
     return None
 
 
+def node_network(value: str) -> str | None:
+    """A site's node network: a canonical IPv4 or IPv6 CIDR (host bits zero), not the whole internet."""
+    try:
+        net = ipaddress.ip_network(value)
+    except ValueError:
+        return "a network in CIDR form like 192.168.50.0/24 or fd00:50::/64, host bits zero"
+    if str(net) != value or net.prefixlen < (8 if net.version == 4 else 16):
+        return ("a network in canonical CIDR form like 192.168.50.0/24 or fd00:50::/64, /8 (IPv4) or /16 (IPv6) "
+                "or narrower")
+    return None
+
+
 # ---- Free text that ends up in evidence and tags ----------------------------------------------------------
 
 _PLAIN_TEXT = re.compile(r"[\w][\w .,'()-]{0,63}")

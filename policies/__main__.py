@@ -11,10 +11,26 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import pulumi_policy.policy
+import yaml
 from pulumi_policy import EnforcementLevel, PolicyPack
 
 from policies.pack import PACK_NAME, POLICIES
 from policies.waivers import WaiverError, load_waivers
+
+# The pack's version is PulumiPolicy.yaml's (the file the Pulumi CLI reads, beside this one here and in the
+# published pack). pulumi-policy's PolicyPack always tells the engine "0.0.1" (pulumi_policy/policy.py,
+# PolicyPack.__init__, 1.21.0), which then names the pack in every violation; the analyzer is told the real one.
+PACK_VERSION = str(yaml.safe_load((Path(__file__).resolve().parent / "PulumiPolicy.yaml").read_text())["version"])
+_Analyzer = pulumi_policy.policy._PolicyAnalyzerServicer
+
+
+class _VersionedAnalyzer(_Analyzer):
+    def __init__(self, name, _version, *rest):
+        super().__init__(name, PACK_VERSION, *rest)
+
+
+pulumi_policy.policy._PolicyAnalyzerServicer = _VersionedAnalyzer
 
 try:
     load_waivers()  # an invalid waivers file stops the pack before any resource is judged

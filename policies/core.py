@@ -31,7 +31,6 @@ rules, every resource of the stack.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -186,6 +185,8 @@ class Context:
     stack_config: Mapping[str, Any] = field(default_factory=dict)
     resources: tuple[ResourceView, ...] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)  # the rule's own policy config
+    phase: str = "preview"  # "preview" (computed values unknown) or "update" (the program's values resolved)
+    unknown: Unknown | None = None  # how the rule being run handles a value still unknown (its declaration)
 
     def __post_init__(self) -> None:
         # Indexes, so stack rules stay linear in the number of resources.
@@ -195,6 +196,17 @@ class Context:
         object.__setattr__(self, "_by_type", by_type)
         object.__setattr__(self, "_by_urn", {r.urn: r for r in self.resources})
         object.__setattr__(self, "_references", {})
+
+    def still_unknown(self, what: str, urn: str | None = None) -> Iterator[Finding]:
+        """The finding for a value this rule cannot judge because it is unknown, as the rule declared: a rule
+        that fails closed reports it in every phase, one that fails after the update reports it only once the
+        update phase has resolved everything it could (what is left is unknown for good: a lookup offline, an
+        output no mock can give), and an advisory rule that ignores unknowns never does. `what` names the value
+        (the input's path)."""
+        handling = self.unknown or Unknown.FAILS_AFTER_UPDATE
+        if handling is Unknown.FAILS or (handling is Unknown.FAILS_AFTER_UPDATE and self.phase == "update"):
+            when = "after the update phase" if self.phase == "update" else "during preview"
+            yield Finding(f"{what} is unknown {when}, so it cannot be verified; the rule fails closed", urn)
 
     def of_type(self, *types: str) -> list[ResourceView]:
         if len(types) == 1:
@@ -243,63 +255,6 @@ class Context:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Effective placement
-
-
-def effective_aws_region(view: ResourceView, ctx: Context) -> Any:
-    """Its own `region`, else its provider's, else the stack's `aws:region`: a string, UNKNOWN or MISSING."""
-    own = lookup(view.props, "region")
-    if own is not MISSING:
-        return own
-    if view.provider is not None:
-        prov = lookup(view.provider.props, "region")
-        if prov is not MISSING:
-            return prov
-    stack = ctx.stack_config.get("aws:region")
-    return stack if isinstance(stack, str) and stack else MISSING
-
-
-def aws_arn_region(arn: Any) -> Any:
-    """The region field of an ARN (`arn:aws:backup:me-central-1:...`); MISSING when the ARN has none."""
-    if not isinstance(arn, str):
-        return arn if arn is UNKNOWN else MISSING
-    parts = arn.split(":")
-    if len(parts) < 6 or parts[0] != "arn":
-        return MISSING
-    return parts[3] or MISSING
-
-
-def effective_azure_location(view: ResourceView, ctx: Context) -> Any:
-    """Its own `location`, else its resource group's (when the group is in the stack), else the provider's,
-    else the stack's `azure-native:location`: a normalised string, UNKNOWN or MISSING."""
-    own = lookup(view.props, "location")
-    if own is MISSING:
-        group = _resource_group_of(view, ctx)
-        if group is not None:
-            own = lookup(group.props, "location")
-    if own is MISSING and view.provider is not None:
-        own = lookup(view.provider.props, "location")
-    if own is MISSING:
-        stack = ctx.stack_config.get("azure-native:location")
-        own = stack if isinstance(stack, str) and stack else MISSING
-    return normalise_location(own) if isinstance(own, str) else own
-
-
-def normalise_location(location: str) -> str:
-    """`UAE North` and `uaenorth` are the same Azure location."""
-    return re.sub(r"\s+", "", location).lower()
-
-
-def _resource_group_of(view: ResourceView, ctx: Context) -> ResourceView | None:
-    groups = ctx.of_type("azure-native:resources:ResourceGroup")
-    if not groups:
-        return None
-    name = lookup(view.props, "resourceGroupName")
-    return ctx.resolve(name, view.property_dependencies.get("resourceGroupName", ()),
-                       ("azure-native:resources:ResourceGroup",))
-
-
-# ---------------------------------------------------------------------------------------------------------
 # Rules
 
 
@@ -314,6 +269,15 @@ class Enforcement(StrEnum):
     ADVISORY = "advisory"
     MANDATORY = "mandatory"
     DISABLED = "disabled"
+
+
+class Unknown(StrEnum):
+    """What a rule does with a value that is unknown (every rule declares it; `tests/policies/test_rule_catalog.py`
+    runs each rule on an unknown value in both phases and holds it to its declaration)."""
+
+    FAILS = "fails closed"  # in every phase, naming the value: where data goes (residency) and supply chain
+    FAILS_AFTER_UPDATE = "fails closed after the update"  # preview: the update will know; after it: fails closed
+    IGNORED = "ignored"  # advisory rules only: an unknown value is not reported
 
 
 @dataclass(frozen=True)
@@ -359,17 +323,23 @@ class Rule:
     severity: Severity
     frameworks: tuple[Framework, ...]
     enforcement: Enforcement
-    residency: bool  # residency rules fail closed on unknown values; presence checks treat unknown as present
+    residency: bool  # a rule about where data is (waived one resource at a time, takes the residency settings)
     scope: str  # "resource" or "stack"
     check: Callable[..., Iterable[Finding]]
     types: tuple[str, ...] = ()  # resource rules: the types checked; empty with `packages` set: any type
     packages: tuple[str, ...] = ()  # resource rules: every type of these packages (e.g. "aws")
     settings: Mapping[str, Any] = field(default_factory=dict)  # JSON schemas of the rule's own policy-config keys
-    unknown_fails: bool = False  # a non-residency rule that also fails closed on unknown values (supply chain)
+    unknown: Unknown = Unknown.FAILS  # what it does with a value still unknown (declared by every rule)
+    covers: tuple[str, ...] = ()  # stack rules: the resource types whose data they judge (open-world coverage)
 
     @property
     def fails_closed(self) -> bool:
-        return self.residency or self.unknown_fails
+        """Whether an unknown value is a finding during preview already."""
+        return self.unknown is Unknown.FAILS
+
+    def reports_unknown(self, phase: str) -> bool:
+        """Whether an unknown value is a finding in `phase`."""
+        return self.unknown is Unknown.FAILS or (self.unknown is Unknown.FAILS_AFTER_UPDATE and phase == "update")
 
     def applies_to(self, resource_type: str) -> bool:
         if resource_type in self.types:
@@ -377,27 +347,28 @@ class Rule:
         return bool(self.packages) and resource_type.split(":", 1)[0] in self.packages
 
     def run_resource(self, view: ResourceView, ctx: Context) -> list[Finding]:
-        """Run a resource rule on one view; an unknown value read outside `lookup` still fails closed
-        for residency rules and counts as present for the others."""
+        """Run a resource rule on one view; an unknown value read outside `lookup` is handled as the rule
+        declares (`unknown`)."""
         assert self.scope == "resource"
         if not self.applies_to(view.type):
             return []
-        return self._collect(lambda: self.check(view, ctx))
+        return self._collect(lambda: self.check(view, ctx), ctx.phase)
 
     def run_stack(self, ctx: Context) -> list[Finding]:
         assert self.scope == "stack"
-        return self._collect(lambda: self.check(ctx))
+        return self._collect(lambda: self.check(ctx), ctx.phase)
 
-    def _collect(self, produce: Callable[[], Iterable[Finding]]) -> list[Finding]:
+    def _collect(self, produce: Callable[[], Iterable[Finding]], phase: str) -> list[Finding]:
         found: list[Finding] = []
         try:
             found.extend(produce())
         except Exception as exc:
             if not _is_unknown_error(exc):
                 raise
-            if self.fails_closed:
-                found.append(Finding(f"cannot be verified during preview ({getattr(exc, 'message', exc)}); "
-                                     "the rule fails closed"))
+            if self.reports_unknown(phase):
+                when = "after the update phase" if phase == "update" else "during preview"
+                found.append(Finding(f"a value it reads is unknown {when} ({getattr(exc, 'message', exc)}), so "
+                                     "it cannot be verified; the rule fails closed"))
         return found
 
 
@@ -405,17 +376,19 @@ RULES: list[Rule] = []
 
 
 def rule(*, id: str, name: str, title: str, description: str, remediation: str, severity: Severity,
-         frameworks: Sequence[Framework], residency: bool, enforcement: Enforcement,
+         frameworks: Sequence[Framework], residency: bool, enforcement: Enforcement, unknown: Unknown,
          types: Sequence[str] = (), packages: Sequence[str] = (), scope: str = "resource",
-         settings: Mapping[str, Any] | None = None, unknown_fails: bool = False):
-    """Register the decorated function as a rule (`scope="resource"`: check(view, ctx); `"stack"`: check(ctx))."""
+         settings: Mapping[str, Any] | None = None, covers: Sequence[str] = ()):
+    """Register the decorated function as a rule (`scope="resource"`: check(view, ctx); `"stack"`: check(ctx)).
+    `unknown` is the rule's contract for a value it cannot see (see `Unknown`); a mandatory rule fails closed."""
 
     def register(check: Callable[..., Iterable[Finding]]) -> Rule:
-        level = enforcement
+        if enforcement is Enforcement.MANDATORY and unknown is Unknown.IGNORED:
+            raise ValueError(f"{id}: a mandatory rule fails closed on a value still unknown after the update")
         made = Rule(id=id, name=name, title=title, description=description, remediation=remediation,
-                    severity=severity, frameworks=tuple(frameworks), enforcement=level, residency=residency,
+                    severity=severity, frameworks=tuple(frameworks), enforcement=enforcement, residency=residency,
                     scope=scope, check=check, types=tuple(types), packages=tuple(packages),
-                    settings=dict(settings or {}), unknown_fails=unknown_fails)
+                    settings=dict(settings or {}), unknown=unknown, covers=tuple(covers))
         if any(r.id == id or r.name == name for r in RULES):
             raise ValueError(f"duplicate rule {id} / {name}")
         RULES.append(made)
@@ -432,8 +405,9 @@ def all_rules() -> list[Rule]:
 
 
 def rule_by(key: str) -> Rule | None:
-    """A rule by its id or name."""
-    return next((r for r in all_rules() if key in (r.id, r.name)), None)
+    """A rule by its id or name (ids compare case-insensitively: `sahab-aws-011` is SAHAB-AWS-011)."""
+    wanted = key.strip()
+    return next((r for r in all_rules() if wanted == r.name or wanted.upper() == r.id), None)
 
 
 def in_list(value: Any, allowed: Sequence[str]) -> bool:

@@ -50,6 +50,10 @@ class Session:
     stack_config: Mapping[str, Any]
     waivers: list[Waiver]
     today: dt.date = field(default_factory=lambda: dt.datetime.now(dt.UTC).date())
+    # "preview": values computed by providers are unknown; "update": the program's values are resolved, so what is
+    # still unknown stays unknown (a lookup offline). Under the Pulumi CLI the pack sees a preview at `pulumi
+    # preview` and known inputs at `pulumi up`.
+    phase: str = "preview"
     waived: list[tuple[str, str | None, str, Waiver]] = field(default_factory=list)  # (policy, urn, message, by)
 
 
@@ -141,7 +145,7 @@ def _build_view(resource: Any) -> core.ResourceView:
 
 
 def context_for(settings: Mapping[str, Any], session: Session,
-                resources: tuple[core.ResourceView, ...] = ()) -> core.Context:
+                resources: tuple[core.ResourceView, ...] = (), rule: core.Rule | None = None) -> core.Context:
     def setting(key: str, default: tuple[str, ...]) -> tuple[str, ...]:
         value = settings.get(key) if settings else None
         return tuple(value) if isinstance(value, (list, tuple)) and value else default
@@ -150,7 +154,8 @@ def context_for(settings: Mapping[str, Any], session: Session,
         allowed_regions=setting("allowedRegions", core.DEFAULT_ALLOWED_REGIONS),
         allowed_countries=setting("allowedCountries", core.DEFAULT_ALLOWED_COUNTRIES),
         global_location_types=setting("globalLocationTypes", core.DEFAULT_GLOBAL_LOCATION_TYPES),
-        stack_config=session.stack_config, resources=resources, settings=dict(settings or {}))
+        stack_config=session.stack_config, resources=resources, settings=dict(settings or {}), phase=session.phase,
+        unknown=rule.unknown if rule is not None else None)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -165,6 +170,10 @@ RESIDENCY_SCHEMA = PolicyConfigSchema(properties={
     "globalLocationTypes": {"type": "array", "items": {"type": "string"},
                             "default": list(core.DEFAULT_GLOBAL_LOCATION_TYPES),
                             "description": "Azure resource types allowed the `global` location."},
+    "allowedDestinations": {"type": "array", "items": {"type": "string"},
+                            "description": "Destinations outside this program that data may be sent to: ARNs, "
+                                           "resource ids, bucket names, hosts (`*.` + a domain for every host "
+                                           "under it). Only the trusted policy config may name them."},
 })
 
 def config_schema(rule: core.Rule) -> PolicyConfigSchema | None:
@@ -206,7 +215,7 @@ def _resource_policy(rule: core.Rule) -> ResourceValidationPolicy:
         if not rule.applies_to(args.resource_type):
             return
         report = _reporter(rule, report_violation, args.urn)
-        ctx = context_for(args.get_config(), current_session())
+        ctx = context_for(args.get_config(), current_session(), rule=rule)
         for finding in rule.run_resource(view_of_args(args), ctx):
             report(finding)
 
@@ -217,7 +226,7 @@ def _stack_policy(rule: core.Rule) -> StackValidationPolicy:
     def validate(args: StackValidationArgs, report_violation) -> None:
         report = _reporter(rule, report_violation, None)
         views = tuple(view_of_resource(r) for r in args.resources)
-        ctx = context_for(args.get_config(), current_session(), views)
+        ctx = context_for(args.get_config(), current_session(), views, rule)
         for finding in rule.run_stack(ctx):
             report(finding)
 

@@ -20,10 +20,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
+import ipaddress
 import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 _DIRECTIONS = "northeast|northwest|southeast|southwest|north|south|east|west|central"
 AWS_REGION = re.compile(
@@ -154,3 +159,121 @@ def places_in(value: Any, path: str = "", _depth: int = 0) -> Iterator[tuple[str
 def allowed(place: str, allowed_places: Sequence[str]) -> bool:
     """Whether a place (a region, zone or location) is one of the allowed ones."""
     return region_of(place) in {region_of(p) for p in allowed_places}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Hosts: where an endpoint keeps data (policies/data/endpoints.json)
+
+_DATA = Path(__file__).resolve().parent / "data"
+# How old the endpoint table's reading may get before tests ask for it to be read again (tests/policies).
+MAX_TABLE_AGE_DAYS = 400
+_HOST_LABEL = re.compile(r"^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$")
+# Cloud regions of other providers that are in the UAE, by the code their hosts carry (Oracle Cloud: Dubai and
+# Abu Dhabi, https://docs.oracle.com/en-us/iaas/Content/General/Concepts/regions.htm).
+IN_COUNTRY_REGION_CODES = {"me-dubai-1": "AE", "me-abudhabi-1": "AE"}
+_OCI_REGION = re.compile(r"(?<![a-z0-9])(me-(?:dubai|abudhabi)-1)(?![a-z0-9])")
+
+
+@dataclass(frozen=True)
+class HostPlace:
+    """Where a host keeps what is sent to it: a region code or Azure location (`region`), else a country
+    (`country`, ISO 3166), else nothing shown (`region` and `country` None: the place cannot be shown)."""
+
+    host: str
+    region: str | None
+    country: str | None
+    what: str  # e.g. "Datadog EU1", "the region in its name"
+    edge: bool = False
+
+    def describe(self) -> str:
+        if self.edge:
+            return f"{self.what}, a CDN whose points of presence are worldwide"
+        if self.region:
+            return f"{self.region} ({self.what})"
+        if self.country:
+            return f"{self.country} ({self.what})"
+        return f"{self.what}, whose location the host does not show"
+
+
+@functools.cache
+def endpoint_table() -> dict[str, dict[str, Any]]:
+    doc = json.loads((_DATA / "endpoints.json").read_text(encoding="utf-8"))
+    return {entry["host"]: entry for entry in doc["hosts"]}
+
+
+@functools.cache
+def public_registries() -> frozenset[str]:
+    doc = json.loads((_DATA / "endpoints.json").read_text(encoding="utf-8"))
+    return frozenset(doc["public_registries"]["hosts"])
+
+
+def host_of(text: str) -> str | None:
+    """The host a URL, `host[:port][/path]` or bare host names; None for text that is not one."""
+    candidate = text.strip()
+    if "://" in candidate:
+        candidate = urlsplit(candidate).hostname or ""
+    else:
+        candidate = candidate.split("/", 1)[0].rsplit("@", 1)[-1]
+        if candidate.count(":") == 1:
+            candidate = candidate.split(":", 1)[0]
+    candidate = candidate.lower().rstrip(".")
+    if not candidate or ("." not in candidate and candidate != "localhost"):
+        return None
+    labels = candidate.split(".")
+    if not all(_HOST_LABEL.match(label) for label in labels):
+        return None
+    return candidate
+
+
+def place_of_host(host: str) -> HostPlace | None:
+    """Where a host keeps data: a region code in the host (`s3.eu-west-1.amazonaws.com`, a Wasabi or Grafana
+    host), an entry of the maintained endpoint table (vendors, CDNs), else None (not known here)."""
+    oci = _OCI_REGION.search(host)
+    if oci:
+        return HostPlace(host, oci.group(1), IN_COUNTRY_REGION_CODES[oci.group(1)], "the Oracle Cloud region in it")
+    table = endpoint_table()
+    labels = host.split(".")
+    entry = next((table[".".join(labels[i:])] for i in range(len(labels)) if ".".join(labels[i:]) in table), None)
+    named = sorted(places_in_text(host))
+    if named and (entry is None or entry.get("region_in_host") or host.endswith((".amazonaws.com",
+                                                                                ".amazonaws.com.cn"))):
+        what = entry["vendor"] if entry else "the region in its name"
+        return HostPlace(host, named[0], None, what)
+    if entry is not None:
+        return HostPlace(host, None, entry.get("country"), entry["vendor"], bool(entry.get("edge")))
+    return None
+
+
+def is_private_address(host: str) -> bool:
+    """A private, loopback or link-local address, or a cluster-internal name: reachable only inside the network
+    the resource is in, never a place of its own."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return host == "localhost" or host.endswith((".svc", ".svc.cluster.local", ".cluster.local", ".internal"))
+    return address.is_private or address.is_loopback or address.is_link_local
+
+
+def is_public_address(text: str) -> bool:
+    try:
+        address = ipaddress.ip_address(text.strip("[]"))
+    except ValueError:
+        return False
+    return address.is_global
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Azure pairs: geo-redundant storage keeps its second copy in the location's pair
+# (https://learn.microsoft.com/azure/reliability/cross-region-replication-azure).
+
+AZURE_PAIRS = {
+    "uaenorth": "uaecentral", "uaecentral": "uaenorth",
+    "westeurope": "northeurope", "northeurope": "westeurope",
+    "southafricanorth": "southafricawest", "southafricawest": "southafricanorth",
+    "centralindia": "southindia", "southindia": "centralindia",
+    "eastus": "westus", "westus": "eastus", "eastasia": "southeastasia", "southeastasia": "eastasia",
+    "australiaeast": "australiasoutheast", "australiasoutheast": "australiaeast",
+    "canadacentral": "canadaeast", "canadaeast": "canadacentral", "brazilsouth": "southcentralus",
+    # Locations without a pair: geo-redundant storage there has no second location to keep a copy in.
+    "qatarcentral": "", "israelcentral": "", "austriaeast": "", "belgiumcentral": "",
+}

@@ -1,4 +1,8 @@
-"""Residency as one mechanism over every resource of every provider package.
+"""Residency as one mechanism over every resource of every provider package: the one resolver of places.
+
+Every rule that reasons about a place (where a resource sits, its Azure pair, a replica, the destination of a
+copy) asks this module; no rule reads a `region`/`location` input itself (tests/policies/test_one_resolver.py walks
+the catalog's source and fails on one that does).
 
 Two questions decide whether a resource keeps data in the country:
 
@@ -28,7 +32,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from policies.core import MISSING, UNKNOWN, UNKNOWN_SENTINELS, Context, ResourceView, lookup
-from policies.places import allowed, normalise_location, places_in, region_of
+from policies.egress import HELM_TYPES, chart_entries, destination_paths, is_filtered, is_source
+from policies.places import (
+    AZURE_PAIRS,
+    METADATA_KEYS,
+    _decoded,
+    _unwrap,
+    allowed,
+    host_of,
+    is_private_address,
+    is_public_address,
+    normalise_location,
+    place_of_host,
+    places_in,
+    places_in_text,
+    region_of,
+)
 
 
 @dataclass(frozen=True)
@@ -67,8 +86,10 @@ _SDK_DISTS = {"azure-native": "pulumi_azure_native", "azure": "pulumi_azure"}
 
 @dataclass(frozen=True)
 class Place:
-    value: Any  # a place string, UNKNOWN or MISSING
+    value: Any  # a region/zone/location, or an ISO 3166 country (kind "country"); UNKNOWN or MISSING
     source: str  # where it came from, or what could not be resolved
+    kind: str = "region"  # "region", "country", "edge" (worldwide CDN), "network" (a private address: inside)
+    resource: str | None = None  # the URN of the resource of this program it is the place of
 
 
 def is_component(view: ResourceView) -> bool:
@@ -104,9 +125,23 @@ def resource_group_of(view: ResourceView, ctx: Context) -> ResourceView | None:
     return ctx.resolve(name, view.property_dependencies.get("resourceGroupName", ()), AZURE_GROUP_TYPES)
 
 
+# Kubernetes objects that stand for a cluster elsewhere, and the label that says where it is (Sahab sets it from
+# the fleet config): a MultiKueue manager hands Jobs, with their data paths, to every worker cluster it names.
+CLUSTER_LABELS = {f"kubernetes:kueue.x-k8s.io/{v}:MultiKueueCluster": "sahab.io/region"
+                  for v in ("v1beta2", "v1beta1", "v1alpha1")}
+# Where an on-prem component declares its site's country.
+ONPREM_COUNTRY_PATHS = (("country",), ("site", "country"), ("location", "country"))
+FLEET_DEFAULT_COUNTRY = "AE"  # components/config.py Site.country default
+
+
 def effective_place(view: ResourceView, ctx: Context, _depth: int = 0) -> Place:
     """Where the provider would put this resource (see the module doc); MISSING with the reason when it
     cannot be resolved, UNKNOWN when an input it depends on is only known after the update."""
+    if view.type in CLUSTER_LABELS:
+        label = CLUSTER_LABELS[view.type]
+        return Place(lookup(view.props, "metadata", "labels", label), f"its label `{label}`")
+    if view.type.startswith("pulumi:providers:"):
+        return provider_place(view, ctx)
     source = PLACE_SOURCES.get(view.package, GENERIC_SOURCE)
     for key in source.own:
         value = lookup(view.props, key)
@@ -136,6 +171,74 @@ def effective_place(view: ResourceView, ctx: Context, _depth: int = 0) -> Place:
     own = "/".join(f"`{k}`" for k in source.own)
     return Place(MISSING, f"no {own} on the resource, its provider or the stack config "
                           f"(`{view.package}:{source.config[0]}`)")
+
+
+def provider_place(view: ResourceView, ctx: Context) -> Place:
+    """The default place a provider gives the resources it manages: its own setting, else the stack config."""
+    package = view.type.removeprefix("pulumi:providers:")
+    source = PLACE_SOURCES.get(package, GENERIC_SOURCE)
+    for key in source.provider:
+        value = lookup(view.props, key)
+        if value is not MISSING:
+            return Place(value, f"its `{key}`")
+    for key in source.config:
+        value = ctx.stack_config.get(f"{package}:{key}")
+        if isinstance(value, str) and value:
+            return Place(value, f"the stack's `{package}:{key}`")
+    return Place(MISSING, f"no `{source.provider[0]}` on the provider or in the stack config "
+                          f"(`{package}:{source.config[0]}`)")
+
+
+def pair_place(place: Place) -> Place:
+    """Where geo-redundant storage keeps its second copy: the Azure pair of `place`."""
+    if not isinstance(place.value, str):
+        return place
+    location = normalise_location(place.value)
+    pair = AZURE_PAIRS.get(location)
+    if pair is None:
+        return Place(MISSING, f"{location!r} ({place.source}) has no pair known to the pack")
+    if not pair:
+        return Place(MISSING, f"{location!r} ({place.source}) has no paired location")
+    return Place(pair, f"the pair of {location!r} ({place.source})")
+
+
+def place_allowed(place: Place, ctx: Context) -> bool:
+    """Whether a resolved place is one the data may be in."""
+    if place.kind == "network":
+        return True
+    if place.kind == "edge" or not isinstance(place.value, str):
+        return False
+    if place.kind == "country":
+        return place.value.upper() in {c.upper() for c in ctx.allowed_countries}
+    return allowed(place.value, ctx.allowed_regions)
+
+
+def describe_place(place: Place) -> str:
+    if place.value is UNKNOWN:
+        return f"unknown until the update runs ({place.source})"
+    if place.value is MISSING:
+        return f"not resolvable: {place.source}"
+    return f"{place.value!r} ({place.source})"
+
+
+def site_places(ctx: Context) -> Iterator[tuple[str, str | None, Place]]:
+    """(what, urn, place) of every on-prem site: those of `sahab:fleet.sites` and of the on-prem components."""
+    fleet = ctx.stack_config.get("sahab:fleet")
+    if isinstance(fleet, dict):
+        for i, site in enumerate(fleet.get("sites") or []):
+            country = lookup(site, "country")
+            name = lookup(site, "name")
+            value = FLEET_DEFAULT_COUNTRY if country is MISSING else country
+            yield (f"sahab:fleet.sites[{i}] ({name if isinstance(name, str) else '?'})", None,
+                   Place(value, "its `country`", "country"))
+    for res in ctx.resources:
+        if not res.type.startswith("sahab:onprem:"):
+            continue
+        for path in ONPREM_COUNTRY_PATHS:
+            country = lookup(res.props, *path)
+            if country is not MISSING:
+                yield f"{res.type} {res.name!r}", res.urn, Place(country, f"its `{'.'.join(path)}`", "country")
+                break
 
 
 def place_problem(view: ResourceView, ctx: Context) -> str | None:
@@ -169,15 +272,27 @@ def place_problem(view: ResourceView, ctx: Context) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# References in inputs
+# References in inputs: places named anywhere, and the places of destinations
 
-# Inputs that send data somewhere: the place they name is where copies of the data go.
-DESTINATION_KEY = re.compile(r"destination|replica|partner|secondary|failover|target|copy|sink|forward|"
-                             r"export|remote|peer|subscriber|endpoint", re.IGNORECASE)
-_ARN = re.compile(r"^arn:[a-z0-9-]+:([a-z0-9-]+):([a-z0-9-]*):")
+_ARN = re.compile(r"^arn:[a-z0-9-]+:([a-z0-9-]+):([a-z0-9-]*):([0-9]*):?(.*)$")
 _ARM_ID = re.compile(r"^/subscriptions/[^/]+/", re.IGNORECASE)
-# Services whose ARNs carry no region although the resource has one (S3 buckets and access points).
-_REGIONLESS_REGIONAL_ARN_SERVICES = frozenset({"s3"})
+# Services whose ARNs carry no region: S3 (a bucket is regional, its ARN does not say where), the edge services
+# (worldwide), and control-plane services whose ARNs never name data (roles, accounts, hosted zones).
+_EDGE_ARN_SERVICES = frozenset({"cloudfront", "globalaccelerator"})
+_CONTROL_ARN_SERVICES = frozenset({"iam", "sts", "organizations", "route53", "shield", "health", "waf"})
+# Azure providers whose resources store or receive data: an id of one this program does not create, with no
+# location in it, is a destination whose place cannot be shown wherever it is named.
+DATA_SINK_PROVIDERS = ("microsoft.operationalinsights/workspaces", "microsoft.storage/storageaccounts",
+                       "microsoft.eventhub/namespaces", "microsoft.servicebus/namespaces",
+                       "microsoft.insights/components", "microsoft.documentdb/databaseaccounts",
+                       "microsoft.sql/servers", "microsoft.kusto/clusters")
+# Azure service hosts whose first label is a resource's name, and the input that names it.
+AZURE_HOSTS = {"blob.core.windows.net": "accountName", "dfs.core.windows.net": "accountName",
+               "file.core.windows.net": "accountName", "queue.core.windows.net": "accountName",
+               "table.core.windows.net": "accountName", "vault.azure.net": "vaultName",
+               "servicebus.windows.net": "namespaceName", "database.windows.net": "serverName",
+               "documents.azure.com": "accountName", "azurecr.io": "registryName",
+               "ods.opinsights.azure.com": "workspaceName"}
 
 
 def _own_place_keys(view: ResourceView) -> tuple[str, ...]:
@@ -187,67 +302,358 @@ def _own_place_keys(view: ResourceView) -> tuple[str, ...]:
     return PLACE_SOURCES.get(view.package, GENERIC_SOURCE).own
 
 
-def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
-    """Every place named in the inputs outside the allowed set, and every destination this program does not
-    create whose place cannot be shown. Top-level place inputs are the place rule's business."""
-    own = _own_place_keys(view)
-    here = None
-    seen: set[tuple[str, str]] = set()
-    for path, place in places_in(view.props):
-        if path in own or allowed(place, ctx.allowed_regions) or (path, place) in seen:
+def program_resource(value: str, ctx: Context, prop_urns=(), types=()) -> ResourceView | None:
+    """The resource of this program a reference names: one of its identities (id, ARN, name), a path below one
+    (an object of a bucket, a child of an ARM resource), or the URNs the input's value came from."""
+    found = ctx.resolve(value, prop_urns, types)
+    if found is not None:
+        return found
+    trimmed = value.rstrip("/*")
+    for r in ctx.resources:
+        if types and r.type not in types:
             continue
-        if path in ("id", "arn") and in_scope(view):
-            # The resource's own identity names where it is, which is the place rule's business; an `arn` input
-            # naming somewhere else (an event target's) is a reference like any other.
-            here = here or effective_place(view, ctx)
-            if isinstance(here.value, str) and region_of(place) == region_of(here.value):
-                continue
-        seen.add((path, place))
-        yield f"`{path}` names {region_of(place)!r}, outside the allowed places ({', '.join(ctx.allowed_regions)})"
-    yield from _external_destinations(view, ctx, view.props, "")
+        for identity in r.identities:
+            if len(identity) > 3 and (trimmed == identity or value.startswith(identity.rstrip("/") + "/")):
+                return r
+    arn = _ARN.match(value)
+    if arn and arn.group(1) == "s3":
+        bucket = arn.group(4).split("/", 1)[0]
+        return next((r for r in ctx.resources if bucket in r.identities or lookup(r.props, "bucket") == bucket),
+                    None)
+    return None
 
 
-def _external_destinations(view: ResourceView, ctx: Context, value: Any, path: str, depth: int = 0,
-                           destination: bool = False) -> Iterator[str]:
-    from policies.places import METADATA_KEYS, _unwrap
-
-    value = _unwrap(value)
-    if depth > 10:
-        return
-    if isinstance(value, str):
-        if destination and value in UNKNOWN_SENTINELS:
-            top = path.split(".")[0].split("[")[0]
-            if not any(ctx.by_urn(urn) is not None for urn in view.property_dependencies.get(top, ())):
-                yield f"`{path}` sends data to a destination unknown until the update runs that no resource of " \
-                      "this program produces; its place cannot be shown, so it fails closed"
-        elif destination:
-            problem = _unresolved_reference(view, ctx, value)
-            if problem:
-                yield f"`{path}` sends data to {problem}"
-        return
-    if isinstance(value, dict) or hasattr(value, "keys"):
-        for key in list(value):
-            if key in METADATA_KEYS:
-                continue
-            child_path = f"{path}.{key}" if path else str(key)
-            yield from _external_destinations(view, ctx, value[key], child_path, depth + 1,
-                                              destination or bool(DESTINATION_KEY.search(str(key))))
-        return
-    if isinstance(value, (list, tuple)) or type(value).__name__ == "_ListProxy":
-        for i, child in enumerate(value):
-            yield from _external_destinations(view, ctx, child, f"{path}[{i}]", depth + 1, destination)
+def _program_host(host: str, ctx: Context) -> ResourceView | None:
+    """The resource of this program a service host names (`acct.blob.core.windows.net`, `b.s3.amazonaws.com`)."""
+    label, _, domain = host.partition(".")
+    key = AZURE_HOSTS.get(domain)
+    if key is None and (domain.startswith("s3.") or domain.startswith("s3-")) and domain.endswith("amazonaws.com"):
+        key = "bucket"
+    if key is None:
+        return None
+    for r in ctx.resources:
+        if lookup(r.props, key) == label or (key == "bucket" and label in r.identities):
+            return r
+    return None
 
 
-def _unresolved_reference(view: ResourceView, ctx: Context, value: str) -> str | None:
-    """For a destination reference (ARN or ARM id) that names no place of its own: None when this program
-    creates the target (its place is judged there), else what cannot be shown."""
+def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth: int = 0) -> Place:
+    """Where a reference points: the place of the resource of this program it names, else what the reference
+    itself shows (an ARN's region, an ARM id's location, a host's place, a region code). MISSING with the reason
+    when nothing shows it; UNKNOWN when the value is unknown and no resource of this program produced it."""
+    if value is UNKNOWN or (isinstance(value, str) and value in UNKNOWN_SENTINELS):
+        sources = [r for urn in prop_urns if (r := ctx.by_urn(urn)) is not None and in_scope(r)
+                   and (not types or r.type in types)]
+        if not sources:
+            return Place(UNKNOWN, "no resource of this program produces it")
+        places = [(r, effective_place(r, ctx)) for r in sources]
+        worst = next(((r, p) for r, p in places if not place_allowed(p, ctx)), places[0])
+        return Place(worst[1].value, f"the {worst[0].type.split(':')[-1]} {worst[0].name!r} of this program "
+                                     f"({worst[1].source})", worst[1].kind, worst[0].urn)
+    if not isinstance(value, str) or not value:
+        return Place(MISSING, "not a reference")
+    target = program_resource(value, ctx, (), types)
+    if target is not None and _depth < 3:
+        place = effective_place(target, ctx) if in_scope(target) else Place(MISSING, "no place of its own")
+        return Place(place.value, f"the {target.type.split(':')[-1]} {target.name!r} of this program "
+                                  f"({place.source})", place.kind, target.urn)
+    if value.lower().startswith("s3://"):
+        bucket = value[5:].split("/", 1)[0]
+        target = program_resource(bucket, ctx, (), ()) or next(
+            (r for r in ctx.resources if lookup(r.props, "bucket") == bucket), None)
+        if target is not None and _depth < 3:
+            place = effective_place(target, ctx)
+            return Place(place.value, f"the bucket {target.name!r} of this program ({place.source})", place.kind,
+                         target.urn)
+        return Place(MISSING, f"the S3 bucket {bucket!r}, which this program does not create (a bucket name "
+                              "carries no region)")
     arn = _ARN.match(value)
     if arn:
-        service, region = arn.groups()
-        if region or service not in _REGIONLESS_REGIONAL_ARN_SERVICES:
-            return None  # the region is in the ARN (judged above), or the service is global
-    elif not _ARM_ID.match(value) or "/locations/" in value.lower():
+        service, region = arn.group(1), arn.group(2)
+        if region:
+            return Place(region, "the region in its ARN")
+        if service in _EDGE_ARN_SERVICES:
+            return Place(service, "a global edge service", "edge")
+        if service in _CONTROL_ARN_SERVICES:
+            return Place("control-plane", "a global control-plane object that holds no data", "network")
+        if service == "s3":
+            return Place(MISSING, "an S3 bucket this program does not create (a bucket ARN carries no region)")
+        return Place(MISSING, f"its {service} ARN carries no region and this program does not create it")
+    if _ARM_ID.match(value):
+        located = re.search(r"/locations/([^/]+)", value, re.IGNORECASE)
+        if located:
+            return Place(normalise_location(located.group(1)), "the location in its resource id")
+        return Place(MISSING, "an Azure resource this program does not create (its id carries no location)")
+    named = places_in_text(value)
+    if named and len(value) <= 40 and " " not in value.strip() and "/" not in value and "." not in value:
+        return Place(sorted(named)[0], "the region it names")
+    host = host_of(value)
+    if host is not None:
+        if is_private_address(host):
+            return Place("private network", "a private address, inside the resource's own network", "network")
+        target = _program_host(host, ctx)
+        if target is not None:
+            place = effective_place(target, ctx)
+            return Place(place.value, f"the {target.type.split(':')[-1]} {target.name!r} of this program "
+                                      f"({place.source})", place.kind, target.urn)
+        known = place_of_host(host)
+        if known is not None:
+            if known.edge:
+                return Place(host, known.describe(), "edge")
+            if known.country:  # a vendor's site, or another cloud's region, in a known country
+                return Place(known.country, f"the host {host}: {known.describe()}", "country")
+            if known.region:
+                return Place(known.region, f"the host {host}: {known.what}")
+            return Place(MISSING, f"the host {host}: {known.describe()}")
+        if is_public_address(host):
+            return Place(MISSING, f"the public address {host}, whose location cannot be shown")
+        return Place(MISSING, f"the host {host}, which is not a resource of this program and whose location "
+                              "cannot be shown")
+    return Place(MISSING, "a name or id that is not a resource of this program and carries no place")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Destinations: the inputs of a type that send data somewhere (policies/data/egress_model.json)
+
+
+@dataclass(frozen=True)
+class Destination:
+    path: str  # the concrete input path, e.g. rules[0].destination.bucket
+    kind: str  # replication, export, delivery, subscription, logging, backup, mirroring, webhook, volume
+    value: Any  # the reference, UNKNOWN or MISSING (a block without it)
+    place: Place
+
+
+def walk_model_path(value: Any, steps: list[str], path: str = "") -> Iterator[tuple[str, Any]]:
+    """(concrete path, value) for every value at a model path (`[]` into lists, `{}` into maps); an unknown value
+    on the way is UNKNOWN, a leaf the block does not set is MISSING."""
+    if not steps:
+        yield path, UNKNOWN if isinstance(value, str) and value in UNKNOWN_SENTINELS else _unwrap(value)
+        return
+    step, rest = steps[0], steps[1:]
+    value = _unwrap(value)
+    if step == "[]":
+        if isinstance(value, (list, tuple)):
+            for i, child in enumerate(value):
+                yield from walk_model_path(child, rest, f"{path}[{i}]")
+        elif value is not None and value is not MISSING:
+            yield from walk_model_path(value, rest, path)  # a single block where the schema allows a list
+        return
+    if step == "{}":
+        if isinstance(value, dict):
+            for key, child in value.items():
+                yield from walk_model_path(child, rest, f"{path}.{key}")
+        return
+    child = lookup(value, step) if isinstance(value, dict) else MISSING
+    if child is MISSING:
+        if not rest:
+            yield (f"{path}.{step}" if path else step), MISSING
+        return
+    if (isinstance(child, str) and child in UNKNOWN_SENTINELS) or child is UNKNOWN:
+        yield (f"{path}.{step}" if path else step), UNKNOWN
+        return
+    yield from walk_model_path(child, rest, f"{path}.{step}" if path else step)
+
+
+def model_steps(model_path: str) -> list[str]:
+    return [s for s in re.split(r"\.|(\[\]|\{\})", model_path) if s]
+
+
+def _destination_paths(view: ResourceView) -> dict[str, str]:
+    """The type's destinations, and for a Helm release those its chart's values create (backup locations, remote
+    write endpoints: policies/data/chart_values.json)."""
+    paths = dict(destination_paths(view.type))
+    if view.type in HELM_TYPES:
+        for entry_ in chart_entries("destinations", lookup(view.props, "chart")):
+            paths[f"values.{entry_['path']}"] = entry_["kind"]
+    return paths
+
+
+def destinations(view: ResourceView, ctx: Context, include_missing: bool = False) -> Iterator[Destination]:
+    """Every destination input of the resource with the place it points to (see `place_of_reference`)."""
+    for model_path, kind in _destination_paths(view).items():
+        top = model_steps(model_path)[0]
+        urns = view.property_dependencies.get(top, ())
+        for path, value in walk_model_path(dict(_unwrap(view.props)) if _unwrap(view.props) is not None else {},
+                                 model_steps(model_path), ""):
+            if value is MISSING:
+                if include_missing:
+                    yield Destination(path, kind, MISSING, Place(MISSING, "not set"))
+                continue
+            values = value if isinstance(value, (list, tuple)) else [value]
+            for i, one in enumerate(values):
+                where = f"{path}[{i}]" if isinstance(value, (list, tuple)) else path
+                if one is None or isinstance(one, bool) or one == "":
+                    continue
+                yield Destination(where, kind, one, place_of_reference(one, ctx, urns))
+
+
+def destination_problem(view: ResourceView, ctx: Context, dest: Destination,
+                        program_places: bool = True) -> str | None:
+    """Why data sent through this destination is not shown to stay in the allowed places; None when it is. With
+    `program_places` off, a destination that is a resource of this program is left to that resource's own place
+    rule (one verdict for one fact); the copy rules keep it on for their sharper message."""
+    place = dest.place
+    if place_allowed(place, ctx):
         return None
-    if any(value in r.identities or value.rstrip("/*") in r.identities for r in ctx.resources):
+    if not program_places and place.resource is not None and ctx.by_urn(place.resource) is not None:
         return None
-    return f"{value}, which this program does not create, so its place cannot be shown"
+    shown = "unknown until the update runs" if dest.value is UNKNOWN else repr(dest.value)
+    if isinstance(dest.value, str) and _allowed_destination(dest.value, ctx):
+        return None
+    if place.value is MISSING and isinstance(dest.value, str) and _relative_name(view, dest):
+        return None  # a name resolved where the resource itself is: its own place is judged
+    if place.value is UNKNOWN:
+        return f"`{dest.path}` sends data ({dest.kind}) to a destination unknown " \
+               f"{'after the update phase' if ctx.phase == 'update' else 'during preview'} that no resource of " \
+               "this program produces; its place cannot be shown, so it fails closed"
+    if place.value is MISSING:
+        return f"`{dest.path}` sends data ({dest.kind}) to {shown}: {place.source}; its place cannot be shown, " \
+               "so it fails closed"
+    if place.kind == "edge":
+        return f"`{dest.path}` sends data ({dest.kind}) to {shown}: {place.source}, outside the UAE"
+    return f"`{dest.path}` sends data ({dest.kind}) to {place.value!r} ({place.source}), outside the allowed " \
+           f"places ({', '.join(ctx.allowed_regions)})"
+
+
+# A plain name (no `/`, `:` or `.`) is resolved by the service where the resource itself is: AWS names are
+# regional (a log group, a stream, a topic by name), except S3 bucket names, which are global; Kubernetes names are
+# objects of the same cluster; an Azure name below another reference (a container in a destination account) goes
+# where that reference goes.
+_PLAIN = re.compile(r"^[A-Za-z0-9_+=,@-]+$")
+_GLOBAL_NAME_WORDS = ("bucket",)
+_AZURE_SUB_RESOURCE_WORDS = ("container", "table", "queue", "share", "index", "blob", "path", "directory",
+                             "database", "collection", "topic", "subscription", "hub", "name")
+
+
+def _relative_name(view: ResourceView, dest: Destination) -> bool:
+    if not _PLAIN.match(dest.value):
+        return False
+    leaf = re.split(r"[.\[]", dest.path.rstrip("]"))[-1] if "." in dest.path else dest.path
+    leaf = re.sub(r"\[\d+\]$", "", dest.path.split(".")[-1]).lower()
+    if view.package in AWS_PACKAGES:
+        return not any(word in leaf for word in _GLOBAL_NAME_WORDS) or dest.value.isdigit()
+    if view.package == "kubernetes":
+        return True
+    if view.package in AZURE_PACKAGES:
+        return leaf.endswith(_AZURE_SUB_RESOURCE_WORDS) and not leaf.endswith(("account", "accountname",
+                                                                            "workspace", "workspacename"))
+    return False
+
+
+def _allowed_destination(value: str, ctx: Context) -> bool:
+    """Whether the trusted policy config names this destination (`allowedDestinations`: references, hosts, or
+    `*.` + a domain for every host under it)."""
+    entries = [str(e).strip() for e in (ctx.settings.get("allowedDestinations") or []) if str(e).strip()]
+    if not entries:
+        return False
+    host = host_of(value) if not _ARN.match(value) and not _ARM_ID.match(value) else None
+    for entry in entries:
+        if value == entry or value.rstrip("/*") == entry:
+            return True
+        if host and (host == entry.lower() or (entry.startswith("*.") and host.endswith(entry[1:].lower()))):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Places named anywhere in the inputs
+
+
+def _policy_statements(document: Any) -> list | None:
+    if isinstance(document, dict) and "Statement" in document:
+        statements = document["Statement"]
+        return statements if isinstance(statements, list) else [statements]
+    return None
+
+
+def _scan(value: Any, path: str, view: ResourceView, depth: int = 0) -> Iterator[tuple[str, str, Any]]:
+    """(path, kind, what) for every place, host and data-store reference named in `value`, skipping metadata,
+    conditions, Deny statements, sources and filters (deny lists, patterns): none of them sends data anywhere."""
+    if depth > 12 or (path and (is_source(view.type, path) or is_filtered(view.type, path))):
+        return
+    value = _unwrap(value)
+    if isinstance(value, str):
+        inner = _decoded(value)
+        if inner is not None:
+            yield from _scan(inner, path, view, depth + 1)
+            return
+        for _, place in places_in(value, path):
+            yield path, "place", place
+        host = host_of(value) if ("://" in value or "." in value) and " " not in value.strip() else None
+        if host is None and value.strip()[:1].isalpha() and len(value) < 2000:
+            match = re.search(r"https?://([^/\s\"']+)", value)
+            host = host_of(match.group(1)) if match else None
+        if host is not None and not places_in_text(host):
+            known = place_of_host(host)
+            if known is not None and not (known.country and not known.edge and known.country.upper() == "AE"):
+                yield path, "host", known
+        if _ARM_ID.match(value) and any(p in value.lower() for p in DATA_SINK_PROVIDERS) \
+                and "/locations/" not in value.lower():
+            yield path, "sink", value
+        return
+    if isinstance(value, dict):
+        statements = _policy_statements(value)
+        if statements is not None:
+            for i, st in enumerate(statements):
+                st = _unwrap(st)
+                if isinstance(st, dict) and str(st.get("Effect", "")).lower() == "deny":
+                    continue  # a Deny keeps data from going somewhere
+                yield from _scan(st, f"{path}.Statement[{i}]", view, depth + 1)
+            return
+        for key in list(value):
+            if key in METADATA_KEYS or key in ("Condition", "condition"):
+                continue
+            yield from _scan(value[key], f"{path}.{key}" if path else str(key), view, depth + 1)
+        return
+    if isinstance(value, (list, tuple)):
+        for i, child in enumerate(value):
+            yield from _scan(child, f"{path}[{i}]", view, depth + 1)
+
+
+def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
+    """Every place named in the inputs outside the allowed set (region codes, locations, ARNs, endpoints, SaaS
+    and CDN hosts), every Azure data store named by an id this program does not create, and every destination
+    (the egress model) whose place is not shown to be allowed. Top-level place inputs are the place rule's."""
+    own = _own_place_keys(view)
+    here = None
+    reported: set[str] = set()
+    props = _unwrap(view.props)
+    for path, kind, what in _scan(props if props is not None else {}, "", view):
+        if path in own or path in reported:
+            continue
+        if kind == "place":
+            if allowed(what, ctx.allowed_regions):
+                continue
+            if path in ("id", "arn") and in_scope(view):
+                here = here or effective_place(view, ctx)
+                if isinstance(here.value, str) and region_of(what) == region_of(here.value):
+                    continue
+            reported.add(path)
+            yield f"`{path}` names {region_of(what)!r}, outside the allowed places ({', '.join(ctx.allowed_regions)})"
+        elif kind == "host":
+            value = lookup(props, *_path_steps(path))
+            if isinstance(value, str) and _allowed_destination(value, ctx):
+                continue
+            reported.add(path)
+            yield f"`{path}` names {what.host}: {what.describe()}; data sent there leaves the allowed places"
+        elif kind == "sink":
+            if program_resource(what, ctx) is not None or _allowed_destination(what, ctx):
+                continue
+            reported.add(path)
+            yield f"`{path}` names {what}, an Azure data store this program does not create whose id carries " \
+                  "no location; its place cannot be shown, so it fails closed"
+    for dest in destinations(view, ctx):
+        if dest.path in reported:
+            continue
+        problem = destination_problem(view, ctx, dest, program_places=False)
+        if problem:
+            reported.add(dest.path)
+            yield problem
+
+
+def _path_steps(path: str) -> list:
+    steps: list = []
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        steps.append(int(part[1:-1]) if part.startswith("[") else part)
+    return steps

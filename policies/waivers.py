@@ -18,6 +18,7 @@ from pathlib import Path
 
 DEFAULT_PATH = Path(__file__).resolve().parent / "waivers.yaml"
 FIELDS = ("policy", "resource", "reason", "owner", "expires")
+OPTIONAL_FIELDS = ("granted",)  # the day the exception was approved, for the evidence bundle's waiver register
 OWNER_ALIASES = ("owner", "approver")  # `approver` is what earlier waivers files call the owner
 MAX_RESIDENCY_DAYS = 90
 GLOB_CHARACTERS = frozenset("*?[")
@@ -39,6 +40,7 @@ class Waiver:
     reason: str
     approver: str  # the owner: who answers for the exception
     expires: dt.date  # last day the waiver holds
+    granted: dt.date | None = None  # the day it was approved, when the file records it
 
     def covers(self, rule_id: str, rule_name: str, urn: str | None) -> bool:
         if self.policy not in (rule_id, rule_name) or not urn:
@@ -83,10 +85,11 @@ def _waiver(entry: object, where: str, today: dt.date) -> Waiver:
 
     if not isinstance(entry, dict):
         raise WaiverError(where, "must be a mapping")
-    allowed = (*FIELDS, "approver")
+    allowed = (*FIELDS, *OPTIONAL_FIELDS, "approver")
     unknown = set(entry) - set(allowed)
     if unknown:
-        raise WaiverError(f"{where}.{sorted(unknown, key=str)[0]}", f"unknown key; allowed: {', '.join(FIELDS)}")
+        raise WaiverError(f"{where}.{sorted(unknown, key=str)[0]}",
+                          f"unknown key; allowed: {', '.join((*FIELDS, *OPTIONAL_FIELDS))}")
     owner = next((entry[k] for k in OWNER_ALIASES if entry.get(k) not in (None, "")), None)
     for key in FIELDS:
         value = owner if key == "owner" else entry.get(key)
@@ -100,14 +103,11 @@ def _waiver(entry: object, where: str, today: dt.date) -> Waiver:
     name = re.split(r"::|[:/]", resource)[-1]  # the resource's own name: the last part of its URN or ARN
     if not name.strip("*?[]!"):
         raise WaiverError(f"{where}.resource", f"{resource!r} names no concrete resource; give its URN or ARN")
-    expires = entry["expires"]
-    if isinstance(expires, str):
-        try:
-            expires = dt.date.fromisoformat(expires)
-        except ValueError:
-            raise WaiverError(f"{where}.expires", f"{expires!r} is not a date like 2026-12-31") from None
-    if not isinstance(expires, dt.date) or isinstance(expires, dt.datetime):
-        raise WaiverError(f"{where}.expires", "must be a date like 2026-12-31")
+    expires = _date(entry["expires"], f"{where}.expires")
+    granted = _date(entry["granted"], f"{where}.granted") if entry.get("granted") is not None else None
+    if granted is not None and granted > expires:
+        raise WaiverError(f"{where}.granted", f"{granted.isoformat()} is after the waiver expires "
+                                              f"({expires.isoformat()})")
     if rule.residency and rule.enforcement is Enforcement.MANDATORY:
         if GLOB_CHARACTERS & set(resource):
             raise WaiverError(f"{where}.resource", f"{resource!r} is a pattern; {rule.name} ({rule.id}) is a "
@@ -117,7 +117,19 @@ def _waiver(entry: object, where: str, today: dt.date) -> Waiver:
                                                   f"after {today.isoformat()}; {rule.name} ({rule.id}) is a "
                                                   f"mandatory residency rule, waived for {MAX_RESIDENCY_DAYS} "
                                                   "days at most")
-    return Waiver(str(entry["policy"]), resource, str(entry["reason"]).strip(), str(owner).strip(), expires)
+    # The rule by its name, whichever of its id (any case) or name the entry gives: both are the same rule.
+    return Waiver(rule.name, resource, str(entry["reason"]).strip(), str(owner).strip(), expires, granted)
+
+
+def _date(value: object, where: str) -> dt.date:
+    if isinstance(value, str):
+        try:
+            value = dt.date.fromisoformat(value)
+        except ValueError:
+            raise WaiverError(where, f"{value!r} is not a date like 2026-12-31") from None
+    if not isinstance(value, dt.date) or isinstance(value, dt.datetime):
+        raise WaiverError(where, "must be a date like 2026-12-31")
+    return value
 
 
 def decide(waivers: list[Waiver], rule_id: str, rule_name: str, urn: str | None,

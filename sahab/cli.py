@@ -12,9 +12,11 @@ import importlib
 import sys
 
 from sahab.errors import UsageError, report_error
+from sahab.version import version
 
 # Order is the order shown in --help.
-COMMANDS = ("plan", "check", "doctor", "registry", "audit", "bench", "node-validate", "train", "completion")
+COMMANDS = ("init", "plan", "check", "doctor", "forwarders", "registry", "audit", "evidence", "bench",
+            "node-validate", "train", "completion")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,6 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="sahab",
         description="Sahab: UAE-resident ML training fleets. Plan, check, audit, benchmark and train.",
     )
+    parser.add_argument("--version", action="version", version=f"sahab {version()}",
+                        help="print Sahab's version (the CLI's, the policy pack's and the reports') and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         try:

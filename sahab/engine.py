@@ -89,9 +89,9 @@ class Plan:
     notices: list[str] = field(default_factory=list)
 
     def contract(self) -> dict[str, Any]:
-        from sahab.schema import SCHEMA_VERSION
+        from sahab.schema import versions
 
-        return {"schemaVersion": SCHEMA_VERSION, "project": self.project, "stack": self.stack,
+        return {**versions(), "project": self.project, "stack": self.stack,
                 "config": self.config, "resources": [r.contract() for r in self.resources]}
 
     # The worker hands a plan to its parent as JSON.

@@ -130,7 +130,10 @@ class CloudMocks(pulumi.runtime.Mocks):
                       "certificateAuthority": {"data": ca.decode()},
                       "identities": [{"oidcs": [{"issuer": f"https://oidc.eks.{region}.amazonaws.com/id/"
                                                            f"{endpoint_id}"}]}],
-                      "status": "ACTIVE", "platformVersion": "eks.1"}
+                      "status": "ACTIVE", "platformVersion": "eks.1",
+                      # EKS creates the cluster security group (managed node groups' nodes join it).
+                      "vpcConfig": {**(inputs.get("vpcConfig") or {}),
+                                    "clusterSecurityGroupId": f"sg-0{short_hash(name, 'cluster-sg', n=16)}"}}
             return physical, state
         if service == "eks" and kind == "NodeGroup":
             cluster = inputs.get("clusterName", "cluster")

@@ -44,6 +44,7 @@ class Violation:
 @dataclass
 class Waived:
     policy: str
+    id: str
     urn: str | None
     message: str
     approver: str
@@ -76,9 +77,9 @@ class CheckResult:
                 "by_severity": by_severity, "passed": self.exit_code == 0}
 
     def contract(self) -> dict[str, Any]:
-        from sahab.schema import SCHEMA_VERSION
+        from sahab.schema import versions
 
-        return {"schemaVersion": SCHEMA_VERSION, "violations": [v.contract() for v in self.violations],
+        return {**versions(), "violations": [v.contract() for v in self.violations],
                 "summary": self.summary(), "waived": [w.__dict__ for w in self.waived],
                 "relaxations": list(self.relaxations)}
 
@@ -93,8 +94,10 @@ class CheckResult:
 
 PACK_CONFIG_DIR = Path(__file__).resolve().parent.parent / "policies" / "config"
 LEVEL_RANK = {"disabled": 0, "advisory": 1, "mandatory": 2, "remediate": 2}
-# Settings that list what is allowed: a narrowing config may only remove entries.
-ALLOW_LISTS = ("allowedRegions", "allowedCountries", "globalLocationTypes")
+# Settings that list what is allowed: a narrowing config may only remove entries (and cannot start a list the
+# trusted layers left empty: registries and destinations are allowed only by the trusted config).
+ALLOW_LISTS = ("allowedRegions", "allowedCountries", "globalLocationTypes", "allowedRegistries",
+               "allowedDestinations")
 # Stacks whose policy config may accept provider-managed keys for data stores.
 RELAXABLE_STACKS = ("dev", "smb")
 
@@ -123,19 +126,42 @@ def load_policy_config(path: Path | str) -> dict[str, Any]:
     return doc
 
 
+def _by_id_or_name(policies: list) -> dict[str, Any]:
+    """Policies by name and by rule id (`SAHAB-AWS-011`, any case): either names a policy in a config file."""
+    from policies.pack import RULES_BY_NAME
+
+    by_key: dict[str, Any] = {}
+    for p in policies:
+        by_key[p.name] = p
+        rule = RULES_BY_NAME.get(p.name)
+        if rule is not None:
+            by_key[rule.id.upper()] = p
+    return by_key
+
+
+def canonical_key(key: str, by_key: dict[str, Any]) -> str:
+    """The policy name a config key stands for (a rule id is accepted wherever a name is)."""
+    policy = by_key.get(key) or by_key.get(key.strip().upper())
+    return policy.name if policy is not None else key
+
+
 def _check_layer(policies: list, layer: ConfigLayer) -> None:
-    """Every key names a policy (or `all`), every level is a level, every setting is one the policy takes, with
-    the type its schema gives."""
-    by_name = {p.name: p for p in policies}
+    """Every key names a policy by name or id (or `all`), every level is a level, every setting is one the policy
+    takes, with the type its schema gives."""
+    by_key = _by_id_or_name(policies)
+    seen: dict[str, str] = {}
     for key, value in layer.doc.items():
         where = f"{layer.where}: {key}"
         if key == "all":
             if value not in LEVELS:
                 raise ConfigError(where, f"must be an enforcement level; allowed: {', '.join(LEVELS)}")
             continue
-        policy = by_name.get(key)
+        policy = by_key.get(key) or by_key.get(key.strip().upper())
         if policy is None:
-            raise ConfigError(where, "not a policy of the pack; see `sahab check --list-policies`")
+            raise ConfigError(where, "not a policy of the pack (by name or id); see `sahab check --list-policies`")
+        if policy.name in seen:
+            raise ConfigError(where, f"names {policy.name} again (also as {seen[policy.name]!r}); give it once")
+        seen[policy.name] = key
         if isinstance(value, str):
             if value not in LEVELS:
                 raise ConfigError(where, f"enforcement level {value!r}; allowed: {', '.join(LEVELS)}")
@@ -170,11 +196,12 @@ def _apply_setting(name: str, props: dict[str, Any], setting: str, given: Any, l
     where = f"{layer.where}: {name}.{setting}"
     if layer.narrow_only:
         current = props.get(setting)
-        if setting in ALLOW_LISTS and isinstance(current, list):
+        if setting in ALLOW_LISTS:
+            current = list(current) if isinstance(current, list) else []
             wider = [x for x in given if x not in current]
             if wider:
                 raise ConfigError(where, f"would widen the allowed set with {', '.join(wider)}; a program's own "
-                                         f"policy config can only narrow it (now: {', '.join(current)})")
+                                         f"policy config can only narrow it (now: {', '.join(current) or 'empty'})")
         elif isinstance(given, bool) and given and not current:
             raise ConfigError(where, "would relax the policy; a program's own policy config can only narrow")
     props[setting] = list(given) if isinstance(given, list) else given
@@ -188,8 +215,11 @@ def _levels_and_settings(policies: list, layers: list[ConfigLayer],
         levels[p.name] = p.enforcement_level.value if p.enforcement_level else "advisory"
         settings[p.name] = {k: v["default"] for k, v in p.config_schema.properties.items() if "default" in v} \
             if p.config_schema is not None else {}
+    by_key = _by_id_or_name(policies)
     for layer in layers:
         _check_layer(policies, layer)
+        layer = ConfigLayer({canonical_key(k, by_key) if k != "all" else k: v for k, v in layer.doc.items()},
+                            layer.where, layer.narrow_only)
         if "all" in layer.doc:
             for name in levels:
                 levels[name] = _apply_level(name, levels[name], layer.doc["all"], layer, "all")
@@ -309,7 +339,7 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | N
     resources = [r for r in plan.resources if r.type != "pulumi:pulumi:Stack"]
     by_urn = {r.urn: r for r in resources}
     session = pack.Session(stack_config={k: pack.parse_config_value(v) for k, v in plan.config.items()},
-                           waivers=waivers, today=today)
+                           waivers=waivers, today=today, phase="preview" if plan.preview else "update")
     token = pack.open_session(session)
     violations: list[Violation] = []
     gc.freeze()  # the plan's objects outlive the check: keep the collector from rescanning them for each policy
@@ -341,8 +371,8 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | N
     finally:
         gc.unfreeze()
         pack.close_session(token)
-    waived = [Waived(name, urn, _clean(message, ""), w.approver, w.expires.isoformat(), w.reason)
-              for name, urn, message, w in session.waived]
+    waived = [Waived(name, pack.RULES_BY_NAME[name].id, urn, _clean(message, ""), w.approver, w.expires.isoformat(),
+                     w.reason) for name, urn, message, w in session.waived]
     order = {s: i for i, s in enumerate(SEVERITY_ORDER)}
     violations.sort(key=lambda v: (v.enforcement != "mandatory", order.get(v.severity, 9), v.rule_id, v.urn or ""))
     return CheckResult(plan=plan, violations=violations, waived=waived, levels=levels,

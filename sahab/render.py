@@ -64,3 +64,11 @@ def render_readiness_text(readiness: Readiness, console: Console | None = None) 
         for p in readiness.placements:
             table.add_row(escape(p.workload), escape(p.cluster), escape(p.pool), str(p.nodes))
         console.print(table)
+    if readiness.pools:
+        table = Table(title="Cloud pools")
+        for column in ("pool", "cluster", "region", "instance types", "zones"):
+            table.add_column(column)
+        for p in readiness.pools:
+            table.add_row(escape(p.pool), escape(p.cluster), escape(p.region), escape(", ".join(p.instance_types)),
+                          escape(", ".join(p.zones) or "regional"))
+        console.print(table)

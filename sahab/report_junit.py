@@ -6,6 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from sahab.policy_check import CheckResult
+from sahab.version import version
 
 
 def junit(result: CheckResult) -> str:
@@ -31,6 +32,8 @@ def junit(result: CheckResult) -> str:
         cases.append(case)
     suite = ET.Element("testsuite", name=f"sahab check {result.plan.project}/{stack}", tests=str(len(cases)),
                        failures=str(failures), errors="0", skipped=str(skipped))
+    properties = ET.SubElement(suite, "properties")  # JUnit's place for run facts: which Sahab (and pack) judged
+    ET.SubElement(properties, "property", name="sahabVersion", value=version())
     suite.extend(cases)
     suites = ET.Element("testsuites", name="sahab check", tests=str(len(cases)), failures=str(failures))
     suites.append(suite)

@@ -11,6 +11,7 @@ from typing import Any
 
 from sahab.policy_check import CheckResult
 from sahab.report_locations import fleet_setting, location, relative, repository_root, stack_file
+from sahab.version import version
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 # SARIF levels, and GitHub's security-severity scores (0-10) that rank alerts.
@@ -56,7 +57,8 @@ def sarif(result: CheckResult) -> dict[str, Any]:
         "runs": [{
             "tool": {"driver": {
                 "name": "sahab-check",
-                "semanticVersion": "0.1.0",
+                "version": version(),
+                "semanticVersion": version(),
                 "rules": [_rule(r) for r in rules],
             }},
             "automationDetails": {"id": f"sahab-check/{result.plan.stack}/"},

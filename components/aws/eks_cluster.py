@@ -3,6 +3,7 @@ logging, least-privilege IAM roles, IRSA for the add-ons that call AWS, and a KM
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Annotated, Any
 
@@ -21,6 +22,8 @@ MANAGED = "arn:aws:iam::aws:policy/"
 CLUSTER_POLICIES = ("AmazonEKSClusterPolicy",)
 NODE_POLICIES = ("AmazonEKSWorkerNodePolicy", "AmazonEC2ContainerRegistryPullOnly")
 CNI_POLICY = "AmazonEKS_CNI_Policy"
+# EKS access policy that grants cluster-admin (EKS user guide, "Associate access policies with access entries").
+CLUSTER_ADMIN_POLICY = "arn:aws:eks::aws:cluster-access-policy/AmazonEKSClusterAdminPolicy"
 # Add-ons nodes need before they can become Ready; the rest run pods and wait for nodes.
 NETWORK_ADDONS = ("vpc-cni", "kube-proxy", "eks-pod-identity-agent")
 EBS_CSI_POLICY = "service-role/AmazonEBSCSIDriverPolicy"
@@ -40,6 +43,14 @@ class EksClusterArgs(BaseModel):
     """AWS account id (str or Output), for key policies. Required."""
     subnet_ids: Any
     """Private subnets for the control-plane network interfaces (Input[list[str]]). Required."""
+    subnets_by_zone: Any = None
+    """The same subnets by zone ID (dict[str, Input[str]]): each node group takes those of its pool's zones.
+    Default: none (every node group uses `subnet_ids`)."""
+    vpc_id: Any = None
+    """The VPC (Input[str]), for the EFA security group of clusters older than 1.33. Default: none."""
+    admin_principals: tuple[str, ...] = ()
+    """IAM roles/users (ARNs) that get an access entry with the AmazonEKSClusterAdminPolicy on the whole cluster,
+    beyond the identity that creates it. Default: none."""
     kubernetes_version: str = "1.34"
     """Kubernetes minor version. Default: 1.34."""
     public_endpoint: bool = False
@@ -47,6 +58,9 @@ class EksClusterArgs(BaseModel):
     public_access_cidrs: tuple[str, ...] = ()
     """When the public endpoint is on, the only source ranges allowed to reach it. Default: none given, which
     AWS treats as 0.0.0.0/0; set them whenever `public_endpoint` is true."""
+    security_group_ids: tuple[Any, ...] = ()
+    """Security groups (Input[str]) added to the control plane's network interfaces, e.g. the one admitting the
+    on-prem sites on HTTPS (components.aws.hybrid_hub.api_access_group). Default: none (EKS's cluster group)."""
     keys: KeyPolicy = KeyPolicy()
     """Rotation and deletion window of the secrets and node-volume keys. Default: rotate yearly, 30-day window."""
     log_retention_days: Annotated[int, Field(ge=1)] = 365
@@ -142,6 +156,7 @@ class EksCluster(pulumi.ComponentResource):
             version=args.kubernetes_version,
             vpc_config=aws.eks.ClusterVpcConfigArgs(
                 subnet_ids=args.subnet_ids, endpoint_private_access=True,
+                security_group_ids=list(args.security_group_ids) or None,
                 endpoint_public_access=args.public_endpoint,
                 public_access_cidrs=list(args.public_access_cidrs) if args.public_endpoint and args.public_access_cidrs
                 else None),
@@ -203,13 +218,18 @@ class EksCluster(pulumi.ComponentResource):
         self.addons = {a: addon(a, []) for a in args.addons if a in NETWORK_ADDONS}
         # Node groups wait for the node role's policies and the CNI, or nodes never become Ready.
         self.node_dependencies: list[pulumi.Resource] = [*node_attachments, *self.addons.values()]
+        self.admins = [self._admin(name, cluster, arn, tags) for arn in args.admin_principals]
+        cluster_sg = cluster.vpc_config.apply(lambda c: c.cluster_security_group_id)
         self.node_groups = {pool.name: EksNodeGroup(f"{name}-{pool.name}", EksNodeGroupArgs(
             pool=pool, region=args.region, cluster_name=cluster.name, node_role_arn=node_role.arn,
-            subnet_ids=args.subnet_ids, ebs_kms_key_arn=ebs_key.arn, tags=args.tags),
+            subnet_ids=args.subnet_ids, subnets_by_zone=args.subnets_by_zone, ebs_kms_key_arn=ebs_key.arn,
+            cluster_security_group_id=cluster_sg, vpc_id=args.vpc_id, kubernetes_version=args.kubernetes_version,
+            tags=args.tags),
             opts=pulumi.ResourceOptions(parent=self, depends_on=self.node_dependencies)) for pool in args.pools}
         self.addons |= {a: addon(a, list(self.node_groups.values())) for a in args.addons if a not in NETWORK_ADDONS}
 
         self.cluster_name = cluster.name
+        self.cluster_security_group_id = cluster_sg
         self.endpoint = cluster.endpoint
         self.certificate_authority = cluster.certificate_authority.apply(lambda ca: ca.data)
         self.kubeconfig = pulumi.Output.secret(pulumi.Output.all(cluster.name, cluster.endpoint,
@@ -227,6 +247,17 @@ class EksCluster(pulumi.ComponentResource):
             "secretsKmsKeyArn": self.secrets_kms_key_arn, "oidcProviderArn": self.oidc_provider_arn,
             "oidcIssuer": self.oidc_issuer,
         })
+
+    def _admin(self, name: str, cluster: aws.eks.Cluster, principal_arn: str,
+               tags: dict[str, str]) -> aws.eks.AccessPolicyAssociation:
+        """An access entry for one admin principal, with cluster-admin on the whole cluster."""
+        suffix = hashlib.sha256(principal_arn.encode()).hexdigest()[:8]
+        entry = aws.eks.AccessEntry(f"{name}-admin-{suffix}", cluster_name=cluster.name, principal_arn=principal_arn,
+                                    type="STANDARD", tags=tags, opts=pulumi.ResourceOptions(parent=self))
+        return aws.eks.AccessPolicyAssociation(
+            f"{name}-admin-{suffix}-policy", cluster_name=cluster.name, principal_arn=entry.principal_arn,
+            policy_arn=CLUSTER_ADMIN_POLICY, access_scope=aws.eks.AccessPolicyAssociationAccessScopeArgs(
+                type="cluster"), opts=pulumi.ResourceOptions(parent=self))
 
     @property
     def storage_encryption_id(self) -> pulumi.Output[str]:

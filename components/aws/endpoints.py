@@ -75,6 +75,9 @@ class VpcEndpointsArgs(BaseModel):
     bucket_arns: tuple[Any, ...] = ()
     """ARNs (Input[str]) of the fleet's S3 buckets in this region, the only buckets reachable through S3's
     endpoints besides ECR's layer bucket. Default: none (image layers only)."""
+    client_cidrs: tuple[str, ...] = ()
+    """Blocks outside the VPC that reach the endpoints over HTTPS too: the on-prem sites linked to it, whose DNS
+    servers forward ECR's and the ECR layer bucket's names to the VPC (components.hybrid_plan). Default: none."""
     interface_services: tuple[str, ...] = DEFAULT_INTERFACE_SERVICES
     """Interface endpoint services (`com.amazonaws.<region>.<service>`). Default: ecr.api, ecr.dkr, sts, eks-auth,
     kms, logs, ec2, autoscaling, eks (see DEFAULT_INTERFACE_SERVICES for why each)."""
@@ -94,7 +97,10 @@ class VpcEndpoints(pulumi.ComponentResource):
         group = aws.ec2.SecurityGroup(
             f"{name}-sg", vpc_id=args.vpc_id, description="HTTPS from the VPC to its interface endpoints",
             ingress=[aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=443, to_port=443,
-                                                      cidr_blocks=[args.vpc_cidr], description="HTTPS from the VPC")],
+                                                      cidr_blocks=[args.vpc_cidr], description="HTTPS from the VPC"),
+                     *(aws.ec2.SecurityGroupIngressArgs(protocol="tcp", from_port=443, to_port=443, cidr_blocks=[cidr],
+                                                        description="HTTPS from an on-prem site")
+                       for cidr in args.client_cidrs)],
             egress=[], tags=tags, opts=child)
         s3_gateway = aws.ec2.VpcEndpoint(
             f"{name}-s3-gateway", vpc_id=args.vpc_id, service_name=service_name(region, "s3"),

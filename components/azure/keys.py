@@ -10,14 +10,16 @@ from components.config import KeyPolicy
 
 
 def vault_key(name: str, *, vault_name: pulumi.Input[str], resource_group_name: pulumi.Input[str],
-              keys: KeyPolicy, tags: dict[str, str], opts: pulumi.ResourceOptions) -> azure_native.keyvault.Key:
-    """An HSM-backed RSA key that Key Vault rotates every `keys.rotation_period_days`."""
+              keys: KeyPolicy, tags: dict[str, str], opts: pulumi.ResourceOptions,
+              operations: tuple[str, ...] = ("wrapKey", "unwrapKey")) -> azure_native.keyvault.Key:
+    """An HSM-backed RSA key that Key Vault rotates every `keys.rotation_period_days`, allowed only
+    `operations` (wrap/unwrap for disk and storage encryption; AKS's KMS plugin encrypts and decrypts)."""
     return azure_native.keyvault.Key(
         name,
         vault_name=vault_name,
         resource_group_name=resource_group_name,
         properties=azure_native.keyvault.KeyPropertiesArgs(
-            kty="RSA-HSM", key_size=3072, key_ops=["wrapKey", "unwrapKey"],
+            kty="RSA-HSM", key_size=3072, key_ops=list(operations),
             rotation_policy=azure_native.keyvault.RotationPolicyArgs(
                 attributes=azure_native.keyvault.KeyRotationPolicyAttributesArgs(
                     expiry_time=f"P{keys.rotation_period_days * 2}D"),

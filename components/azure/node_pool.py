@@ -70,6 +70,8 @@ class AksNodePool(pulumi.ComponentResource):
             vnet_subnet_id=args.subnet_id,
             node_labels=pool.node_labels,
             node_taints=pool_plan.aks_taints(pool),
+            # The zones that sell the size (resolved with the fleet); none: regional, Azure places the nodes.
+            availability_zones=list(pool.zones) or None,
             gpu_profile=cs.GPUProfileArgs(driver=driver) if driver else None,
             tags={**args.tags, "sahab.io/pool": pool.name, "sahab.io/accelerator": pool.accelerator},
             **spot,

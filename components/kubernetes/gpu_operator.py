@@ -4,8 +4,9 @@ One Helm release of NVIDIA's GPU operator brings node feature discovery, GPU fea
 plugin, DCGM exporter and the MIG manager. Its agents are DaemonSets that select nodes by labels such as
 `nvidia.com/gpu.deploy.device-plugin=true`, which the operator puts only on nodes that carry NVIDIA GPUs
 (labelled `nvidia.com/gpu.present=true` by their pool, or found by NFD's PCI vendor 10de label); they
-tolerate the GPU taint. Drivers and the container toolkit come from the operator on cloud pools that ask
-for it (`gpu_driver: operator`), and from the node otherwise: on-prem nodes get them from Ansible.
+tolerate the GPU taint. The driver and the container toolkit come from their one owner per kind of cluster
+(components.gpu_stack): the AL2023 NVIDIA AMI on EKS, Ansible on-prem, and on AKS the node image or, with
+`gpu_driver: operator`, this operator.
 
 The namespace is `privileged`: these agents load kernel modules and mount host paths. That is confined to
 this one namespace; tenants' namespaces stay `restricted`.
@@ -17,8 +18,9 @@ from typing import Literal
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pydantic import field_validator
+from pydantic import field_validator, model_validator
 
+from components import gpu_stack
 from components.artifacts import CATALOG, Images
 from components.config import NodePool
 from components.kubernetes import gpu_config
@@ -61,12 +63,17 @@ class GpuOperatorArgs(Args):
         cpu = [p.name for p in pools if not p.is_gpu]
         if cpu:
             raise ValueError(f"not GPU pools: {', '.join(cpu)}")
-        # One operator installs drivers on all of a cluster's GPU nodes or on none of them.
-        drivers = {p.gpu_driver for p in pools}
-        if len(drivers) > 1:
-            raise ValueError(f"the GPU pools of one cluster must agree on gpu_driver "
-                             f"(got {', '.join(sorted(drivers))})")
         return pools
+
+    @model_validator(mode="after")
+    def _one_owner(self):
+        # One operator installs drivers on all of a cluster's GPU nodes or on none of them, and never where
+        # the node image or host has them (components.gpu_stack).
+        owners = {gpu_stack.owners(self.cluster_kind, p.gpu_driver) for p in self.pools}
+        if len(owners) > 1:
+            drivers = sorted({gpu_stack.resolve(self.cluster_kind, p.gpu_driver) for p in self.pools})
+            raise ValueError(f"the GPU pools of one cluster must agree on gpu_driver (got {', '.join(drivers)})")
+        return self
 
     @property
     def driver_os_tag(self) -> str | None:
@@ -75,8 +82,8 @@ class GpuOperatorArgs(Args):
 
     @property
     def operator_installs_driver(self) -> bool:
-        """Cloud GPU pools that ask the operator for drivers; never on-prem (Ansible installs them)."""
-        return self.cluster_kind != "onprem" and self.pools[0].gpu_driver == "operator"
+        """Only where the operator owns the driver and the toolkit: AKS pools that skip the node image's."""
+        return gpu_stack.owners(self.cluster_kind, self.pools[0].gpu_driver).operator_installs
 
 
 # Values key -> catalog image, for the operator's `{repository, image, version}` maps. The validator runs from the

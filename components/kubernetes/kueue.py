@@ -39,6 +39,13 @@ RESOURCES = ("cpu", "memory", GPU_RESOURCE)
 # How long a running Job may run short of ready pods before Kueue requeues it (it then resumes from its newest
 # checkpoint on fresh nodes): long, as an elastic run that lost a node keeps training meanwhile.
 RECOVERY_TIMEOUT = "24h"
+# A cloud GPU pool scales from zero: the instance launches and boots, joins, the GPU stack and the EFA plugin
+# start, the node validator pulls the multi-GB training image and benchmarks the node, and only then do the
+# Job's pods start. Ten minutes evicts such a Job before its first node is ready; half an hour does not.
+CLOUD_PODS_READY_TIMEOUT = "30m"
+# Per-node devices, not a team's share: Kueue does not hold them against quota (its ClusterQueues cover CPU,
+# memory and GPUs). Kueue Configuration `resources.excludeResourcePrefixes` (config.kueue.x-k8s.io/v1beta2).
+UNQUOTED_RESOURCE_PREFIXES = ("vpc.amazonaws.com/efa", "hugepages-")
 
 
 class KueueArgs(Args):
@@ -53,7 +60,7 @@ class KueueArgs(Args):
     Default: registry.k8s.io."""
     pods_ready_timeout: str = Field(default="10m", pattern=r"^\d+[smh]$")
     """How long an admitted Job may take to have all pods running before it is evicted and requeued.
-    Default: 10m (scale-from-zero GPU nodes take minutes to join)."""
+    Default: 10m (nodes that exist); the platform gives cloud clusters CLOUD_PODS_READY_TIMEOUT."""
     requeue_limit: int = Field(default=6, ge=1)
     """Evictions for not becoming ready before a Job is deactivated. Default: 6."""
 
@@ -81,6 +88,7 @@ def controller_config(args: KueueArgs) -> dict:
                                   "backoffBaseSeconds": 60},
         },
         "integrations": {"frameworks": ["batch/job"]},
+        "resources": {"excludeResourcePrefixes": list(UNQUOTED_RESOURCE_PREFIXES)},
     }
 
 

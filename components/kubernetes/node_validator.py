@@ -143,9 +143,23 @@ def _hardened() -> dict:
             "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}
 
 
+def shm_volume(memory_limit: str) -> dict:
+    """/dev/shm for NCCL's shared-memory transport (the all-reduce probe between the node's GPUs): memory-backed,
+    a quarter of the pod's memory limit, which it counts against (Docker's 64 MiB default breaks NCCL on
+    multi-GPU pods: NVIDIA/nccl#525)."""
+    amount, unit = int(memory_limit[:-2]), memory_limit[-2:]
+    mib = amount * (1024 if unit == "Gi" else 1) // 4
+    return {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": f"{max(mib, 64)}Mi"}}
+
+
 def validator_pod(args: NodeValidatorArgs, command: list[str], resources: dict, placement_affinity: dict,
-                  tolerations: list[dict], node_selector: dict[str, str]) -> dict:
-    """A restricted pod of the validator's account that knows its node's name."""
+                  tolerations: list[dict], node_selector: dict[str, str], shm: bool = False) -> dict:
+    """A restricted pod of the validator's account that knows its node's name (with a /dev/shm if `shm`)."""
+    mounts = [{"name": "tmp", "mountPath": "/tmp"}]
+    volumes = [{"name": "tmp", "emptyDir": {}}]
+    if shm:
+        mounts.append({"name": "dshm", "mountPath": "/dev/shm"})
+        volumes.append(shm_volume(resources["limits"]["memory"]))
     return {
         "serviceAccountName": VALIDATOR_ACCOUNT,
         "automountServiceAccountToken": True,  # it talks to the API server: that is its job
@@ -160,9 +174,9 @@ def validator_pod(args: NodeValidatorArgs, command: list[str], resources: dict, 
             "securityContext": _hardened(),
             "env": [{"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
                     {"name": "HOME", "value": "/tmp"}],  # the root filesystem is read-only
-            "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"}],
+            "volumeMounts": mounts,
         }],
-        "volumes": [{"name": "tmp", "emptyDir": {}}],
+        "volumes": volumes,
     }
 
 
@@ -210,7 +224,7 @@ class NodeValidator(pulumi.ComponentResource):
             selector = {"app.kubernetes.io/name": "sahab-node-validator", LABEL_POOL: pool.name}
             pod = validator_pod(args, benchmark_command(args), benchmark_resources(pool, args),
                                 _verdict_affinity("NotIn"), list(placement.tolerations),
-                                dict(placement.node_selector))
+                                dict(placement.node_selector), shm=pool.is_gpu)
             self.daemonsets[pool.name] = k8s.apps.v1.DaemonSet(
                 f"{name}-{pool.name}", metadata=meta(daemonset_name(pool), annotations={
                     NODE_LABELS_ANNOTATION: json.dumps({VALIDATION_LABEL: PASSED})}),

@@ -1,6 +1,7 @@
 """Platform: everything Sahab installs inside one Kubernetes cluster, the same on EKS, AKS and on-prem.
 
-Encrypted storage classes, GPU enablement where the cluster has GPU pools, monitoring, training tiers,
+Encrypted storage classes, GPU enablement where the cluster has GPU pools, the EFA device plugin on EKS,
+monitoring, training tiers,
 one fenced namespace per team, Kueue with a queue per team over the cluster's pools, and (with a validator
 image) the node validator in `sahab-system`, the only thing that may label nodes. The caller passes
 the cluster's Kubernetes provider in `opts` (`ResourceOptions(provider=...)`); this component never creates a
@@ -17,8 +18,9 @@ from pydantic import field_validator
 from components.artifacts import Images
 from components.config import Monitoring, NodePool, Team
 from components.kubernetes.common import Args, StrInput
+from components.kubernetes.efa_device_plugin import EfaDevicePlugin, EfaDevicePluginArgs
 from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
-from components.kubernetes.kueue import Kueue, KueueArgs
+from components.kubernetes.kueue import CLOUD_PODS_READY_TIMEOUT, Kueue, KueueArgs
 from components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
 from components.kubernetes.node_validator import NodeValidator, NodeValidatorArgs
 from components.kubernetes.placement import system_placement
@@ -95,6 +97,10 @@ class Platform(pulumi.ComponentResource):
                 kubernetes_version=args.kubernetes_version),
                 opts=child)
 
+        # EKS: EFA pools may come later (a burst stack's); the plugin runs on none of the nodes until they do.
+        self.efa = EfaDevicePlugin(f"{name}-efa", EfaDevicePluginArgs(images=args.images), opts=child) \
+            if args.cluster_kind == "eks" else None
+
         self.monitoring: ClusterMonitoring | None = None
         if args.monitoring.enabled:
             self.monitoring = ClusterMonitoring(f"{name}-monitoring", ClusterMonitoringArgs(
@@ -111,8 +117,9 @@ class Platform(pulumi.ComponentResource):
             for team in args.teams
         }
         # Queues after the namespaces their LocalQueues live in.
+        cold_nodes = {"pods_ready_timeout": CLOUD_PODS_READY_TIMEOUT} if args.cluster_kind != "onprem" else {}
         self.kueue = Kueue(f"{name}-kueue", KueueArgs(pools=args.pools, teams=args.teams, placement=placement,
-                                                                images=args.images),
+                                                      images=args.images, **cold_nodes),
                            opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.teams.values())))
 
         self.validator: NodeValidator | None = None

@@ -32,6 +32,7 @@ from components.kubernetes.common import (
     StrInput,
     system_namespace_labels,
 )
+from components.kubernetes.node_validator import IMAGE_UID
 from components.kubernetes.placement import Placement
 
 DEFAULT_CLASS = "sahab-encrypted"
@@ -87,6 +88,11 @@ def storage_class_spec(args: EncryptedStorageArgs, key: StrInput | None = None) 
     return {**spec, "provisioner": ONPREM_PROVISIONER, "parameters": {"nodePath": args.onprem_volume_path}}
 
 
+# The group a volume's directory belongs to: the workload image's (workloads/Dockerfile*), which Sahab's training
+# pods run as (runAsGroup and fsGroup).
+VOLUME_GROUP = IMAGE_UID
+
+
 def setup_script(volume_path: str) -> str:
     """Helper-pod script: create a volume directory only on the encrypted (device-mapper) data volume.
 
@@ -104,8 +110,11 @@ if ! awk -v mp="$base" '$5 == mp {{ for (i = 7; $i != "-"; i++) {{}}; if ($(i + 
   echo "refusing $VOL_DIR: $base is not the LUKS data volume (no device-mapper mount); run Ansible first" >&2
   exit 1
 fi
-# Pods run as arbitrary non-root users and hostPath volumes ignore fsGroup; the base stays root-only.
-mkdir -m 0777 -p "$VOL_DIR"
+# hostPath volumes ignore fsGroup: a volume belongs to the workload image's group ({VOLUME_GROUP}, the group Sahab's
+# pods run as) and nobody else; the base ({volume_path}, 0711, Ansible) lets pods through without listing it.
+mkdir -p "$VOL_DIR"
+chown 0:{VOLUME_GROUP} "$VOL_DIR"
+chmod 0770 "$VOL_DIR"
 """
 
 

@@ -36,6 +36,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
+from components import catalog, pool_plan
 from components.catalog import LABEL_POOL
 from components.config import NodePool, Team, Workload
 from components.kubernetes.common import MANAGED_BY, Args, StrInput
@@ -44,15 +45,21 @@ from components.kubernetes.kueue import QUEUE_LABEL
 from components.kubernetes.node_validator import PASSED, VALIDATION_LABEL, VERDICTS
 from components.kubernetes.priority_classes import priority_class_name
 from components.kubernetes.team_namespace import RENDEZVOUS_PORT, TRAINING_SERVICE_ACCOUNT
+from workloads.bench.fabric import fabric_of
 
 CHECKPOINT_DIR = "/checkpoints"  # validation results land here too, where the training step reads its peak
 SCRATCH_DIR = "/scratch"  # validation results when checkpoints go to an object store
 SKIP_AWAIT = {"pulumi.com/skipAwait": "true"}
 VALIDATION_CONTAINER = "validate"
 CANNOT_VALIDATE = 2  # `sahab bench` exit: the node could not be judged (bad baseline...); retrying elsewhere won't help
+# The train container's exit when the rendezvous host (index 0) went (workloads/train/agent.py): not this pod's
+# fault; retried uncounted, it waits for index 0's replacement and the group resumes from its last checkpoint.
+RENDEZVOUS_LOST = 75
+TRAIN_CONTAINER = "train"
 ENTRYPOINT = "sahab-entrypoint"  # workloads/entrypoint.sh in the image
 # UID/GID of the image's unprivileged user (workloads/Dockerfile*).
 IMAGE_UID = 10001
+EFA_RESOURCE = "vpc.amazonaws.com/efa"  # what AWS's EFA device plugin advertises
 
 
 class TrainingJobArgs(Args):
@@ -91,11 +98,15 @@ class TrainingJobArgs(Args):
     """Size of each pod's checkpoint volume. Default: 50 GiB."""
     min_nodes_fraction: float = Field(default=0.5, gt=0, le=1)
     """Train once at least this share of the Job's nodes passed validation and joined. Default: 0.5."""
-    cpu: int = Field(default=4, ge=1)
+    cpu: int | None = Field(default=None, ge=1)
     """Whole CPUs per pod, requested and limited alike (Guaranteed QoS); the worker threads are sized from it.
-    Default: 4."""
-    memory: str = Field(default="16Gi", pattern=r"^\d+(Mi|Gi)$")
-    """Memory request and limit per pod. Default: 16Gi."""
+    Default: the pod's share of its node (pod_size)."""
+    memory_gi: int | None = Field(default=None, ge=2)
+    """Memory request and limit per pod, GiB, its /dev/shm included. Default: the pod's share of its node."""
+    node_cpus: int | None = Field(default=None, ge=1)
+    """CPUs of one node of the pool (catalog instance shape, on-prem host). Default: unknown (per-GPU sizes)."""
+    node_memory_gib: float | None = Field(default=None, gt=0)
+    """Memory of one node of the pool, GiB. Default: unknown (per-GPU sizes)."""
     backoff_limit_per_index: int = Field(default=2, ge=0)
     """Retries of one node slot (e.g. on another node after a failed validation). Default: 2."""
 
@@ -114,6 +125,52 @@ def workers_per_pod(pool: NodePool) -> int:
     return pool.worker_gpus if pool.is_gpu else 1
 
 
+# Of its share of a node's CPUs and memory a pod asks for this much: the rest is the kubelet's reserve and the
+# node's agents (CNI, monitoring, device plugin, the validation watch), so the pods fit what is allocatable.
+NODE_SHARE = 0.8
+# Per worker when the node's shape is unknown: CPUs for the input pipeline and launch, memory for the model's
+# host-side state (checkpoint staging, pinned batches); and at most this much per worker of a large node (the
+# rest stays in the team's quota for its other Jobs).
+CPU_PER_WORKER, MEMORY_GI_PER_WORKER = 4, 16
+MAX_CPU_PER_WORKER, MAX_MEMORY_GI_PER_WORKER = 8, 32
+# /dev/shm: a memory-backed volume, a part of the pod's memory (NCCL's shared-memory transport between the pod's
+# GPUs allocates there, and Docker's default of 64 MiB breaks it: NVIDIA/nccl#525).
+SHM_FRACTION, SHM_MIN_GI, SHM_MAX_GI = 0.25, 1, 64
+
+
+def pod_size(pool: NodePool, node_cpus: int | None, node_memory_gib: float | None) -> tuple[int, int]:
+    """Whole CPUs and GiB of memory of one training pod: on a GPU pool its share of the node (its GPUs of the
+    node's GPU slots) when the node's shape is known, else a fixed amount per worker, so both grow with the GPUs
+    the pod asks for; a CPU pool's pod gets the fixed amount of one worker (small on-prem quotas hold it)."""
+    workers = workers_per_pod(pool)
+    if pool.is_gpu and node_cpus and node_memory_gib:
+        slots = (pool.gpus_per_node or workers) * (pool.time_slicing_replicas or 1)
+        share = min(1.0, workers / max(1, slots)) * NODE_SHARE
+        cpu = min(math.floor(node_cpus * share), MAX_CPU_PER_WORKER * workers)
+        memory = min(math.floor(node_memory_gib * share), MAX_MEMORY_GI_PER_WORKER * workers)
+        return max(1, cpu), max(2, memory)
+    return CPU_PER_WORKER * workers, MEMORY_GI_PER_WORKER * workers
+
+
+def node_shape(config, pool: NodePool) -> dict:
+    """`node_cpus` and `node_memory_gib` of a pool's nodes for TrainingJobArgs: the catalog's instance shape on
+    a cloud, the smallest of its hosts on-prem; empty when unknown. `config` is the FleetConfig."""
+    if pool.hosts:
+        hosts = [h for site in config.sites for h in site.hosts if h.name in pool.hosts]
+        if not hosts:
+            return {}
+        return {"node_cpus": min(h.cpus for h in hosts), "node_memory_gib": min(h.memory_gib for h in hosts)}
+    cloud = config.cloud_of(config.cluster(pool.cluster))
+    instance_type = pool.instance_type or catalog.default_instance_type(cloud, pool.accelerator)
+    shape = catalog.instance_shape(cloud, instance_type) if instance_type else None
+    return {"node_cpus": shape.vcpus, "node_memory_gib": shape.memory_gib} if shape else {}
+
+
+def shm_size_gi(memory_gi: int) -> int:
+    """The pod's /dev/shm, counted in its memory limit (a memory-backed emptyDir is charged to the pod)."""
+    return min(SHM_MAX_GI, max(SHM_MIN_GI, int(memory_gi * SHM_FRACTION)))
+
+
 def threads_per_worker(pool: NodePool, cpu: int) -> int:
     """Intra-op threads of each worker: the pod's CPUs shared among its workers, never the host's cores."""
     return max(1, cpu // workers_per_pod(pool))
@@ -124,6 +181,10 @@ def container_resources(pool: NodePool, cpu: int, memory: str) -> dict:
     amounts = {"cpu": str(cpu), "memory": memory}
     if pool.is_gpu:
         amounts["nvidia.com/gpu"] = str(pool.worker_gpus)
+    efa = pool_plan.efa_layout(pool, pool.instance_type) if pool.instance_type else None
+    if efa:  # the node's EFA devices and the hugepages libfabric's EFA provider registers its buffers in
+        amounts[EFA_RESOURCE] = str(efa.per_pod)
+        amounts["hugepages-2Mi"] = f"{pool_plan.EFA_HUGEPAGES_MIB_PER_POD}Mi"
     return {"requests": dict(amounts), "limits": dict(amounts)}
 
 
@@ -141,12 +202,21 @@ def training_env(args: TrainingJobArgs, job: str, service: str) -> list[dict]:
     }
     if args.checkpoint_uri is not None:
         values["SAHAB_RESULT_FILE"] = f"{SCRATCH_DIR}/validation/node.json"
+    if nodes > 1:  # the fabric the set's all-reduce is judged against before it trains (workloads.bench.fabric)
+        values["SAHAB_FABRIC"] = fabric_of(args.pool.instance_type).to_env()
+    if args.pool.instance_type and pool_plan.efa_layout(args.pool, args.pool.instance_type):
+        values["FI_PROVIDER"] = "efa"  # libfabric (and so NCCL's OFI plugin) over the EFA devices, never TCP
     return [{"name": k, "value": v} for k, v in values.items()]
 
 
 def training_command(args: TrainingJobArgs) -> list[str]:
+    """The model is the workload's preset (`auto`: the one of the node's GPU class, decided in the pod)."""
     workload = args.workload
-    return [ENTRYPOINT, "train", "--steps", str(workload.steps), "--checkpoint-every", str(workload.checkpoint_every)]
+    command = [ENTRYPOINT, "train", "--steps", str(workload.steps), "--checkpoint-every",
+               str(workload.checkpoint_every), "--preset", workload.model]
+    if workload.batch_size is not None:
+        command += ["--batch-size", str(workload.batch_size)]
+    return command
 
 
 def validation_requirement(pool: NodePool) -> dict:
@@ -201,10 +271,12 @@ class TrainingJob(pulumi.ComponentResource):
     def _job_spec(args: TrainingJobArgs, job: str, service: str, labels: dict) -> dict:
         pool, team, workload = args.pool, args.team, args.workload
         nodes = args.node_count
-        resources = container_resources(pool, args.cpu, args.memory)
+        cpu, memory_gi = pod_size(pool, args.node_cpus, args.node_memory_gib)
+        cpu, memory_gi = args.cpu or cpu, args.memory_gi or memory_gi
+        resources = container_resources(pool, cpu, f"{memory_gi}Gi")
         hardened = {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "runAsNonRoot": True,
                     "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}
-        threads = str(threads_per_worker(pool, args.cpu))
+        threads = str(threads_per_worker(pool, cpu))
         env = [
             # PyTorch's intra-op pool (OpenMP, MKL) from the pod's CPUs, not from every core of the host.
             {"name": "OMP_NUM_THREADS", "value": threads},
@@ -214,7 +286,8 @@ class TrainingJob(pulumi.ComponentResource):
         env += training_env(args, job, service)
         remote = args.checkpoint_uri is not None
         work_dir = SCRATCH_DIR if remote else CHECKPOINT_DIR
-        mounts = [{"name": "checkpoints", "mountPath": work_dir}, {"name": "tmp", "mountPath": "/tmp"}]
+        mounts = [{"name": "checkpoints", "mountPath": work_dir}, {"name": "tmp", "mountPath": "/tmp"},
+                  {"name": "dshm", "mountPath": "/dev/shm"}]
         init = []
         if workload.validate_nodes:
             # A gate that writes nothing: the node's verdict on the API is the system validator's alone.
@@ -223,7 +296,7 @@ class TrainingJob(pulumi.ComponentResource):
                          "securityContext": hardened, "volumeMounts": mounts})
         # Remote checkpoints are staged (written, and read back on resume) on the sized scratch volume, not /tmp.
         staging = [{"name": "TMPDIR", "value": SCRATCH_DIR}] if remote else []
-        train = {"name": "train", "image": workload.image,
+        train = {"name": TRAIN_CONTAINER, "image": workload.image,
                  "command": training_command(args), "env": env + staging + list(args.checkpoint_env),
                  "resources": resources,
                  "securityContext": hardened, "volumeMounts": mounts,
@@ -259,7 +332,8 @@ class TrainingJob(pulumi.ComponentResource):
             "affinity": affinity,
             "initContainers": init,
             "containers": [train],
-            "volumes": [scratch, {"name": "tmp", "emptyDir": {}}],
+            "volumes": [scratch, {"name": "tmp", "emptyDir": {}},
+                        {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": f"{shm_size_gi(memory_gi)}Gi"}}],
         }
         spec = {
             # Kueue admits it: it starts when the whole gang fits the team's quota on the pool.
@@ -277,6 +351,10 @@ class TrainingJob(pulumi.ComponentResource):
                 # A node that could not be judged at all: another node would not fare better.
                 {"action": "FailIndex", "onExitCodes": {"containerName": VALIDATION_CONTAINER, "operator": "In",
                                                         "values": [CANNOT_VALIDATE]}},
+                # Index 0, which hosts the rendezvous store, went: torchrun's agents on the other pods lose the
+                # store and exit; their retries are index 0's loss, not theirs.
+                {"action": "Ignore", "onExitCodes": {"containerName": TRAIN_CONTAINER, "operator": "In",
+                                                     "values": [RENDEZVOUS_LOST]}},
             ]},
             # The rendezvous host finishes last-but-together with the group: its success is the run's.
             "successPolicy": {"rules": [{"succeededIndexes": "0"}]},

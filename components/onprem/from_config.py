@@ -42,6 +42,16 @@ def registry_variables(fleet: FleetConfig, digests: dict[str, str] | None = None
     }
 
 
+def known_hosts(site: Site) -> str | None:
+    """The site's recorded host keys in known_hosts format (`[address]:port` off port 22), or None when the site
+    records none (then SSH checks the operator's ~/.ssh/known_hosts)."""
+    lines = []
+    for host in site.hosts:
+        where = host.address if host.port == 22 else f"[{host.address}]:{host.port}"
+        lines += [f"{where} {key}" for key in host.ssh_host_keys]
+    return "\n".join(lines) if lines else None
+
+
 def access_for(site: Site, cluster: Cluster, ssh_private_key: Any = None,
                registry: dict[str, Any] | None = None) -> OnPremAccessArgs:
     """How Ansible reaches the site; nodes join through the API server's VIP (or its only host); where the nodes
@@ -50,10 +60,20 @@ def access_for(site: Site, cluster: Cluster, ssh_private_key: Any = None,
     endpoint = f"{cluster.control_plane_vip or first.address}:{API_SERVER_PORT}"
     return OnPremAccessArgs(
         ssh_private_key=ssh_private_key,
+        known_hosts=known_hosts(site),
         airgapped=site.airgapped,
         variables={"sahab_kubernetes_version": cluster.kubernetes_version, "sahab_control_plane_endpoint": endpoint,
+                   "sahab_os_firewall_cluster_cidrs": firewall_sources(site, cluster),
                    **(registry or {})},
     )
+
+
+def firewall_sources(site: Site, cluster: Cluster) -> list[str]:
+    """Who may reach a node's cluster ports: the site's node_networks, else each of its hosts (all of them, so a
+    host added to a pool is admitted everywhere before it joins) and the cluster's VIP; IPv4 and IPv6 alike."""
+    if site.node_networks:
+        return list(site.node_networks)
+    return [h.address for h in site.hosts] + ([cluster.control_plane_vip] if cluster.control_plane_vip else [])
 
 
 def cluster_args(fleet: FleetConfig, cluster: Cluster, ssh_private_key: Any = None,

@@ -26,11 +26,13 @@ def group_for(accelerator: str) -> str:
 
 
 def pool_host_vars(
-    pool: str, accelerator: str, labels: Mapping[str, str], taints: Iterable[Mapping[str, str]]
+    pool: str, accelerator: str, labels: Mapping[str, str], taints: Iterable[Mapping[str, str]], gpus: int = 0
 ) -> dict[str, Any]:
     """Ansible variables giving a pool's nodes their labels and taints (the sahab_kubernetes role renders them
-    into kubeadm's nodeRegistration) and, on CPU pools, the kubelet's static CPU manager."""
+    into kubeadm's nodeRegistration), on CPU pools the kubelet's static CPU manager, and on GPU pools the GPUs
+    nvidia-smi must list."""
     return {
+        **({"sahab_nvidia_expected_gpus": gpus} if accelerator != CPU and gpus else {}),
         "sahab_kubernetes_node_pool": pool,
         "sahab_kubernetes_accelerator": accelerator,
         "sahab_kubernetes_node_labels": dict(labels),

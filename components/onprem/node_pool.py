@@ -114,4 +114,5 @@ class OnPremNodePool(pulumi.ComponentResource):
 
 def pool_vars(args: OnPremNodePoolArgs) -> dict[str, Any]:
     """The Ansible variables of every node of the pool (also given to its control-plane hosts)."""
-    return pool_host_vars(args.pool, args.accelerator, args.labels, [t.model_dump() for t in args.taints])
+    return pool_host_vars(args.pool, args.accelerator, args.labels, [t.model_dump() for t in args.taints],
+                          args.gpus_per_node)

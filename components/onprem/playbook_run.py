@@ -37,12 +37,12 @@ def _hosts(props: dict[str, Any]) -> list[runner.Host]:
 
 def converge(props: dict[str, Any]) -> dict[str, Any]:
     """Run the playbook for these inputs; the outputs are the inputs plus what happened on each host."""
-    variables = {**(props.get("variables") or {}), **(props.get("secret_variables") or {})}
     result = runner.run_playbook(
         _hosts(props),
         private_key=props["private_key"],
         known_hosts=props.get("known_hosts"),
-        variables=variables,
+        variables=props.get("variables") or {},
+        secret_variables=props.get("secret_variables") or {},
         failure_budget=int(props.get("failure_budget", 0)),
         playbook_dir=Path(props["playbook_dir"]),
         limit=props.get("limit") or None,

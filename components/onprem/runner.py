@@ -30,9 +30,11 @@ def _playbook_dir() -> Path:
 
 
 ANSIBLE_DIR = _playbook_dir()
-GROUPS = ("control_plane", "gpu_nodes", "cpu_nodes")
+GROUPS = ("control_plane", "gpu_nodes", "cpu_nodes", "site_gateways")
 # The longest failure message kept per host (a task's msg can be long; outcomes are for people).
-MESSAGE_LIMIT = 500
+MESSAGE_LIMIT = 1000
+# Parallel SSH sessions at most, however many hosts: each is an ssh process and a Python on the controller.
+MAX_FORKS = 50
 
 
 @dataclass(frozen=True)
@@ -157,11 +159,48 @@ def outcomes_from_stats(
     return outcomes
 
 
-def _failure_messages(events: Iterable[Mapping[str, Any]]) -> dict[str, str]:
-    """The first failure per host, as 'task: msg'. no_log tasks arrive censored from ansible itself."""
+# Lines of a failed command's stderr kept in its message: enough to say why, short enough to read.
+STDERR_LINES = 5
+REDACTED = "<secret>"
+
+
+def _describe_failure(data: Mapping[str, Any], result: Mapping[str, Any]) -> str:
+    """host-free 'role : task [item]: rc=N: first stderr lines (msg)' of one failed task."""
+    task = str(data.get("task") or "task")
+    role = data.get("role")
+    where = f"{role} : {task}" if role and not task.startswith(f"{role} :") else task
+    item = result.get("_ansible_item_label", result.get("item"))
+    if item is not None and not isinstance(item, (dict, list)):
+        where += f" [item {item}]"
+    elif isinstance(item, dict):
+        where += f" [item {item.get('name') or item.get('key') or item.get('path') or '?'}]"
+    if "censored" in result:
+        return f"{where}: failed; its output is hidden (no_log)"
+    parts = []
+    if result.get("rc") is not None:
+        parts.append(f"rc={result['rc']}")
+    stderr = [line for line in str(result.get("stderr") or "").splitlines() if line.strip()]
+    if stderr:
+        parts.append(" | ".join(stderr[:STDERR_LINES]))
+    msg = str(result.get("msg") or result.get("exception") or "").strip()
+    if msg and (not stderr or msg not in ("non-zero return code",)):
+        parts.append(msg)
+    return f"{where}: {': '.join(parts) or 'failed'}"
+
+
+def _redact(text: str, secrets: Iterable[str]) -> str:
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+def _failure_messages(events: Iterable[Mapping[str, Any]], secrets: Iterable[str] = ()) -> dict[str, str]:
+    """The first failure per host: role, task, the failing loop item, rc and the first lines of stderr. no_log
+    tasks arrive censored from ansible itself; values of secret variables are replaced wherever they appear."""
+    secrets = list(secrets)
     messages: dict[str, str] = {}
     for event in events:
-        if event.get("event") not in ("runner_on_failed", "runner_on_unreachable"):
+        if event.get("event") not in ("runner_on_failed", "runner_item_on_failed", "runner_on_unreachable"):
             continue
         data = event.get("event_data", {})
         if data.get("ignore_errors"):
@@ -170,9 +209,23 @@ def _failure_messages(events: Iterable[Mapping[str, Any]]) -> dict[str, str]:
         if not host or host in messages:
             continue
         result = data.get("res") or {}
-        msg = str(result.get("msg") or result.get("stderr") or result.get("exception") or "failed").strip()
-        messages[host] = f"{data.get('task', 'task')}: {msg}"
+        if event.get("event") == "runner_on_failed" and isinstance(result.get("results"), list):
+            failed = [r for r in result["results"] if isinstance(r, Mapping) and r.get("failed")]
+            if failed:
+                result = failed[0]
+        messages[host] = _redact(_describe_failure(data, result), secrets)
     return messages
+
+
+def _secret_strings(value: Any) -> list[str]:
+    """Every string inside a secret variable's value (8 characters or more: shorter ones are not secrets)."""
+    if isinstance(value, str):
+        return [value] if len(value) >= 8 else []
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _secret_strings(v)]
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in _secret_strings(v)]
+    return []
 
 
 def _skip_notes(events: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
@@ -231,12 +284,14 @@ def run_playbook(
     limit: str | None = None,
     tags: list[str] | None = None,
     forks: int | None = None,
+    secret_variables: Mapping[str, Any] | None = None,
 ) -> RunResult:
     """Converge ``hosts`` with the playbook; every host runs to the end whatever happens to the others.
 
     ``private_key`` None uses the operator's ssh-agent. ``known_hosts`` holds the hosts' public keys in
     known_hosts format; None verifies them against the operator's ~/.ssh/known_hosts. Never unverified.
     ``failure_budget`` is how many hosts may fail or be unreachable before the run counts as failed.
+    ``secret_variables`` join ``variables``; their values never appear in a failure message.
     """
     import ansible_runner  # heavy: imported when a run happens, not when Pulumi loads the component
 
@@ -253,7 +308,7 @@ def run_playbook(
         # Variables may hold secrets: a 0600 file in the private directory, never the command line (ps).
         variables_file = work / "variables.json"
         variables_file.touch(mode=0o600)
-        variables_file.write_text(json.dumps(dict(variables or {})))
+        variables_file.write_text(json.dumps({**dict(variables or {}), **dict(secret_variables or {})}))
         runner = ansible_runner.run(
             private_data_dir=str(work),
             playbook=playbook,
@@ -262,7 +317,7 @@ def run_playbook(
             ssh_key=private_key or None,
             limit=limit,
             tags=",".join(tags) if tags else None,
-            forks=forks or max(5, len(hosts)),
+            forks=forks or min(MAX_FORKS, max(5, len(hosts))),
             envvars=_ansible_env(),
             quiet=True,
             suppress_env_files=True,  # the key goes to ssh-agent through a FIFO, never into env/ssh_key
@@ -273,7 +328,8 @@ def run_playbook(
         if limit:
             names = [n for n in names if n in _limited(limit, hosts)]
         events = list(runner.events)
-        outcomes = outcomes_from_stats(runner.stats, names, _failure_messages(events), _skip_notes(events))
+        messages = _failure_messages(events, _secret_strings(dict(secret_variables or {})))
+        outcomes = outcomes_from_stats(runner.stats, names, messages, _skip_notes(events))
         return RunResult(
             outcomes=outcomes,
             failure_budget=failure_budget,

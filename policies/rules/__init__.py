@@ -14,8 +14,13 @@ from policies.rules import (  # noqa: F401  (each module registers its rules)
     cloud_residency,
     data_stores,
     egress,
+    exposure,
+    hybrid_links,
     kubernetes,
     kubernetes_burst,
     kubernetes_images,
+    kubernetes_volumes,
     onprem,
+    stores,
+    transit,
 )

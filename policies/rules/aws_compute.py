@@ -10,6 +10,7 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     describe,
     iso27001,
     items,
@@ -29,21 +30,26 @@ INSTANCE = "aws:ec2/instance:Instance"
       description="Every EBS volume is encrypted at rest.",
       remediation="Set `encrypted=True` (and `kms_key_id` to a customer-managed key) on `aws.ebs.Volume`.",
       severity=Severity.HIGH, frameworks=ENCRYPTION,
-      enforcement=Enforcement.MANDATORY, residency=False, types=("aws:ebs/volume:Volume",))
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE,
+      types=("aws:ebs/volume:Volume",))
 def aws_ebs_encrypted(view: ResourceView, ctx: Context):
     encrypted = lookup(view.props, "encrypted")
-    if encrypted is UNKNOWN or truthy(encrypted):
+    if encrypted is UNKNOWN:
+        yield from ctx.still_unknown("`encrypted`")
+        return
+    if truthy(encrypted):
         return
     yield Finding(f"`encrypted` is {describe(encrypted)}")
 
 
-def _block_device_problems(view: ResourceView) -> list[str]:
+def _block_device_problems(view: ResourceView, ctx: Context) -> list[str]:
     devices = items(view.props, "blockDeviceMappings")
     if not devices:
         return ["no `blockDeviceMappings`: instances get the AMI's volumes, encrypted or not"]
     problems = []
     for i, device in enumerate(devices):
         if device is UNKNOWN:
+            problems.extend(f.message for f in ctx.still_unknown(f"`blockDeviceMappings[{i}]`"))
             continue
         ebs = lookup(device, "ebs")
         if ebs is MISSING:
@@ -51,7 +57,9 @@ def _block_device_problems(view: ResourceView) -> list[str]:
                 problems.append(f"blockDeviceMappings[{i}] has no `ebs` block, so it is not encrypted")
             continue
         encrypted = lookup(ebs, "encrypted")
-        if encrypted is not UNKNOWN and not truthy(encrypted):
+        if encrypted is UNKNOWN:
+            problems.extend(f.message for f in ctx.still_unknown(f"`blockDeviceMappings[{i}].ebs.encrypted`"))
+        elif not truthy(encrypted):
             problems.append(f"blockDeviceMappings[{i}].ebs.encrypted is {describe(encrypted)}")
     return problems
 
@@ -63,9 +71,10 @@ def _block_device_problems(view: ResourceView) -> list[str]:
       remediation="Declare the root device in `block_device_mappings` with `ebs={\"encrypted\": \"true\", "
                   "\"kms_key_id\": key.arn, ...}`.",
       severity=Severity.HIGH, frameworks=ENCRYPTION,
-      enforcement=Enforcement.MANDATORY, residency=False, types=(LAUNCH_TEMPLATE,))
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE,
+      types=(LAUNCH_TEMPLATE,))
 def aws_launch_template_encrypted(view: ResourceView, ctx: Context):
-    for problem in _block_device_problems(view):
+    for problem in _block_device_problems(view, ctx):
         yield Finding(problem)
 
 
@@ -75,7 +84,7 @@ def aws_launch_template_encrypted(view: ResourceView, ctx: Context):
                   "so a request-forgery bug cannot read the node's credentials.",
       remediation="Set `metadata_options={\"http_tokens\": \"required\"}`.",
       severity=Severity.MEDIUM, frameworks=(iso27001("A.8.9"),),
-      enforcement=Enforcement.ADVISORY, residency=False, types=(INSTANCE, LAUNCH_TEMPLATE))
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, types=(INSTANCE, LAUNCH_TEMPLATE))
 def aws_imdsv2(view: ResourceView, ctx: Context):
     tokens = lookup(view.props, "metadataOptions", "httpTokens")
     if tokens is UNKNOWN or tokens == "required":

@@ -13,15 +13,15 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     describe,
-    effective_aws_region,
-    in_list,
     iso27001,
     lookup,
     pdpl,
     rule,
     truthy,
 )
+from policies.residency import effective_place, place_allowed
 
 ENCRYPTION = (pdpl("Art. 20 (security of processing)"), iso27001("A.8.24"))
 SNAPSHOT = "aws:ebs/snapshot:Snapshot"
@@ -37,11 +37,15 @@ ENCRYPTION_BY_DEFAULT = "aws:ebs/encryptionByDefault:EncryptionByDefault"
       remediation="Snapshot only encrypted volumes; re-encrypt an existing snapshot with `aws.ebs.SnapshotCopy("
                   "source_snapshot_id=..., encrypted=True, kms_key_id=key.arn)` and delete the plaintext one.",
       severity=Severity.HIGH, frameworks=ENCRYPTION,
-      enforcement=Enforcement.MANDATORY, residency=False, scope="stack")
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack",
+      covers=(SNAPSHOT, SNAPSHOT_COPY))
 def aws_ebs_snapshot_encrypted(ctx: Context):
     for snapshot in ctx.of_type(SNAPSHOT, SNAPSHOT_COPY):
         encrypted = lookup(snapshot.props, "encrypted")
-        if encrypted is UNKNOWN or truthy(encrypted):
+        if encrypted is UNKNOWN:
+            yield from ctx.still_unknown(f"snapshot {snapshot.name!r}: `encrypted`", snapshot.urn)
+            continue
+        if truthy(encrypted):
             continue
         if encrypted is MISSING and snapshot.type == SNAPSHOT:
             volume = ctx.resolve(lookup(snapshot.props, "volumeId"),
@@ -51,7 +55,10 @@ def aws_ebs_snapshot_encrypted(ctx: Context):
                               "so it cannot be shown to be encrypted", snapshot.urn)
                 continue
             inherited = lookup(volume.props, "encrypted")
-            if inherited is UNKNOWN or truthy(inherited):
+            if inherited is UNKNOWN:
+                yield from ctx.still_unknown(f"snapshot {snapshot.name!r}: its volume's `encrypted`", snapshot.urn)
+                continue
+            if truthy(inherited):
                 continue
             yield Finding(f"snapshot {snapshot.name!r}: its volume {volume.name!r} is not encrypted "
                           f"(`encrypted` is {describe(inherited)})", snapshot.urn)
@@ -67,12 +74,16 @@ def aws_ebs_snapshot_encrypted(ctx: Context):
                   "customer-managed key) through a provider for each allowed region, or run "
                   "`aws ec2 enable-ebs-encryption-by-default --region me-central-1`.",
       severity=Severity.MEDIUM, frameworks=ENCRYPTION,
-      enforcement=Enforcement.MANDATORY, residency=False, types=(ENCRYPTION_BY_DEFAULT,))
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE,
+      types=(ENCRYPTION_BY_DEFAULT,))
 def aws_ebs_encryption_by_default(view: ResourceView, ctx: Context):
-    region = effective_aws_region(view, ctx)
-    if isinstance(region, str) and not in_list(region, ctx.allowed_regions):
+    place = effective_place(view, ctx)
+    if isinstance(place.value, str) and not place_allowed(place, ctx):
         return  # a region the fleet may not use at all is SAHAB-AWS-001's business
     enabled = lookup(view.props, "enabled")
-    if enabled is UNKNOWN or enabled is MISSING or truthy(enabled):  # unset: the provider enables it
+    if enabled is UNKNOWN:
+        yield from ctx.still_unknown("`enabled`")
+        return
+    if enabled is MISSING or truthy(enabled):  # unset: the provider enables it
         return
     yield Finding(f"`enabled` is {describe(enabled)}")

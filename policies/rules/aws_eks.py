@@ -10,6 +10,7 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     describe,
     iso27001,
     items,
@@ -27,19 +28,24 @@ CLUSTER = ("aws:eks/cluster:Cluster",)
       remediation="Set `encryption_config={\"resources\": [\"secrets\"], \"provider\": {\"key_arn\": key.arn}}` "
                   "on `aws.eks.Cluster`.",
       severity=Severity.HIGH, frameworks=(pdpl("Art. 20 (security of processing)"), iso27001("A.8.24")),
-      enforcement=Enforcement.MANDATORY, residency=False, types=CLUSTER)
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, types=CLUSTER)
 def aws_eks_secrets(view: ResourceView, ctx: Context):
     config = lookup(view.props, "encryptionConfig")
     if config is UNKNOWN:
+        yield from ctx.still_unknown("`encryptionConfig`")
         return
     if config is MISSING:
         yield Finding("no `encryptionConfig`: secrets are stored without envelope encryption")
         return
     resources = items(config, "resources")
-    if UNKNOWN not in resources and "secrets" not in resources:
+    if UNKNOWN in resources:
+        yield from ctx.still_unknown("`encryptionConfig.resources`")
+    elif "secrets" not in resources:
         yield Finding(f"`encryptionConfig.resources` is {resources!r}, without \"secrets\"")
     key = lookup(config, "provider", "keyArn")
-    if key is MISSING:
+    if key is UNKNOWN:
+        yield from ctx.still_unknown("`encryptionConfig.provider.keyArn`")
+    elif key is MISSING:
         yield Finding("`encryptionConfig.provider.keyArn` is not set")
 
 
@@ -48,7 +54,7 @@ def aws_eks_secrets(view: ResourceView, ctx: Context):
       description="The EKS API endpoint is reachable only from inside the VPC.",
       remediation="Set `vpc_config.endpoint_public_access=False` and `endpoint_private_access=True`.",
       severity=Severity.MEDIUM, frameworks=(iso27001("A.8.20"),),
-      enforcement=Enforcement.ADVISORY, residency=False, types=CLUSTER)
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, types=CLUSTER)
 def aws_eks_private(view: ResourceView, ctx: Context):
     public = lookup(view.props, "vpcConfig", "endpointPublicAccess")
     if public is UNKNOWN or public is False:
@@ -62,7 +68,7 @@ def aws_eks_private(view: ResourceView, ctx: Context):
       description="The EKS control plane sends its audit log to CloudWatch Logs in the same region.",
       remediation="Add \"audit\" (and \"authenticator\") to `enabled_cluster_log_types`.",
       severity=Severity.LOW, frameworks=(iso27001("A.8.15"),),
-      enforcement=Enforcement.ADVISORY, residency=False, types=CLUSTER)
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, types=CLUSTER)
 def aws_eks_logging(view: ResourceView, ctx: Context):
     types = items(view.props, "enabledClusterLogTypes")
     if UNKNOWN in types or "audit" in types:
@@ -75,7 +81,8 @@ def aws_eks_logging(view: ResourceView, ctx: Context):
       description="Container images are encrypted with a KMS key rather than the S3-managed default.",
       remediation="Set `encryption_configurations=[{\"encryption_type\": \"KMS\", \"kms_key\": key.arn}]`.",
       severity=Severity.LOW, frameworks=(iso27001("A.8.24"),),
-      enforcement=Enforcement.ADVISORY, residency=False, types=("aws:ecr/repository:Repository",))
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED,
+      types=("aws:ecr/repository:Repository",))
 def aws_ecr_kms(view: ResourceView, ctx: Context):
     configs = items(view.props, "encryptionConfigurations")
     kinds = [lookup(c, "encryptionType") for c in configs]
@@ -97,13 +104,17 @@ OPEN_TO_ALL = ("0.0.0.0/0", "::/0")
       remediation="Set `vpc_config.endpoint_public_access=False` (and `endpoint_private_access=True`), or list "
                   "your operators' networks in `vpc_config.public_access_cidrs`.",
       severity=Severity.HIGH, frameworks=(pdpl("Art. 20 (security of processing)"), iso27001("A.8.20")),
-      enforcement=Enforcement.MANDATORY, residency=False, types=CLUSTER)
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, types=CLUSTER)
 def aws_eks_public_endpoint(view: ResourceView, ctx: Context):
     public = lookup(view.props, "vpcConfig", "endpointPublicAccess")
-    if public is UNKNOWN or public is False or (isinstance(public, str) and public.lower() == "false"):
+    if public is UNKNOWN:
+        yield from ctx.still_unknown("`vpcConfig.endpointPublicAccess`")
+        return
+    if public is False or (isinstance(public, str) and public.lower() == "false"):
         return
     cidrs = items(view.props, "vpcConfig", "publicAccessCidrs")
     if UNKNOWN in cidrs:
+        yield from ctx.still_unknown("`vpcConfig.publicAccessCidrs`")
         return
     if not cidrs:
         yield Finding("the API endpoint is public (`vpcConfig.endpointPublicAccess` is "

@@ -10,6 +10,7 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     describe,
     iso27001,
     lookup,
@@ -28,13 +29,16 @@ SYMMETRIC = "SYMMETRIC_DEFAULT"
                   "key version protects.",
       remediation="Set `enable_key_rotation=True` (and `rotation_period_in_days`, 90-2560) on `aws.kms.Key`.",
       severity=Severity.MEDIUM, frameworks=(pdpl("Art. 20 (security of processing)"), iso27001("A.8.24")),
-      enforcement=Enforcement.MANDATORY, residency=False, types=KEY_TYPES)
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, types=KEY_TYPES)
 def aws_kms_rotation(view: ResourceView, ctx: Context):
     spec = lookup(view.props, "customerMasterKeySpec")
     if isinstance(spec, str) and spec != SYMMETRIC:
         return  # AWS cannot rotate asymmetric or HMAC keys automatically
     rotation = lookup(view.props, "enableKeyRotation")
-    if rotation is UNKNOWN or truthy(rotation):
+    if rotation is UNKNOWN:
+        yield from ctx.still_unknown("`enableKeyRotation`")
+        return
+    if truthy(rotation):
         return
     yield Finding(f"`enableKeyRotation` is {describe(rotation)}")
 
@@ -45,7 +49,7 @@ def aws_kms_rotation(view: ResourceView, ctx: Context):
                   "time to notice a mistaken deletion.",
       remediation="Set `deletion_window_in_days=30` on `aws.kms.Key`.",
       severity=Severity.LOW, frameworks=(iso27001("A.8.24"),),
-      enforcement=Enforcement.ADVISORY, residency=False, types=KEY_TYPES)
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, types=KEY_TYPES)
 def aws_kms_deletion_window(view: ResourceView, ctx: Context):
     days = lookup(view.props, "deletionWindowInDays")
     if days is UNKNOWN or days is MISSING:  # unset: AWS waits 30 days

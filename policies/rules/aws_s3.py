@@ -16,6 +16,7 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     iso27001,
     items,
     lookup,
@@ -37,21 +38,29 @@ ENCRYPTION = (pdpl("Art. 20 (security of processing)"), iso27001("A.8.24"))
 TRANSPORT = (pdpl("Art. 20 (security of processing)"), iso27001("A.8.20"), iso27001("A.5.14"))
 
 
-def _sse_problem(default) -> str | None:
-    """Judge one `applyServerSideEncryptionByDefault` block; unknown values count as present."""
+def _sse_problem(default, ctx: Context) -> str | None:
+    """Judge one `applyServerSideEncryptionByDefault` block; an unknown value is handled as the rule declares."""
     if default is UNKNOWN:
-        return None
+        return _unknown(ctx, "`applyServerSideEncryptionByDefault`")
     algorithm = lookup(default, "sseAlgorithm")
     if algorithm is MISSING:
         return "no `sseAlgorithm`"
-    if algorithm is not UNKNOWN and algorithm not in KMS_ALGORITHMS:
+    if algorithm is UNKNOWN:
+        return _unknown(ctx, "`sseAlgorithm`")
+    if algorithm not in KMS_ALGORITHMS:
         return f"`sseAlgorithm` is {algorithm!r}, not SSE-KMS"
     key = lookup(default, "kmsMasterKeyId")
+    if key is UNKNOWN:
+        return _unknown(ctx, "`kmsMasterKeyId`")
     if key is MISSING:
         return "no `kmsMasterKeyId`: S3 would use the AWS-managed aws/s3 key, not a customer-managed key"
     if isinstance(key, str) and key.endswith(AWS_MANAGED_S3_KEY):
         return "`kmsMasterKeyId` is the AWS-managed aws/s3 key, not a customer-managed key"
     return None
+
+
+def _unknown(ctx: Context, what: str) -> str | None:
+    return next((f.message for f in ctx.still_unknown(what)), None)
 
 
 def attached_to(bucket: ResourceView, ctx: Context, *types: str) -> list[ResourceView]:
@@ -85,7 +94,7 @@ def _encryption_verdict(bucket: ResourceView, ctx: Context) -> str | None:
         if separate:
             return f"its encryption configuration {separate[0].name!r} has no default-encryption rule"
         return "no server-side encryption configuration names it"
-    problems = [f"{where}: {p}" for where, default in blocks if (p := _sse_problem(default))]
+    problems = [f"{where}: {p}" for where, default in blocks if (p := _sse_problem(default, ctx))]
     return "; ".join(problems) or None
 
 
@@ -96,9 +105,8 @@ def _encryption_verdict(bucket: ResourceView, ctx: Context) -> str | None:
       remediation="Add `aws.s3.BucketServerSideEncryptionConfiguration(bucket=bucket.id, rules=[{"
                   "\"apply_server_side_encryption_by_default\": {\"sse_algorithm\": \"aws:kms\", "
                   "\"kms_master_key_id\": key.arn}, \"bucket_key_enabled\": True}])` with a key you create.",
-      severity=Severity.HIGH, frameworks=ENCRYPTION,
-      enforcement=Enforcement.MANDATORY, residency=False, scope="stack",
-)
+      severity=Severity.HIGH, frameworks=ENCRYPTION, enforcement=Enforcement.MANDATORY, residency=False,
+      unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack", covers=(*BUCKET_TYPES, *SSE_TYPES))
 def aws_s3_sse_kms(ctx: Context):
     for bucket in ctx.of_type(*BUCKET_TYPES):
         problem = _encryption_verdict(bucket, ctx)
@@ -189,8 +197,8 @@ def _denies_insecure_transport(document) -> bool | None:
                   "`aws:SecureTransport` is false, so data never crosses the network in clear text.",
       remediation="Attach an `aws.s3.BucketPolicy` with a statement {Effect: Deny, Principal: *, Action: s3:*, "
                   "Resource: [bucket ARN, bucket ARN/*], Condition: {Bool: {aws:SecureTransport: false}}}.",
-      severity=Severity.HIGH, frameworks=TRANSPORT,
-      enforcement=Enforcement.MANDATORY, residency=False, scope="stack")
+      severity=Severity.HIGH, frameworks=TRANSPORT, enforcement=Enforcement.MANDATORY, residency=False,
+      unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack")
 def aws_s3_tls_only(ctx: Context):
     for bucket in ctx.of_type(*BUCKET_TYPES):
         policies_ = attached_to(bucket, ctx, *POLICY_TYPES)
@@ -199,10 +207,14 @@ def aws_s3_tls_only(ctx: Context):
         if inline is not MISSING:
             documents.append(inline)
         verdicts = [_denies_insecure_transport(d) for d in documents]
-        if not any(v is None or v for v in verdicts):
-            why = "no bucket policy names it" if not documents else "its bucket policy has no Deny of every " \
-                "action (s3:*) on the bucket and its objects when aws:SecureTransport is false"
-            yield Finding(f"bucket {bucket.name!r}: {why}", bucket.urn)
+        if any(verdicts):
+            continue
+        if any(v is None for v in verdicts):
+            yield from ctx.still_unknown(f"bucket {bucket.name!r}: its bucket policy", bucket.urn)
+            continue
+        why = "no bucket policy names it" if not documents else "its bucket policy has no Deny of every " \
+            "action (s3:*) on the bucket and its objects when aws:SecureTransport is false"
+        yield Finding(f"bucket {bucket.name!r}: {why}", bucket.urn)
 
 
 @rule(id="SAHAB-AWS-020", name="aws-s3-bucket-public-access-blocked",
@@ -211,7 +223,7 @@ def aws_s3_tls_only(ctx: Context):
       remediation="Add `aws.s3.BucketPublicAccessBlock(bucket=bucket.id, block_public_acls=True, "
                   "block_public_policy=True, ignore_public_acls=True, restrict_public_buckets=True)`.",
       severity=Severity.HIGH, frameworks=(pdpl("Art. 20 (security of processing)"), iso27001("A.8.3")),
-      enforcement=Enforcement.ADVISORY, residency=False, scope="stack")
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, scope="stack")
 def aws_s3_public_access(ctx: Context):
     settings = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
     for bucket in ctx.of_type(*BUCKET_TYPES):
@@ -231,7 +243,7 @@ def aws_s3_public_access(ctx: Context):
       remediation="Add `aws.s3.BucketVersioning(bucket=bucket.id, versioning_configuration={\"status\": "
                   "\"Enabled\"})`.",
       severity=Severity.MEDIUM, frameworks=(iso27001("A.8.13"),),
-      enforcement=Enforcement.ADVISORY, residency=False, scope="stack")
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, scope="stack")
 def aws_s3_versioning(ctx: Context):
     for bucket in ctx.of_type(*BUCKET_TYPES):
         configs = ctx.referencing(bucket, "bucket", *VERSIONING_TYPES)

@@ -10,6 +10,7 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     describe,
     iso27001,
     items,
@@ -25,7 +26,7 @@ AKS = ("azure-native:containerservice:ManagedCluster",)
       description="The AKS API server has no public endpoint.",
       remediation="Set `api_server_access_profile={\"enable_private_cluster\": True}`.",
       severity=Severity.MEDIUM, frameworks=(iso27001("A.8.20"),),
-      enforcement=Enforcement.ADVISORY, residency=False, types=AKS)
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, types=AKS)
 def azure_aks_private(view: ResourceView, ctx: Context):
     private = lookup(view.props, "apiServerAccessProfile", "enablePrivateCluster")
     if private is UNKNOWN or private is True:
@@ -38,7 +39,7 @@ def azure_aks_private(view: ResourceView, ctx: Context):
       description="AKS OS and data disks are encrypted with a disk encryption set (customer-managed key).",
       remediation="Set `disk_encryption_set_id` to a `DiskEncryptionSet` backed by a Key Vault key.",
       severity=Severity.MEDIUM, frameworks=(iso27001("A.8.24"),),
-      enforcement=Enforcement.ADVISORY, residency=False, types=AKS)
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, types=AKS)
 def azure_aks_cmk(view: ResourceView, ctx: Context):
     if lookup(view.props, "diskEncryptionSetID") in (MISSING, ""):
         yield Finding("`diskEncryptionSetID` is not set: disks use platform-managed keys")
@@ -50,7 +51,8 @@ def azure_aks_cmk(view: ResourceView, ctx: Context):
                   "is not lost to one mistaken or malicious deletion.",
       remediation="Set `properties.enable_purge_protection=True` (and soft delete) on the vault.",
       severity=Severity.MEDIUM, frameworks=(iso27001("A.8.24"),),
-      enforcement=Enforcement.ADVISORY, residency=False, types=("azure-native:keyvault:Vault",))
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED,
+      types=("azure-native:keyvault:Vault",))
 def azure_vault_purge(view: ResourceView, ctx: Context):
     purge = lookup(view.props, "properties", "enablePurgeProtection")
     if purge is UNKNOWN or purge is True:
@@ -64,7 +66,8 @@ def azure_vault_purge(view: ResourceView, ctx: Context):
       remediation="Set `encryption={\"type\": \"EncryptionAtRestWithCustomerKey\", \"disk_encryption_set_id\": "
                   "des.id}`.",
       severity=Severity.LOW, frameworks=(iso27001("A.8.24"),),
-      enforcement=Enforcement.ADVISORY, residency=False, types=("azure-native:compute:Disk",))
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED,
+      types=("azure-native:compute:Disk",))
 def azure_disk_cmk(view: ResourceView, ctx: Context):
     des = lookup(view.props, "encryption", "diskEncryptionSetId")
     if des in (MISSING, ""):
@@ -81,13 +84,17 @@ OPEN_TO_ALL = ("0.0.0.0/0", "::/0")
       remediation="Set `api_server_access_profile={\"enable_private_cluster\": True}`, or list your operators' "
                   "networks in `api_server_access_profile.authorized_ip_ranges`.",
       severity=Severity.HIGH, frameworks=(iso27001("A.8.20"),),
-      enforcement=Enforcement.MANDATORY, residency=False, types=AKS)
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, types=AKS)
 def azure_aks_public_endpoint(view: ResourceView, ctx: Context):
     private = lookup(view.props, "apiServerAccessProfile", "enablePrivateCluster")
-    if private is UNKNOWN or private is True:
+    if private is UNKNOWN:
+        yield from ctx.still_unknown("`apiServerAccessProfile.enablePrivateCluster`")
+        return
+    if private is True:
         return
     ranges = items(view.props, "apiServerAccessProfile", "authorizedIPRanges")
     if UNKNOWN in ranges:
+        yield from ctx.still_unknown("`apiServerAccessProfile.authorizedIPRanges`")
         return
     if not ranges:
         yield Finding("the API server is public (`apiServerAccessProfile.enablePrivateCluster` is "

@@ -3,60 +3,33 @@
 from __future__ import annotations
 
 from policies.core import (
-    MISSING,
     UNKNOWN,
     Context,
     Enforcement,
     Finding,
     ResourceView,
     Severity,
-    effective_azure_location,
+    Unknown,
     health_data,
     iso27001,
     lookup,
-    normalise_location,
     pdpl,
     rule,
 )
-from policies.residency import AZURE_PACKAGES, place_problem
+from policies.residency import (
+    AZURE_PACKAGES,
+    describe_place,
+    effective_place,
+    pair_place,
+    place_allowed,
+    place_problem,
+    provider_place,
+)
 
 RESIDENCY = (pdpl("Art. 22 (cross-border transfer)"), health_data("Art. 13"), iso27001("A.5.34"))
 PROVIDER = "pulumi:providers:azure-native"
-RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
-# Azure's paired regions: geo-redundant storage keeps its second copy in the pair.
-PAIRED_LOCATION = {
-    "uaenorth": "uaecentral", "uaecentral": "uaenorth",
-    "westeurope": "northeurope", "northeurope": "westeurope",
-    "qatarcentral": "", "israelcentral": "",
-    "southafricanorth": "southafricawest", "southafricawest": "southafricanorth",
-    "centralindia": "southindia", "southindia": "centralindia",
-    "eastus": "westus", "westus": "eastus",
-}
+STORAGE_ACCOUNT = "azure-native:storage:StorageAccount"
 GEO_REDUNDANT_SKUS = ("Standard_GRS", "Standard_RAGRS", "Standard_GZRS", "Standard_RAGZRS")
-
-
-def allowed_locations(ctx: Context) -> set[str]:
-    return {normalise_location(r) for r in ctx.allowed_regions}
-
-
-def location_problem(location, ctx: Context, what: str, resource_type: str) -> str | None:
-    allowed = allowed_locations(ctx)
-    if location is UNKNOWN:
-        return f"{what} is unknown during preview; residency cannot be shown, so it fails closed"
-    if location is MISSING:
-        return f"{what} is not set on the resource, its resource group, its provider or the stack " \
-               "(`azure-native:location`)"
-    if not isinstance(location, str):
-        return f"{what} is {location!r}, not a location"
-    location = normalise_location(location)
-    if location == "global":
-        if resource_type in ctx.global_location_types:
-            return None
-        return f"{what} is 'global', allowed only for {', '.join(sorted(ctx.global_location_types))}"
-    if location in allowed:
-        return None
-    shown = sorted(a for a in allowed if "-" not in a) or sorted(allowed)  # Azure names, not AWS regions
-    return f"{what} {location!r} is outside the allowed locations ({', '.join(shown)})"
 
 
 @rule(id="SAHAB-AZ-001", name="azure-all-resource-location-allowed",
@@ -68,7 +41,7 @@ def location_problem(location, ctx: Context, what: str, resource_type: str) -> s
       remediation="Set `location=\"uaenorth\"` (or uaecentral) on the resource or on a resource group this "
                   "program creates, and pin the provider's `location`.",
       severity=Severity.CRITICAL, frameworks=RESIDENCY,
-      enforcement=Enforcement.MANDATORY, residency=True, scope="stack")
+      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, scope="stack")
 def azure_resource_location(ctx: Context):
     for view in ctx.resources:
         if view.package in AZURE_PACKAGES:
@@ -83,40 +56,40 @@ def azure_resource_location(ctx: Context):
                   "that does not name its own location outside the UAE.",
       remediation="Set the provider's `location` (or the stack's `azure-native:location`) to uaenorth.",
       severity=Severity.HIGH, frameworks=RESIDENCY,
-      enforcement=Enforcement.MANDATORY, residency=True, types=(PROVIDER,))
+      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, types=(PROVIDER,))
 def azure_provider_location(view: ResourceView, ctx: Context):
-    location = lookup(view.props, "location")
-    if location is MISSING:
+    place = provider_place(view, ctx)
+    if not isinstance(place.value, str) and place.value is not UNKNOWN:
         return  # no default location: each resource must name one, which SAHAB-AZ-001 checks
-    problem = location_problem(location, ctx, "provider location", PROVIDER)
-    if problem:
-        yield Finding(problem)
+    if isinstance(place.value, str) and place.value.lower() == "global":
+        allowed = PROVIDER in ctx.global_location_types
+    else:
+        allowed = place_allowed(place, ctx)
+    if not allowed:
+        yield Finding(f"the provider location is {describe_place(place)}, outside the allowed locations")
 
 
 @rule(id="SAHAB-AZ-003", name="azure-storage-storageaccount-geo-replica-in-country",
       title="Geo-redundant storage replicates within the UAE",
       description="Geo-redundant storage (GRS, RA-GRS, GZRS, RA-GZRS) keeps a second copy in the location's "
-                  "Azure pair; that pair must be an allowed location too (uaenorth pairs with uaecentral).",
+                  "Azure pair; that pair must be an allowed location too (uaenorth pairs with uaecentral). The "
+                  "account's location is its effective one: its own, else its resource group's, else the "
+                  "provider's.",
       remediation="Use a location whose pair is allowed (uaenorth or uaecentral), or a locally/zone-redundant "
                   "SKU (Standard_LRS, Standard_ZRS).",
       severity=Severity.CRITICAL, frameworks=RESIDENCY,
-      enforcement=Enforcement.MANDATORY, residency=True, types=("azure-native:storage:StorageAccount",))
-def azure_storage_geo_replica(view: ResourceView, ctx: Context):
-    sku = lookup(view.props, "sku", "name")
-    if sku is UNKNOWN:
-        yield Finding("`sku.name` is unknown during preview; the replica location cannot be shown, so it "
-                      "fails closed")
-        return
-    if sku not in GEO_REDUNDANT_SKUS:
-        return
-    location = effective_azure_location(view, ctx)
-    if not isinstance(location, str):
-        yield Finding(f"{sku} replicates to the pair of a location that is "
-                      f"{'unknown during preview' if location is UNKNOWN else 'not set'}; fails closed")
-        return
-    pair = PAIRED_LOCATION.get(location)
-    if not pair:
-        yield Finding(f"{sku} in {location!r}: no known in-country pair to replicate to")
-    elif pair not in allowed_locations(ctx):
-        yield Finding(f"{sku} in {location!r} keeps a second copy in its pair {pair!r}, outside the allowed "
-                      "locations")
+      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, scope="stack",
+      covers=(STORAGE_ACCOUNT,))
+def azure_storage_geo_replica(ctx: Context):
+    # A stack rule: the account's place may come from its resource group, which only the whole stack shows.
+    for view in ctx.of_type(STORAGE_ACCOUNT):
+        sku = lookup(view.props, "sku", "name")
+        if sku is UNKNOWN:
+            yield Finding("`sku.name` is unknown; the replica location cannot be shown, so it fails closed", view.urn)
+            continue
+        if sku not in GEO_REDUNDANT_SKUS:
+            continue
+        pair = pair_place(effective_place(view, ctx))
+        if not place_allowed(pair, ctx):
+            yield Finding(f"{sku} keeps a second copy in {describe_place(pair)}, which is not an allowed location",
+                          view.urn)

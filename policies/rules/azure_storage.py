@@ -9,6 +9,7 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     describe,
     iso27001,
     lookup,
@@ -26,10 +27,13 @@ TLS_OK = ("TLS1_2", "TLS1_3")
       description="A storage account accepts only TLS 1.2 or later.",
       remediation="Set `minimum_tls_version=\"TLS1_2\"` on `azure_native.storage.StorageAccount`.",
       severity=Severity.HIGH, frameworks=TRANSPORT,
-      enforcement=Enforcement.MANDATORY, residency=False, types=ACCOUNT)
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, types=ACCOUNT)
 def azure_storage_tls(view: ResourceView, ctx: Context):
     version = lookup(view.props, "minimumTlsVersion")
-    if version is UNKNOWN or version in TLS_OK:
+    if version is UNKNOWN:
+        yield from ctx.still_unknown("`minimumTlsVersion`")
+        return
+    if version in TLS_OK:
         return
     yield Finding(f"`minimumTlsVersion` is {describe(version)}")
 
@@ -39,10 +43,13 @@ def azure_storage_tls(view: ResourceView, ctx: Context):
       description="A storage account refuses plain-HTTP requests.",
       remediation="Set `enable_https_traffic_only=True`.",
       severity=Severity.HIGH, frameworks=TRANSPORT,
-      enforcement=Enforcement.MANDATORY, residency=False, types=ACCOUNT)
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, types=ACCOUNT)
 def azure_storage_https(view: ResourceView, ctx: Context):
     https = lookup(view.props, "enableHttpsTrafficOnly")
-    if https is UNKNOWN or https is True:
+    if https is UNKNOWN:
+        yield from ctx.still_unknown("`enableHttpsTrafficOnly`")
+        return
+    if https is True:
         return
     yield Finding(f"`enableHttpsTrafficOnly` is {describe(https)}")
 
@@ -52,9 +59,12 @@ def azure_storage_https(view: ResourceView, ctx: Context):
       description="No container of the account can be made publicly readable.",
       remediation="Set `allow_blob_public_access=False`.",
       severity=Severity.HIGH, frameworks=(pdpl("Art. 20 (security of processing)"), iso27001("A.8.3")),
-      enforcement=Enforcement.MANDATORY, residency=False, types=ACCOUNT)
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, types=ACCOUNT)
 def azure_storage_public(view: ResourceView, ctx: Context):
     public = lookup(view.props, "allowBlobPublicAccess")
-    if public is UNKNOWN or public is False:
+    if public is UNKNOWN:
+        yield from ctx.still_unknown("`allowBlobPublicAccess`")
+        return
+    if public is False:
         return
     yield Finding(f"`allowBlobPublicAccess` is {describe(public)}")

@@ -23,6 +23,7 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     describe,
     iso27001,
     items,
@@ -31,12 +32,11 @@ from policies.core import (
     rule,
     truthy,
 )
-from policies.places import allowed, places_in_text, region_of
+from policies.residency import place_allowed, place_of_reference
 
 ENCRYPTION = (pdpl("Art. 20 (security of processing)"), iso27001("A.8.24"), iso27001("A.5.34"))
 RELAX_SETTING = "allowProviderManagedKeys"
 AWS_MANAGED_KEY = re.compile(r"(^|:)alias/aws/")
-_ARN_REGION = re.compile(r"^arn:[a-z0-9-]+:[a-z0-9-]+:([a-z0-9-]*):")
 
 
 @dataclass(frozen=True)
@@ -135,6 +135,22 @@ def _firehose(view: ResourceView, ctx: Context) -> list[Point]:
     return [Point("`serverSideEncryption`", lookup(sse, "enabled"), key, "serverSideEncryption")]
 
 
+def _state_machine(view: ResourceView, ctx: Context) -> list[Point]:
+    config = lookup(view.props, "encryptionConfiguration")
+    kind = lookup(config, "type")
+    key = lookup(config, "kmsKeyId") if kind in ("CUSTOMER_MANAGED_KMS_KEY", UNKNOWN) else MISSING
+    return [Point("`encryptionConfiguration`", True, key, "encryptionConfiguration")]
+
+
+def _athena(view: ResourceView, ctx: Context) -> list[Point]:
+    """Query results, encrypted per the workgroup's result configuration (SSE_S3 is S3's own key)."""
+    config = lookup(view.props, "configuration", "resultConfiguration", "encryptionConfiguration")
+    option = lookup(config, "encryptionOption")
+    key = lookup(config, "kmsKeyArn") if option in ("SSE_KMS", "CSE_KMS", UNKNOWN) else MISSING
+    return [Point("`configuration.resultConfiguration.encryptionConfiguration`",
+                  option if option is UNKNOWN else option is not MISSING, key, "configuration")]
+
+
 def _glue_catalog(view: ResourceView, ctx: Context) -> list[Point]:
     rest = lookup(view.props, "dataCatalogEncryptionSettings", "encryptionAtRest")
     mode = lookup(rest, "catalogEncryptionMode")
@@ -188,6 +204,7 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
     "aws:secretsmanager/secret:Secret": ("Secrets Manager secret", _secret),
     "aws:cloudwatch/logGroup:LogGroup": ("CloudWatch log group", _flag_and_key(None, "kmsKeyId")),
     "aws:ecr/repository:Repository": ("ECR repository", _ecr),
+    "aws:ecr/repositoryCreationTemplate:RepositoryCreationTemplate": ("ECR repository creation template", _ecr),
     "aws:backup/vault:Vault": ("Backup vault", _flag_and_key(None, "kmsKeyArn")),
     "aws:glue/dataCatalogEncryptionSettings:DataCatalogEncryptionSettings": ("Glue Data Catalog", _glue_catalog),
     "aws:glue/securityConfiguration:SecurityConfiguration": ("Glue security configuration", _glue_security),
@@ -200,6 +217,12 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
                                                               "kmsKeyId")),
     "aws:timestreamwrite/database:Database": ("Timestream database", _flag_and_key(None, "kmsKeyId")),
     "aws:ebs/volume:Volume": ("EBS volume", _flag_and_key("encrypted", "kmsKeyId")),
+    "aws:ec2/amiCopy:AmiCopy": ("AMI copy", _flag_and_key("encrypted", "kmsKeyId")),
+    "aws:lambda/function:Function": ("Lambda function (code and environment)", _flag_and_key(None, "kmsKeyArn")),
+    "aws:sfn/stateMachine:StateMachine": ("Step Functions state machine (execution data)", _state_machine),
+    "aws:cloudwatch/eventBus:EventBus": ("EventBridge event bus", _flag_and_key(None, "kmsKeyIdentifier")),
+    "aws:cloudtrail/trail:Trail": ("CloudTrail trail (log files)", _flag_and_key(None, "kmsKeyId")),
+    "aws:athena/workgroup:Workgroup": ("Athena workgroup (query results)", _athena),
     "aws:ec2/instance:Instance": ("EC2 instance volumes", _instance),
     "aws:ec2/launchTemplate:LaunchTemplate": ("launch template volumes", _launch_template),
     "aws:eks/nodeGroup:NodeGroup": ("EKS node group disks", _node_group),
@@ -273,37 +296,46 @@ AZURE_STORES: dict[str, tuple[str, Points]] = {
     "azure-native:synapse:Workspace": ("Synapse workspace", _des("encryption", "cmk", "key", "keyVaultUrl")),
     "azure-native:dbforpostgresql:Server": ("PostgreSQL flexible server", _postgres),
     "azure-native:dbformysql:Server": ("MySQL flexible server", _postgres),
+    "azure-native:containerinstance:ContainerGroup": ("container group",
+                                                       _des("encryptionProperties", "keyVaultProperties",
+                                                            "keyVaultUri")),
 }
 
 
 def _key_place_problem(view: ResourceView, ctx: Context, point: Point) -> str | None:
-    """Why the key is not shown to be held in an allowed place; None when it is."""
+    """Why the key is not shown to be held in an allowed place; None when it is. The key's place comes from the
+    one resolver: the key, vault or disk encryption set of this program it names, else what the reference shows
+    (an ARN's region, a vault's host); a bare key id or alias lives in the store's own region."""
     key = point.key
-    deps = view.property_dependencies.get(point.key_input, ())
-    in_stack = [r for urn in deps if (r := ctx.by_urn(urn)) is not None and r.type != view.type]
-    if key is UNKNOWN:
-        return None  # computed from a key, vault or set of this program, whose place the residency rules judge
     if not isinstance(key, str):
         return f"{point.where}: the key reference is {key!r}, not an id, ARN or URI"
-    named = {region_of(p) for p in places_in_text(key)}
-    outside = sorted(p for p in named if not allowed(p, ctx.allowed_regions))
-    if outside:
-        return f"{point.where}: the key is held in {', '.join(outside)}, outside the allowed places"
-    if named or in_stack or any(key in r.identities for r in ctx.resources):
+    deps = view.property_dependencies.get(point.key_input, ())
+    place = place_of_reference(key, ctx, deps)
+    if place_allowed(place, ctx):
         return None
-    arn = _ARN_REGION.match(key)
-    if arn is not None or not key.startswith(("https://", "/subscriptions/")):
-        return None  # an ARN with an allowed region (above), or a key id/alias, which lives in the store's region
-    return f"{point.where}: the key {key} is not created by this program and names no place, so it cannot be " \
-           "shown to be held in an allowed place"
+    if isinstance(place.value, str):
+        return f"{point.where}: the key is held in {place.value!r} ({place.source}), outside the allowed places"
+    if any(r.type != view.type for urn in deps if (r := ctx.by_urn(urn)) is not None):
+        return None  # computed from a key, vault or set of this program, whose place the residency rules judge
+    if not key.startswith(("arn:", "https://", "/subscriptions/")):
+        return None  # a key id or alias, resolved in the store's own region
+    return f"{point.where}: the key {key} is not created by this program and its place cannot be shown " \
+           f"({place.source})"
 
 
 def judge(view: ResourceView, ctx: Context, what: str, points: list[Point]) -> Iterator[Finding]:
     relaxed = truthy(ctx.settings.get(RELAX_SETTING))
     for point in points:
-        if point.encrypted is not UNKNOWN and not truthy(point.encrypted):
+        if point.encrypted is UNKNOWN:
+            yield from ctx.still_unknown(f"{what} {view.name!r}: {point.where} (whether it is encrypted)", view.urn)
+            continue
+        if not truthy(point.encrypted):
             yield Finding(f"{what} {view.name!r}: {point.where} is not encrypted at rest "
                           f"(encryption is {describe(point.encrypted)})", view.urn)
+            continue
+        if point.key is UNKNOWN:
+            if not any(ctx.by_urn(u) is not None for u in view.property_dependencies.get(point.key_input, ())):
+                yield from ctx.still_unknown(f"{what} {view.name!r}: the key at {point.where}", view.urn)
             continue
         provider_managed = point.key is MISSING or point.key == "" or (
             isinstance(point.key, str) and bool(AWS_MANAGED_KEY.search(point.key)))
@@ -338,7 +370,7 @@ RELAX_SCHEMA = {RELAX_SETTING: {"type": "boolean", "default": False,
       remediation="Create an `aws.kms.Key` (rotation on, single-Region) in me-central-1 and pass its ARN as the "
                   "store's KMS key (`kms_key_id`, `kms_master_key_id`, `kms_key_arn`, ...), with encryption on.",
       severity=Severity.HIGH, frameworks=ENCRYPTION, enforcement=Enforcement.MANDATORY, residency=False,
-      scope="stack", settings=RELAX_SCHEMA)
+      unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack", settings=RELAX_SCHEMA, covers=tuple(AWS_STORES))
 def aws_datastore_cmk(ctx: Context):
     yield from _judge_all(ctx, AWS_STORES)
 
@@ -352,6 +384,6 @@ def aws_datastore_cmk(ctx: Context):
                   "and point the store's encryption at them (`encryption.key_source=\"Microsoft.Keyvault\"`, "
                   "`disk_encryption_set_id`, `key_vault_key_uri`, `key_id`).",
       severity=Severity.HIGH, frameworks=ENCRYPTION, enforcement=Enforcement.MANDATORY, residency=False,
-      scope="stack", settings=RELAX_SCHEMA)
+      unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack", settings=RELAX_SCHEMA, covers=tuple(AZURE_STORES))
 def azure_datastore_cmk(ctx: Context):
     yield from _judge_all(ctx, AZURE_STORES)

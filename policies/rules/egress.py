@@ -19,6 +19,7 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     describe,
     iso27001,
     items,
@@ -55,20 +56,25 @@ def public_block(cidr: str) -> bool:
       remediation="Allow the private range of the storage endpoints (the VPC or VNet) instead of a public block, "
                   "and give every egress rule a `to`; reach cloud services through VPC or private endpoints.",
       severity=Severity.HIGH, frameworks=EXFILTRATION,
-      enforcement=Enforcement.MANDATORY, residency=False, types=(NETWORK_POLICY,))
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE,
+      types=(NETWORK_POLICY,))
 def k8s_no_public_egress(view: ResourceView, ctx: Context):
     for i, egress in enumerate(items(view.props, "spec", "egress")):
         if egress is UNKNOWN:
+            yield from ctx.still_unknown(f"`spec.egress[{i}]`")
             continue
         peers = lookup(egress, "to")
         if peers is UNKNOWN:
+            yield from ctx.still_unknown(f"`spec.egress[{i}].to`")
             continue
         if peers is MISSING or peers == []:
             yield Finding(f"`spec.egress[{i}]` has no `to`: it allows every address, public ones included")
             continue
         for j, peer in enumerate(items(egress, "to")):
             cidr = lookup(peer, "ipBlock", "cidr") if peer is not UNKNOWN else UNKNOWN
-            if isinstance(cidr, str) and public_block(cidr):
+            if cidr is UNKNOWN:
+                yield from ctx.still_unknown(f"`spec.egress[{i}].to[{j}]`")
+            elif isinstance(cidr, str) and public_block(cidr):
                 yield Finding(f"`spec.egress[{i}].to[{j}].ipBlock.cidr` is {cidr!r}, which covers public addresses")
 
 
@@ -79,7 +85,10 @@ def _public_network_access(ctx: Context, resource_type: str, *path: str):
         return
     for view in ctx.of_type(resource_type):
         access = lookup(view.props, *path)
-        if access is UNKNOWN or (known(access) and access == "Disabled"):
+        if access is UNKNOWN:
+            yield from ctx.still_unknown(f"{view.name!r}: `{'.'.join(path)}`", view.urn)
+            continue
+        if known(access) and access == "Disabled":
             continue
         shown = "unset (Azure's default: Enabled)" if access is MISSING else describe(access)
         yield Finding(f"{view.name!r}: `{'.'.join(path)}` is {shown} while the stack reaches its services "
@@ -93,7 +102,7 @@ def _public_network_access(ctx: Context, resource_type: str, *path: str):
       remediation="Set `public_network_access=\"Disabled\"` on the account and reach it through a private "
                   "endpoint with a `privatelink.blob.core.windows.net` DNS zone group.",
       severity=Severity.HIGH, frameworks=EXFILTRATION,
-      enforcement=Enforcement.MANDATORY, residency=False, scope="stack")
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack")
 def azure_storage_public_network(ctx: Context):
     yield from _public_network_access(ctx, STORAGE_ACCOUNT, "publicNetworkAccess")
 
@@ -106,7 +115,8 @@ def azure_storage_public_network(ctx: Context):
       remediation="Set `public_network_access=\"Disabled\"` in the vault's properties and reach it through a "
                   "private endpoint with a `privatelink.vaultcore.azure.net` DNS zone group.",
       severity=Severity.HIGH, frameworks=EXFILTRATION,
-      enforcement=Enforcement.MANDATORY, residency=False, scope="stack")
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack",
+      covers=(VAULT,))
 def azure_vault_public_network(ctx: Context):
     yield from _public_network_access(ctx, VAULT, "properties", "publicNetworkAccess")
 
@@ -118,6 +128,7 @@ def azure_vault_public_network(ctx: Context):
       remediation="Set `public_network_access=\"Disabled\"` on the registry (Premium SKU) and reach it through a "
                   "private endpoint with a `privatelink.azurecr.io` DNS zone group.",
       severity=Severity.HIGH, frameworks=EXFILTRATION,
-      enforcement=Enforcement.MANDATORY, residency=False, scope="stack")
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack",
+      covers=(REGISTRY,))
 def azure_registry_public_network(ctx: Context):
     yield from _public_network_access(ctx, REGISTRY, "publicNetworkAccess")

@@ -6,6 +6,9 @@ on LUKS-encrypted node disks, which carries the annotation `sahab.io/encryption:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 from policies.core import (
     MISSING,
     UNKNOWN,
@@ -14,8 +17,10 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     describe,
     iso27001,
+    items,
     lookup,
     pdpl,
     rule,
@@ -25,24 +30,30 @@ from policies.core import (
 STORAGE_CLASS = "kubernetes:storage.k8s.io/v1:StorageClass"
 PVC = "kubernetes:core/v1:PersistentVolumeClaim"
 NAMESPACE = "kubernetes:core/v1:Namespace"
+HELM_RELEASES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
 EBS_CSI = ("ebs.csi.aws.com", "kubernetes.io/aws-ebs")
 AZURE_DISK_CSI = ("disk.csi.azure.com", "kubernetes.io/azure-disk")
 ONPREM_ENCRYPTION_ANNOTATION = "sahab.io/encryption"
 ONPREM_ENCRYPTION_VALUE = "luks"
 DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
+# What storage_class_problem answers when a value it needs is unknown.
+UNKNOWN_CLASS = "a value of the class (provisioner, parameters or annotation) is unknown"
 
 
 def storage_class_problem(view: ResourceView) -> str | None:
-    """Why this storage class does not encrypt; None when it does (or cannot be known yet)."""
+    """Why this storage class does not encrypt; None when it does, UNKNOWN_CLASS when a value it depends on is
+    unknown (the caller handles that as its rule declares)."""
     provisioner = lookup(view.props, "provisioner")
     params = lookup(view.props, "parameters")
     if provisioner is UNKNOWN or params is UNKNOWN:
-        return None
+        return UNKNOWN_CLASS
     if provisioner is MISSING:
         return "no `provisioner`"
     if provisioner in EBS_CSI:
         encrypted = lookup(view.props, "parameters", "encrypted")
-        if encrypted is UNKNOWN or truthy(encrypted):
+        if encrypted is UNKNOWN:
+            return UNKNOWN_CLASS
+        if truthy(encrypted):
             return None
         return f"EBS class with `parameters.encrypted` {describe(encrypted)}"
     if provisioner in AZURE_DISK_CSI:
@@ -52,54 +63,156 @@ def storage_class_problem(view: ResourceView) -> str | None:
         return None
     if provisioner.endswith("rbd.csi.ceph.com"):
         encrypted = lookup(view.props, "parameters", "encrypted")
-        if encrypted is UNKNOWN or truthy(encrypted):
+        if encrypted is UNKNOWN:
+            return UNKNOWN_CLASS
+        if truthy(encrypted):
             return None
         return f"Ceph RBD class with `parameters.encrypted` {describe(encrypted)}"
     marker = lookup(view.props, "metadata", "annotations", ONPREM_ENCRYPTION_ANNOTATION)
-    if marker is UNKNOWN or marker == ONPREM_ENCRYPTION_VALUE:
+    if marker is UNKNOWN:
+        return UNKNOWN_CLASS
+    if marker == ONPREM_ENCRYPTION_VALUE:
         return None
     return f"provisioner {provisioner!r} is not known to encrypt and the class lacks the annotation " \
            f"{ONPREM_ENCRYPTION_ANNOTATION}: {ONPREM_ENCRYPTION_VALUE}"
+
+
+def chart_storage_classes(view: ResourceView) -> list[ResourceView]:
+    """The storage classes a Helm release's values create (policies/data/chart_values.json), as views shaped like a
+    StorageClass object of the same cluster (provider) and release."""
+    from policies.egress import HELM_TYPES, chart_entries
+    from policies.residency import model_steps, walk_model_path
+
+    if view.type not in HELM_TYPES:
+        return []
+    values = lookup(view.props, "values")
+    if not isinstance(values, dict) and not hasattr(values, "keys"):
+        return []
+    out = []
+    for entry in chart_entries("storage_classes", lookup(view.props, "chart")):
+        for where, spec in walk_model_path(values, model_steps(entry["path"]), "values"):
+            if spec is MISSING or spec is None:
+                continue
+            name = lookup(spec, "name")
+            props = {"metadata": {"name": name, "annotations": lookup(spec, "annotations") or {}},
+                     "provisioner": lookup(spec, "provisioner") if lookup(spec, "provisioner") is not MISSING
+                     else entry["provisioner"], "parameters": lookup(spec, "parameters") or {}}
+            if spec is UNKNOWN or name is UNKNOWN:
+                props = {"metadata": {"name": UNKNOWN}, "provisioner": UNKNOWN}
+            out.append(ResourceView(STORAGE_CLASS, f"{view.name} {where}", view.urn, props, view.provider,
+                                    view.parent))
+    return out
 
 
 @rule(id="SAHAB-K8S-001", name="kubernetes-storage-storageclass-encrypted",
       title="Storage classes encrypt volumes at rest",
       description="Every StorageClass provisions encrypted volumes: EBS CSI with `encrypted: \"true\"`, Azure "
                   "Disk CSI with a `diskEncryptionSetID`, Ceph RBD with `encrypted: \"true\"`, or an on-prem class "
-                  "on LUKS-encrypted disks annotated `sahab.io/encryption: luks`.",
+                  "on LUKS-encrypted disks annotated `sahab.io/encryption: luks`; so does every class a Helm "
+                  "release's values create (policies/data/chart_values.json: the aws-ebs-csi-driver chart's "
+                  "`storageClasses`).",
       remediation="Add the provisioner's encryption parameter (see the description) or use Sahab's encrypted "
                   "storage classes.",
       severity=Severity.HIGH, frameworks=(pdpl("Art. 20 (security of processing)"), iso27001("A.8.24")),
-      enforcement=Enforcement.MANDATORY, residency=False, types=(STORAGE_CLASS,))
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE,
+      types=(STORAGE_CLASS, *HELM_RELEASES))
 def k8s_storage_class(view: ResourceView, ctx: Context):
-    problem = storage_class_problem(view)
-    if problem:
-        yield Finding(problem)
+    for sc in [view] if view.type == STORAGE_CLASS else chart_storage_classes(view):
+        where = "" if sc is view else f"{sc.name.split(' ', 1)[1]}: "
+        problem = storage_class_problem(sc)
+        if problem == UNKNOWN_CLASS:
+            yield from ctx.still_unknown(f"{where}`provisioner`, `parameters` or the encryption annotation")
+        elif problem:
+            yield Finding(f"{where}{problem}")
+
+
+def _classes(ctx: Context) -> dict[tuple[str | None, str], ResourceView]:
+    """Storage classes of the stack and those its charts create, by (cluster provider, name)."""
+    classes: dict[tuple[str | None, str], ResourceView] = {}
+    for sc in [*ctx.of_type(STORAGE_CLASS), *(c for r in ctx.of_type(*HELM_RELEASES) for c in
+                                             chart_storage_classes(r))]:
+        name = lookup(sc.props, "metadata", "name")
+        classes[(_cluster(sc), name if isinstance(name, str) else sc.name)] = sc
+    return classes
+
+
+def _cluster(view: ResourceView) -> str | None:
+    return view.provider.urn if view.provider is not None else None
+
+
+def claims(ctx: Context) -> Iterator[tuple[ResourceView, str, Any]]:
+    """(resource, where, storage class name or MISSING/UNKNOWN) of every claim the stack makes: PersistentVolumeClaims,
+    StatefulSet volume claim templates, pods' ephemeral volumes, and claim templates in Helm values
+    (`volumeClaimTemplate.spec.storageClassName`, `persistence.storageClass`)."""
+    for claim in ctx.of_type(PVC):
+        yield claim, "`spec.storageClassName`", lookup(claim.props, "spec", "storageClassName")
+    for sts in ctx.of_type("kubernetes:apps/v1:StatefulSet"):
+        for i, template in enumerate(items(sts.props, "spec", "volumeClaimTemplates")):
+            yield sts, f"`spec.volumeClaimTemplates[{i}].spec.storageClassName`", \
+                lookup(template, "spec", "storageClassName")
+    for release in ctx.of_type(*HELM_RELEASES):
+        for where, value in _values_claims(lookup(release.props, "values"), "values"):
+            yield release, f"`{where}`", value
+
+
+def _values_claims(value: Any, where: str, depth: int = 0) -> Iterator[tuple[str, Any]]:
+    from policies.places import _unwrap
+
+    value = _unwrap(value)
+    if depth > 12 or not isinstance(value, dict):
+        if isinstance(value, list) and depth <= 12:
+            for i, child in enumerate(value):
+                yield from _values_claims(child, f"{where}[{i}]", depth + 1)
+        return
+    for key, child in value.items():
+        path = f"{where}.{key}"
+        if key == "storageClassName" or (key == "storageClass" and not isinstance(_unwrap(child), dict)):
+            child = lookup(value, key)
+            if isinstance(child, str) and child.strip() in ("", "-"):
+                continue  # "": the cluster default; "-": no dynamic provisioning (charts' convention)
+            yield path, child
+        else:
+            yield from _values_claims(child, path, depth + 1)
 
 
 @rule(id="SAHAB-K8S-002", name="kubernetes-core-persistentvolumeclaim-encrypted-class",
-      title="Volume claims use an encrypting storage class of the stack",
-      description="Every PersistentVolumeClaim names a StorageClass defined in the same stack that encrypts; a "
-                  "claim without a class gets the cluster default, which this stack cannot vouch for.",
-      remediation="Set `spec.storage_class_name` to one of the stack's encrypted storage classes.",
-      severity=Severity.MEDIUM, frameworks=(iso27001("A.8.24"),),
-      enforcement=Enforcement.ADVISORY, residency=False, scope="stack")
+      title="Volume claims use an encrypting storage class the stack defines",
+      description="Every claim on storage (PersistentVolumeClaims, StatefulSet claim templates, claim templates "
+                  "and storage classes named in Helm values) names a StorageClass that the stack defines, or that a "
+                  "chart of the stack can be shown to create (policies/data/chart_values.json), on the same "
+                  "cluster, and that class encrypts. A PersistentVolumeClaim without a class gets the cluster's "
+                  "default, which must then be a class of the stack marked default that encrypts.",
+      remediation="Set `storage_class_name` to one of the stack's encrypted storage classes (sahab-encrypted), or "
+                  "define the class in the program.",
+      severity=Severity.HIGH, frameworks=(pdpl("Art. 20 (security of processing)"), iso27001("A.8.24")),
+      enforcement=Enforcement.MANDATORY, residency=False, unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack",
+      covers=(PVC, "kubernetes:apps/v1:StatefulSet"))
 def k8s_pvc_class(ctx: Context):
-    classes = {}
-    for sc in ctx.of_type(STORAGE_CLASS):
-        name = lookup(sc.props, "metadata", "name")
-        classes[name if isinstance(name, str) else sc.name] = sc
-    for claim in ctx.of_type(PVC):
-        wanted = lookup(claim.props, "spec", "storageClassName")
+    classes = _classes(ctx)
+    for claim, where, wanted in claims(ctx):
+        cluster = _cluster(claim)
+        found = classes.get((cluster, wanted)) or next((c for (p, n), c in classes.items()
+                                                        if n == wanted and (p is None or cluster is None)), None)
         if wanted is UNKNOWN:
+            yield from ctx.still_unknown(f"{claim.name!r}: {where}", claim.urn)
             continue
         if wanted is MISSING:
-            yield Finding(f"claim {claim.name!r} names no storage class", claim.urn)
-        elif wanted not in classes:
-            yield Finding(f"claim {claim.name!r} uses storage class {wanted!r}, which this stack does not define",
-                          claim.urn)
-        elif storage_class_problem(classes[wanted]):
-            yield Finding(f"claim {claim.name!r} uses storage class {wanted!r}, which does not encrypt", claim.urn)
+            defaults = [c for (p, _), c in classes.items() if p in (cluster, None) and lookup(
+                c.props, "metadata", "annotations", DEFAULT_CLASS_ANNOTATION) == "true"]
+            if not defaults:
+                yield Finding(f"{claim.name!r}: {where} names no class, and the stack marks no class of its cluster "
+                              "as the default: the cluster's own default cannot be vouched for", claim.urn)
+            elif storage_class_problem(defaults[0]) not in (None, UNKNOWN_CLASS):
+                yield Finding(f"{claim.name!r}: {where} names no class, and the default class does not encrypt",
+                              claim.urn)
+            continue
+        if found is None:
+            yield Finding(f"{claim.name!r}: {where} is {wanted!r}, a class this stack does not define and no chart "
+                          "of it can be shown to create", claim.urn)
+        elif storage_class_problem(found) == UNKNOWN_CLASS:
+            yield from ctx.still_unknown(f"{claim.name!r}: the class {wanted!r}", claim.urn)
+        elif storage_class_problem(found):
+            yield Finding(f"{claim.name!r}: {where} is {wanted!r}, which does not encrypt", claim.urn)
 
 
 @rule(id="SAHAB-K8S-003", name="kubernetes-core-namespace-pod-security-enforced",
@@ -107,7 +220,7 @@ def k8s_pvc_class(ctx: Context):
       description="Every namespace enforces the restricted or baseline Pod Security Standard.",
       remediation="Label the namespace `pod-security.kubernetes.io/enforce: restricted`.",
       severity=Severity.MEDIUM, frameworks=(iso27001("A.8.2"),),
-      enforcement=Enforcement.ADVISORY, residency=False, types=(NAMESPACE,))
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, types=(NAMESPACE,))
 def k8s_namespace_psa(view: ResourceView, ctx: Context):
     level = lookup(view.props, "metadata", "labels", "pod-security.kubernetes.io/enforce")
     if level is UNKNOWN or level in ("restricted", "baseline"):

@@ -8,22 +8,19 @@ would let training and its data leave the country."""
 from __future__ import annotations
 
 from policies.core import (
-    UNKNOWN,
     Context,
     Enforcement,
     Finding,
     ResourceView,
     Severity,
-    describe,
+    Unknown,
     iso27001,
-    lookup,
     pdpl,
     rule,
 )
+from policies.residency import CLUSTER_LABELS, describe_place, effective_place, place_allowed
 
-MULTIKUEUE_CLUSTER_TYPES = tuple(f"kubernetes:kueue.x-k8s.io/{version}:MultiKueueCluster"
-                                 for version in ("v1beta2", "v1beta1", "v1alpha1"))
-REGION_LABEL = "sahab.io/region"
+MULTIKUEUE_CLUSTER_TYPES = tuple(CLUSTER_LABELS)
 
 
 @rule(id="SAHAB-K8S-010", name="kubernetes-kueue-multikueuecluster-uae-region",
@@ -36,14 +33,11 @@ REGION_LABEL = "sahab.io/region"
       severity=Severity.CRITICAL, frameworks=(pdpl("Art. 22 (cross-border transfer)"), iso27001("A.5.34")),
       # A custom resource's type token comes from its apiVersion and kind, not from the SDK: look at every
       # Kubernetes resource and pick the MultiKueueClusters.
-      enforcement=Enforcement.MANDATORY, residency=True, packages=("kubernetes",))
+      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, packages=("kubernetes",))
 def k8s_multikueue_worker_region(view: ResourceView, ctx: Context):
     if view.type not in MULTIKUEUE_CLUSTER_TYPES:
         return
-    region = lookup(view.props, "metadata", "labels", REGION_LABEL)
-    if region is UNKNOWN or not isinstance(region, str):
-        yield Finding(f"worker cluster's region label {REGION_LABEL} is {describe(region)}; allowed: "
-                      f"{', '.join(ctx.allowed_regions)}")
-    elif region not in ctx.allowed_regions:
-        yield Finding(f"worker cluster is in {region!r}, outside the allowed regions "
+    place = effective_place(view, ctx)
+    if not place_allowed(place, ctx):
+        yield Finding(f"the worker cluster's place is {describe_place(place)}; allowed: "
                       f"{', '.join(ctx.allowed_regions)}")

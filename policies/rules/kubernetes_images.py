@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from policies.core import (
+    DEFAULT_ALLOWED_REGIONS,
     MISSING,
     UNKNOWN,
     UNKNOWN_SENTINELS,
@@ -32,11 +33,13 @@ from policies.core import (
     Finding,
     ResourceView,
     Severity,
+    Unknown,
     iso27001,
     lookup,
     pdpl,
     rule,
 )
+from policies.places import public_registries
 
 DOCKER_HUB = "docker.io"
 _DOCKER_HUB_ALIASES = ("index.docker.io", "registry-1.docker.io")
@@ -156,11 +159,12 @@ class AllowedRegistry:
 
 
 def allowed_registries(ctx: Context) -> tuple[list[AllowedRegistry], list[str]]:
-    """The policy's `allowedRegistries`, else the `host` of every registry under `sahab:fleet.registries`
-    (`{eks|aks|onprem: {host: ...}}`); and any entry that is not a registry (reported, never silently dropped)."""
+    """The trusted policy config's `allowedRegistries` (`policies/config/<stack>.json`, `--policy-config`; a
+    program's own config may only narrow it), and any entry that is not a registry (reported, never dropped).
+    The stack's own `sahab:fleet.registries` never widens the list: a registry the stack names is allowed when its
+    host proves an allowed region (an ECR host) or the trusted config names it."""
     configured = ctx.settings.get("allowedRegistries") if ctx.settings else None
-    entries = list(configured) if isinstance(configured, (list, tuple)) and configured else \
-        list(_registry_hosts(_fleet(ctx).get("registries")))
+    entries = list(configured) if isinstance(configured, (list, tuple)) else []
     allowed, bad = [], []
     for entry in entries:
         try:
@@ -168,6 +172,28 @@ def allowed_registries(ctx: Context) -> tuple[list[AllowedRegistry], list[str]]:
         except ReferenceError_:
             bad.append(str(entry))
     return allowed, bad
+
+
+ECR_HOST = re.compile(r"^\d{12}\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$")
+
+
+def registry_place(registry: str) -> str | None:
+    """The region a registry host proves (`<account>.dkr.ecr.<region>.amazonaws.com`), else None."""
+    match = ECR_HOST.match(registry)
+    return match.group(1) if match else None
+
+
+def is_public_registry(registry: str) -> bool:
+    """A public registry (Docker Hub, GCR and Artifact Registry, Quay, GHCR, ...): served from outside the UAE, never
+    an in-country mirror whatever a configuration calls it."""
+    host = registry.split(":", 1)[0] if not registry.startswith("[") else registry
+    public = public_registries()
+    labels = host.split(".")
+    return any(".".join(labels[i:]) in public for i in range(len(labels)))
+
+
+def fleet_registry_hosts(ctx: Context) -> list[str]:
+    return [h.lower() for h in _registry_hosts(_fleet(ctx).get("registries"))]
 
 
 def _fleet(ctx: Context) -> Mapping[str, Any]:
@@ -390,25 +416,59 @@ SUPPLY_CHAIN = (iso27001("A.8.19 (installation of software on operational system
                 iso27001("A.8.30 (outsourced development)"), pdpl("Art. 20 (security of processing)"))
 REGISTRY_CONFIG = {
     "allowedRegistries": {"type": "array", "items": {"type": "string"},
-                          "description": "Registries images may come from: host[:port][/path-prefix], `*.` for "
-                                         "one DNS label. Default: the registries under sahab:fleet.registries."},
+                          "description": "Registries that encode no region (ACR, on-prem mirrors) images may come "
+                                         "from: host[:port][/path-prefix], `*.` for one DNS label. Trusted policy "
+                                         "config only; a program's own config may only narrow it."},
+    "allowedRegions": {"type": "array", "items": {"type": "string"}, "default": list(DEFAULT_ALLOWED_REGIONS),
+                       "description": "Regions whose registries (an ECR host names its region) images may come "
+                                      "from without being listed."},
 }
+
+
+def _registry_problem(ref: ImageReference, image: str, allowed: list[AllowedRegistry], ctx: Context) -> str | None:
+    if is_public_registry(ref.registry):
+        return f"image {image!r} is from {ref.registry}, a public registry served from outside the UAE; no " \
+               "configuration makes it an in-country mirror"
+    region = registry_place(ref.registry)
+    regions = ctx.settings.get("allowedRegions") or list(DEFAULT_ALLOWED_REGIONS)
+    if region is not None:
+        if region in regions:
+            return None
+        return f"image {image!r} is from {ref.registry}, in {region}, outside the allowed regions " \
+               f"({', '.join(regions)})"
+    if any(a.admits(ref) for a in allowed):
+        return None
+    named_by_stack = ref.registry in fleet_registry_hosts(ctx)
+    why = " (the stack's own sahab:fleet.registries names it, which cannot widen the trusted list)" \
+        if named_by_stack else ""
+    names = ", ".join(a.host + (f"/{a.prefix}" if a.prefix else "") for a in allowed) or "none"
+    return f"image {image!r} is from {ref.registry}/{ref.path}, whose host proves no allowed region and which the " \
+           f"trusted policy config's allowedRegistries does not name{why}; allowed there: {names}"
 
 
 @rule(id="SAHAB-K8S-012", name="kubernetes-all-workload-image-registry-allowed",
       title="Container images come from an allowed registry",
       description="Every container, init container and ephemeral container of Pods, Deployments, DaemonSets, "
                   "StatefulSets, ReplicaSets, Jobs and CronJobs, and every image set in a Helm release's values, "
-                  "is pulled from an allowed registry (policy config `allowedRegistries`, default the fleet's "
-                  "registries). An image without a registry is on docker.io. Unknown or unparsable images fail.",
-      remediation="Mirror the image into the fleet's in-country registry and reference it by that host, or add "
-                  "the registry to the policy's `allowedRegistries`.",
+                  "is pulled from a registry shown to be in the country: an ECR host in an allowed region, or a "
+                  "registry the trusted policy config allows (`allowedRegistries`). The stack's own "
+                  "`sahab:fleet.registries` cannot widen that list, and a public registry (docker.io, mirror.gcr.io, "
+                  "*.pkg.dev, quay.io, ...) is refused even when configured as a mirror. An image without a "
+                  "registry is on docker.io. Unknown or unparsable images fail.",
+      remediation="Mirror the image into the fleet's in-country registry and reference it by that host; list a "
+                  "registry that encodes no region (ACR, the on-prem mirror) in the stack's trusted policy config "
+                  "(`policies/config/<stack>.json`: allowedRegistries).",
       severity=Severity.HIGH, frameworks=SUPPLY_CHAIN, enforcement=Enforcement.MANDATORY, residency=False,
-      packages=("kubernetes",), settings=REGISTRY_CONFIG, unknown_fails=True)
+      unknown=Unknown.FAILS, packages=("kubernetes",), settings=REGISTRY_CONFIG)
 def k8s_image_registry(view: ResourceView, ctx: Context):
     allowed, bad = allowed_registries(ctx)
     for entry in bad:
         yield Finding(f"allowedRegistries entry {entry!r} is not host[:port][/prefix]")
+    for entry in allowed:
+        if is_public_registry(entry.host.removeprefix("*.")):
+            yield Finding(f"allowedRegistries entry {entry.host!r} is a public registry served from outside the "
+                          "UAE; it cannot be an in-country mirror")
+    allowed = [a for a in allowed if not is_public_registry(a.host.removeprefix("*."))]
     for where, image in images_of(view):
         if image is UNKNOWN:
             yield Finding(f"{where}: image is unknown until the update runs; its registry cannot be verified")
@@ -421,12 +481,9 @@ def k8s_image_registry(view: ResourceView, ctx: Context):
         except ReferenceError_ as exc:
             yield Finding(f"{where}: image {image!r} is not a valid reference ({exc})")
             continue
-        if not allowed:
-            yield Finding(f"{where}: image {image!r} is from {ref.registry}, and no allowed registry is "
-                          "configured (sahab:fleet.registries or the policy's allowedRegistries)")
-        elif not any(a.admits(ref) for a in allowed):
-            names = ", ".join(a.host + (f"/{a.prefix}" if a.prefix else "") for a in allowed)
-            yield Finding(f"{where}: image {image!r} is from {ref.registry}/{ref.path}; allowed: {names}")
+        problem = _registry_problem(ref, image, allowed, ctx)
+        if problem:
+            yield Finding(f"{where}: {problem}")
 
 
 @rule(id="SAHAB-K8S-013", name="kubernetes-all-workload-image-digest-pinned",
@@ -436,7 +493,7 @@ def k8s_image_registry(view: ResourceView, ctx: Context):
                   "`policies/config/prod.json` makes it mandatory for prod.",
       remediation="Reference the image as `registry/path:tag@sha256:<digest>` (the tag may stay for readers).",
       severity=Severity.MEDIUM, frameworks=SUPPLY_CHAIN, enforcement=Enforcement.ADVISORY, residency=False,
-      packages=("kubernetes",), unknown_fails=True)
+      unknown=Unknown.FAILS, packages=("kubernetes",))
 def k8s_image_digest(view: ResourceView, ctx: Context):
     for where, image in images_of(view):
         if image is UNKNOWN:

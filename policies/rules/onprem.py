@@ -6,32 +6,17 @@ on-prem components (`sahab:onprem:*` resources whose inputs carry `country`)."""
 from __future__ import annotations
 
 from policies.core import (
-    MISSING,
-    UNKNOWN,
     Context,
     Enforcement,
     Finding,
     Severity,
+    Unknown,
     health_data,
     iso27001,
-    items,
-    lookup,
     pdpl,
     rule,
 )
-
-FLEET_KEY = "sahab:fleet"
-FLEET_DEFAULT_COUNTRY = "AE"  # components/config.py Site.country default
-
-
-def _country_problem(country, ctx: Context, what: str) -> str | None:
-    if country is UNKNOWN:
-        return f"{what}: country unknown during preview; residency fails closed"
-    if not isinstance(country, str):
-        return f"{what}: country is {country!r}, not an ISO 3166 code"
-    if country.upper() in {c.upper() for c in ctx.allowed_countries}:
-        return None
-    return f"{what}: country {country!r} is outside the allowed countries ({', '.join(ctx.allowed_countries)})"
+from policies.residency import describe_place, place_allowed, site_places
 
 
 @rule(id="SAHAB-ONPREM-001", name="onprem-site-country-allowed",
@@ -42,23 +27,9 @@ def _country_problem(country, ctx: Context, what: str) -> str | None:
                   "(`country: AE`).",
       severity=Severity.CRITICAL, frameworks=(pdpl("Art. 22 (cross-border transfer)"), health_data("Art. 13"),
                                               iso27001("A.7.1")),
-      enforcement=Enforcement.MANDATORY, residency=True, scope="stack")
+      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, scope="stack")
 def onprem_site_country(ctx: Context):
-    fleet = ctx.stack_config.get(FLEET_KEY)
-    if isinstance(fleet, dict):
-        for i, site in enumerate(items(fleet, "sites")):
-            country = lookup(site, "country")
-            name = lookup(site, "name")
-            problem = _country_problem(FLEET_DEFAULT_COUNTRY if country is MISSING else country, ctx,
-                                       f"{FLEET_KEY}.sites[{i}] ({name if isinstance(name, str) else '?'})")
-            if problem:
-                yield Finding(problem)
-    for res in ctx.resources:
-        if not res.type.startswith("sahab:onprem:"):
-            continue
-        for path in (("country",), ("site", "country"), ("location", "country")):
-            country = lookup(res.props, *path)
-            if country is not MISSING:
-                problem = _country_problem(country, ctx, f"{res.type} {res.name!r}")
-                if problem:
-                    yield Finding(problem, res.urn)
+    for what, urn, place in site_places(ctx):
+        if not place_allowed(place, ctx):
+            yield Finding(f"{what}: its country is {describe_place(place)}, outside the allowed countries "
+                          f"({', '.join(ctx.allowed_countries)})", urn)

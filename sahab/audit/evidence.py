@@ -54,11 +54,19 @@ def _folder_problem(path: Path, creating: bool) -> str | None:
 def write_evidence(document: dict[str, Any], directory: Path) -> tuple[Path, Path]:
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        json_path, html_path = directory / "audit.json", directory / "audit.html"
+    except OSError as exc:
+        raise UsageError(f"cannot write the evidence to {directory}: {exc.strerror or exc}") from exc
+    return write_evidence_file(document, directory / "audit.json")
+
+
+def write_evidence_file(document: dict[str, Any], json_path: Path) -> tuple[Path, Path]:
+    """The JSON at `json_path` and the HTML page beside it (same name, .html)."""
+    html_path = json_path.with_suffix(".html")
+    try:
         json_path.write_text(json.dumps(document, indent=2) + "\n")
         html_path.write_text(render_html(document))
     except OSError as exc:
-        raise UsageError(f"cannot write the evidence to {directory}: {exc.strerror or exc}") from exc
+        raise UsageError(f"cannot write the evidence to {json_path}: {exc.strerror or exc}") from exc
     return json_path, html_path
 
 

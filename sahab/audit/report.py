@@ -9,7 +9,7 @@ from typing import Any
 
 from sahab.audit.evaluate import Evaluation
 from sahab.audit.model import ScanResult
-from sahab.schema import SCHEMA_VERSION
+from sahab.schema import versions
 
 TOOL = "sahab-audit"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -20,7 +20,7 @@ def audit_document(scan: ScanResult, evaluation: Evaluation, allowed_regions: li
     """Everything a reviewer or regulator needs to know about one run (the evidence's JSON)."""
     by_type = Counter(r.type for r in scan.resources)
     return {
-        "schemaVersion": SCHEMA_VERSION,
+        **versions(),
         "tool": TOOL,
         "account": scan.account_id,
         "partition": scan.partition,
@@ -103,10 +103,13 @@ def report_sarif(document: dict[str, Any], evidence: Path | None = None) -> dict
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "properties": {"schemaVersion": document["schemaVersion"]},  # SARIF's own keys are fixed; a property bag
+        # SARIF's own keys are fixed; a property bag
+        "properties": {"schemaVersion": document["schemaVersion"], "sahabVersion": document["sahabVersion"]},
         "runs": [{
             "tool": {"driver": {
                 "name": TOOL,
+                "version": document["sahabVersion"],
+                "semanticVersion": document["sahabVersion"],
                 "rules": [{
                     "id": r["id"], "name": r["name"],
                     "shortDescription": {"text": r["title"]},

@@ -39,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", metavar="FILE", default=None, help="write the report to FILE instead of stdout")
     parser.add_argument("--evidence-dir", metavar="DIR", default=None,
                         help="where audit.json and audit.html go (default: ./sahab-evidence/<UTC time>/)")
+    parser.add_argument("--evidence", metavar="FILE", default=None,
+                        help="write the evidence JSON to FILE instead (its HTML page beside it, with .html): the "
+                             "file `sahab evidence --audit FILE` merges into a stack's bundle")
     parser.add_argument("--waivers", metavar="FILE", default=None,
                         help="waivers file naming resources by ARN (default: policies/waivers.yaml)")
     parser.add_argument("--max-workers", type=int, default=16, metavar="N",
@@ -80,7 +83,13 @@ def run(args: argparse.Namespace) -> int:
     from policies.waivers import DEFAULT_PATH, WaiverError, load_waivers
     from sahab.audit.clients import CONNECT_TIMEOUT_S, MAX_ATTEMPTS, READ_TIMEOUT_S, ClientFactory
     from sahab.audit.evaluate import evaluate
-    from sahab.audit.evidence import default_dir, require_writable_dir, require_writable_file, write_evidence
+    from sahab.audit.evidence import (
+        default_dir,
+        require_writable_dir,
+        require_writable_file,
+        write_evidence,
+        write_evidence_file,
+    )
     from sahab.audit.report import audit_document, passed, render_text, report_json, report_sarif
     from sahab.audit.scanner import ScanOptions, scan
     from sahab.errors import ConfigError, UsageError
@@ -90,8 +99,15 @@ def run(args: argparse.Namespace) -> int:
     # Outputs are checked before the scan, so a typo does not cost a whole scan.
     if args.output:
         require_writable_file(Path(args.output), "--output")
-    require_writable_dir(Path(args.evidence_dir) if args.evidence_dir else Path.cwd() / "sahab-evidence",
-                         "--evidence-dir")
+    if args.evidence:
+        if args.evidence_dir:
+            raise UsageError("--evidence and --evidence-dir: give one; --evidence names the JSON file itself")
+        if Path(args.evidence).suffix.lower() in (".html", ".htm"):
+            raise UsageError(f"--evidence {args.evidence}: the JSON file; its HTML page is written beside it")
+        require_writable_file(Path(args.evidence), "--evidence")
+    else:
+        require_writable_dir(Path(args.evidence_dir) if args.evidence_dir else Path.cwd() / "sahab-evidence",
+                             "--evidence-dir")
     try:
         waivers = load_waivers(args.waivers)
     except WaiverError as exc:
@@ -118,8 +134,11 @@ def run(args: argparse.Namespace) -> int:
         result = scan(options, clients, progress)
     evaluation = evaluate(result.resources, allowed, waivers)
     document = audit_document(result, evaluation, allowed, waivers_file)
-    evidence = Path(args.evidence_dir) if args.evidence_dir else default_dir(result.started)
-    json_path, html_path = write_evidence(document, evidence)
+    if args.evidence:
+        json_path, html_path = write_evidence_file(document, Path(args.evidence))
+    else:
+        json_path, html_path = write_evidence(document, Path(args.evidence_dir) if args.evidence_dir
+                                              else default_dir(result.started))
     print(f"evidence: {json_path} and {html_path}", file=sys.stderr)
 
     out = open(args.output, "w") if args.output else sys.stdout  # noqa: SIM115 (closed below when a file)

@@ -20,6 +20,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
                         help="per-request budget for each live check (default: 10)")
+    parser.add_argument("--endpoint", action="append", default=[], metavar="SERVICE=URL", type=endpoint,
+                        help="ask SERVICE (ec2, service-quotas, azure) at URL instead of the cloud's own, e.g. a "
+                             "stand-in on loopback (repeatable)")
+
+
+def endpoint(text: str) -> tuple[str, str]:
+    """--endpoint: SERVICE=URL with an http(s) URL."""
+    service, sep, url = text.partition("=")
+    if not sep or not service or not url.startswith(("http://", "https://")):
+        raise argparse.ArgumentTypeError(f"{text!r} is not SERVICE=URL (e.g. azure=http://127.0.0.1:8443)")
+    return service, url
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,12 +53,12 @@ def run(args: argparse.Namespace) -> int:
     raw = stack.values.get("sahab:fleet")
     fleet = parse_fleet(json.loads(raw)) if raw is not None else None
     ctx = DoctorContext(project_dir=project.root, stack=args.stack, fleet=fleet,
-                        config=dict(stack.values), timeout=args.timeout)
+                        config=dict(stack.values), timeout=args.timeout, endpoints=dict(args.endpoint))
     found = list(run_checks(ctx, args.only))
     if args.format == "json":
-        from sahab.schema import SCHEMA_VERSION
+        from sahab.schema import versions
 
-        print(json.dumps({"schemaVersion": SCHEMA_VERSION, "stack": args.stack,
+        print(json.dumps({**versions(), "stack": args.stack,
                           "checks": [c.contract() for c in found]}, indent=2))
     else:
         for c in found:

@@ -80,10 +80,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def document(project: str, stack: str, fleet, entries) -> dict:
-    from sahab.schema import SCHEMA_VERSION
+    from sahab.schema import versions
 
     return {
-        "schemaVersion": SCHEMA_VERSION,
+        **versions(),
         "project": project,
         "stack": stack,
         "registries": {kind: fleet.registries.host_of(kind) for kind in KINDS if fleet.registries.host_of(kind)},
@@ -102,13 +102,22 @@ def text(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _project(args: argparse.Namespace):
+def _project(program_dir):
     from pathlib import Path
 
     from sahab.engine import default_program_dir
     from sahab.project import find_project
 
-    return find_project(Path(args.program) if args.program else default_program_dir())
+    return find_project(Path(program_dir) if program_dir else default_program_dir())
+
+
+def registry_document(program_dir, stack_name: str) -> dict:
+    """The document of a program's stack (`sahab evidence` lists the same artifacts)."""
+    from sahab.registry.stack import entries
+
+    project = _project(program_dir)
+    fleet, found = entries(project, stack_name)
+    return document(project.name, stack_name, fleet, found)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,22 +129,18 @@ def _list(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from sahab.registry.stack import entries
-
     if args.output:
         from sahab.writable import ensure_writable
 
         ensure_writable(args.output, "--output")
-    project = _project(args)
-    fleet, found = entries(project, args.stack)
-    doc = document(project.name, args.stack, fleet, found)
+    doc = registry_document(args.program, args.stack)
     out = json.dumps(doc, indent=2) + "\n" if args.format == "json" else text(doc)
     if args.output:
         Path(args.output).write_text(out, encoding="utf-8")
-        print(f"wrote {len(found)} artifacts to {args.output}", file=sys.stderr)
+        print(f"wrote {len(doc['artifacts'])} artifacts to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(out)
-    if not fleet.registries.hosts:
+    if not doc["registries"]:
         print("warning: the stack names no registry (sahab:fleet.registries): nothing to seed; its clusters pull "
               "from the upstream registries", file=sys.stderr)
     return 0
@@ -145,7 +150,7 @@ def _selected(args: argparse.Namespace):
     from sahab.errors import UsageError
     from sahab.registry.stack import entries
 
-    project = _project(args)
+    project = _project(args.program)
     fleet, found = entries(project, args.stack)
     kinds = args.kind or list(KINDS)
     missing = [k for k in kinds if not fleet.registries.host_of(k)]

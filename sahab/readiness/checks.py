@@ -6,6 +6,8 @@ import json
 import math
 from typing import Any
 
+import yaml
+
 from sahab.readiness.common import get, unknown
 from sahab.readiness.model import Cluster, Placement, PodGroup, Pool, Problem
 from sahab.readiness.quantities import amount, show
@@ -250,10 +252,23 @@ def kueue(cluster: Cluster, group: PodGroup, placed_on: list[Pool]) -> list[Prob
             return []
         return [_problem(cluster, describe(local), f"points to ClusterQueue {cq_name}, which does not exist: "
                          f"{group.workload} stays suspended")]
-    needs = {r: v * group.pods for r, v in group.requests.items() if v}
+    excluded = _unquoted_prefixes(cluster.charts()["kueue"])
+    needs = {r: v * group.pods for r, v in group.requests.items() if v and not r.startswith(excluded)}
     why = _admits(cluster, cq, needs, placed_on)
     return [_problem(cluster, group.workload, f"ClusterQueue {cq_name} cannot admit the whole job "
                      f"({group.pods} pods): {why}")] if why else []
+
+
+def _unquoted_prefixes(release: Any) -> tuple[str, ...]:
+    """Resources Kueue leaves out of quota: its Configuration's `resources.excludeResourcePrefixes`, from the
+    chart values' `managerConfig.controllerManagerConfigYaml`."""
+    text = get(release.inputs, "values", "managerConfig", "controllerManagerConfigYaml")
+    try:
+        config = yaml.safe_load(text) if isinstance(text, str) and not unknown(text) else None
+    except yaml.YAMLError:
+        config = None
+    prefixes = get(config, "resources", "excludeResourcePrefixes", default=[]) or []
+    return tuple(str(p) for p in prefixes if isinstance(p, str))
 
 
 def _admits(cluster: Cluster, cq: Any, needs: dict[str, int], placed_on: list[Pool]) -> str | None:

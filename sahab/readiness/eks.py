@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import base64
+import re
+
 from components import catalog
 from sahab.engine import PlannedResource
 from sahab.readiness import allocatable
 from sahab.readiness.common import integer, of_type, string_labels, taint_from_mapping, unknown, value
 from sahab.readiness.model import Cluster, Pool, Taint
+from sahab.readiness.quantities import MiB
 
 CLUSTER = "aws:eks/cluster:Cluster"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -27,7 +31,9 @@ def clusters(resources: list[PlannedResource]) -> tuple[dict[str, Cluster], dict
         name = str(value(res, "name") or res.name)
         found[key(name)] = Cluster(key(name), name, "eks", anchor=res)
         anchors[res.urn] = key(name)
-    templates = {t.id: t for t in of_type(resources, LAUNCH_TEMPLATE) if t.id}
+    # By id (deployed plans) and by URN (a preview, where the node group's template id is not known yet).
+    templates = {**{t.id: t for t in of_type(resources, LAUNCH_TEMPLATE) if t.id},
+                 **{t.urn: t for t in of_type(resources, LAUNCH_TEMPLATE)}}
 
     def cluster_name(res: PlannedResource) -> str:
         # In a preview the cluster's name may be unknown; the dependency on the cluster still names it.
@@ -47,7 +53,8 @@ def clusters(resources: list[PlannedResource]) -> tuple[dict[str, Cluster], dict
 
 def pool(group: PlannedResource, templates: dict[str, PlannedResource]) -> Pool:
     inputs = group.inputs
-    template = templates.get(str((inputs.get("launchTemplate") or {}).get("id")))
+    template = templates.get(str((inputs.get("launchTemplate") or {}).get("id"))) or next(
+        (templates[u] for u in group.property_dependencies.get("launchTemplate", []) if u in templates), None)
     instance_types = inputs.get("instanceTypes") or ([template.inputs.get("instanceType")] if template else [])
     instance_type = str(instance_types[0]) if instance_types else ""
     scaling = inputs.get("scalingConfig") or {}
@@ -72,4 +79,43 @@ def pool(group: PlannedResource, templates: dict[str, PlannedResource]) -> Pool:
     result.allocatable = allocatable.eks(shape.vcpus, shape.memory_gib,
                                          catalog.eks_max_pods(instance_type, shape.vcpus))
     result.gpus, result.gpu_memory_gib = shape.gpus, shape.gpu_memory_gib
+    if template is not None:
+        _fabric(result, template)
     return result
+
+
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+EFA_PLUGIN_CHART = "aws-efa-k8s-device-plugin"
+_HUGEPAGES = re.compile(r"vm\.nr_hugepages\s*=\s*(\d+)")
+
+
+def _fabric(pool: Pool, template: PlannedResource) -> None:
+    """What the launch template gives each node beyond its shape: EFA interfaces (advertised once the EFA device
+    plugin runs, `advertise_efa`) and 2 MiB hugepages reserved at boot by its user data, which the kubelet
+    reports as `hugepages-2Mi` and takes out of allocatable memory."""
+    interfaces = template.inputs.get("networkInterfaces") or []
+    pool.efa = sum(1 for nic in interfaces if isinstance(nic, dict) and nic.get("interfaceType") in ("efa", "efa-only"))
+    data = template.inputs.get("userData")
+    if isinstance(data, str) and not unknown(data):
+        try:
+            text = base64.b64decode(data).decode(errors="replace")
+        except ValueError:
+            text = ""
+        pages = max((int(n) for n in _HUGEPAGES.findall(text)), default=0)
+        if pages:
+            pool.allocatable["hugepages-2Mi"] = pages * 2 * MiB
+            pool.allocatable["memory"] -= pages * 2 * MiB
+
+
+def advertise_efa(cluster: Cluster) -> None:
+    """EFA devices are schedulable only where AWS's EFA device plugin runs on the cluster."""
+    if not any(p.efa for p in cluster.pools):
+        return
+    if EFA_PLUGIN_CHART in cluster.charts():
+        for pool in cluster.pools:
+            if pool.efa and pool.allocatable:
+                pool.allocatable[EFA_RESOURCE] = pool.efa
+    elif cluster.charts_unknown():
+        for pool in cluster.pools:
+            if pool.efa:
+                pool.unknown = "the preview does not know every Helm chart on the cluster yet (the EFA plugin?)"

@@ -29,6 +29,7 @@ class Pool:
     desired_nodes: int  # what it starts with (and keeps, without an autoscaler)
     autoscaled: bool = False  # the cloud itself scales it (AKS enableAutoScaling)
     gpus: int = 0  # physical GPUs per node
+    efa: int = 0  # EFA interfaces per node (EKS launch template)
     gpu_memory_gib: int = 0
     shape_unknown: str | None = None  # why the node shape is not known
     gpu_rule: str | None = None  # what the device plugin refuses, e.g. time-slicing's one-GPU limit
@@ -118,6 +119,7 @@ class Placement:
 class Readiness:
     problems: list[Problem]
     placements: list[Placement]
+    pools: list[Any] = field(default_factory=list)  # sahab.readiness.zones.CloudPool: every cloud pool's zones
 
     @property
     def ok(self) -> bool:
@@ -125,4 +127,5 @@ class Readiness:
 
     def contract(self) -> dict[str, Any]:
         return {"ok": self.ok, "problems": [p.contract() for p in self.problems],
-                "placements": [p.contract() for p in self.placements]}
+                "placements": [p.contract() for p in self.placements],
+                "pools": [p.contract() for p in self.pools]}

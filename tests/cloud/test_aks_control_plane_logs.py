@@ -41,9 +41,8 @@ def test_retention_and_location_follow_the_fleet(tmp_path):
 
     fleet = stack_fleet("prod")
     fleet["clouds"]["azure"]["control_plane_log_retention_days"] = 90
-    fleet["clusters"] = [c if c["name"] != "aks-main" else {**c, "location": "uaecentral"}
-                         for c in fleet["clusters"]]
-    # UAE Central sells T4 and CPU nodes only.
+    central = {"location": "uaecentral", "region_access_granted": True}
+    fleet["clusters"] = [c if c["name"] != "aks-main" else {**c, **central} for c in fleet["clusters"]]
     fleet["node_pools"] = [p if p["name"] != "aks-h100" else {**p, "accelerator": "t4"} for p in fleet["node_pools"]]
     config = parse_fleet(fleet)
     planned = record(lambda: Fleet(config.name, config))

@@ -18,7 +18,9 @@ def test_every_located_azure_resource_is_in_the_uae(prod):
     assert prod.one("azure-native:resources:ResourceGroup").inputs["location"] == "uaenorth"
     vnet = prod.one("azure-native:network:VirtualNetwork").inputs
     assert vnet["addressSpace"]["addressPrefixes"] == ["10.50.0.0/16"]
-    assert [s["name"] for s in vnet["subnets"]] == ["nodes-aks-main", "private-endpoints"]
+    # prod's sites link to Azure: the VPN gateway's and the DNS resolver's subnets too (components/hybrid_build.py).
+    assert [s["name"] for s in vnet["subnets"]] == ["nodes-aks-main", "apiserver-aks-main", "private-endpoints",
+                                                    "GatewaySubnet", "dns-resolver-inbound"]
 
 
 def test_key_vault_keeps_deleted_keys_and_cannot_be_purged(prod):

@@ -38,7 +38,11 @@ def test_node_group_for_an_accelerator_the_region_does_not_sell_is_refused_befor
     assert registered == []
 
 
-def test_aks_pool_for_an_accelerator_the_location_does_not_sell_is_refused():
+def test_aks_pool_for_a_size_the_location_does_not_sell_is_refused(azure_offerings):
+    azure_offerings("uaecentral", {"Standard_NC24ads_A100_v4": {
+        "family": "standardNCADSA100v4Family", "vcpus": 24, "zones": [],
+        "restrictions": [{"type": "Location", "reason": "NotAvailableForSubscription", "zones": [],
+                          "locations": ["uaecentral"]}]}})
     with pytest.raises(ConfigError, match="'a100' is not offered in uaecentral"):
         record(lambda: AksNodePool("p", AksNodePoolArgs(
             pool=NodePool(name="a100", cluster="c", accelerator="a100", instance_type="Standard_NC24ads_A100_v4"),
@@ -46,7 +50,7 @@ def test_aks_pool_for_an_accelerator_the_location_does_not_sell_is_refused():
 
 
 def test_node_group_defaults_encrypt_the_root_volume_and_require_imdsv2():
-    plan = record(lambda: node_group(NodePool(name="t4", cluster="c", accelerator="t4", spot=True,
+    plan = record(lambda: node_group(NodePool(name="a10g", cluster="c", accelerator="a10g", spot=True,
                                               min_size=0, max_size=3)))
     template = plan.one("aws:ec2/launchTemplate:LaunchTemplate").inputs
     assert template["blockDeviceMappings"][0]["ebs"] == {
@@ -54,7 +58,7 @@ def test_node_group_defaults_encrypt_the_root_volume_and_require_imdsv2():
         "deleteOnTermination": "true"}
     assert template["metadataOptions"]["httpTokens"] == "required"
     group = plan.one("aws:eks/nodeGroup:NodeGroup").inputs
-    assert group["capacityType"] == "SPOT" and group["instanceTypes"] == ["g4dn.xlarge"]
+    assert group["capacityType"] == "SPOT" and group["instanceTypes"] == ["g5.2xlarge"]
     assert group["scalingConfig"] == {"minSize": 0, "maxSize": 3, "desiredSize": 0}
 
 
@@ -155,7 +159,7 @@ FLEET = {
     "environment": "prod",
     "clouds": {"aws": {}, "azure": {}},
     "clusters": [{"name": "eks-a", "kind": "eks"}, {"name": "aks-a", "kind": "aks"}],
-    "node_pools": [{"name": "gpu", "cluster": "eks-a", "accelerator": "t4"},
+    "node_pools": [{"name": "gpu", "cluster": "eks-a", "accelerator": "a10g"},
                    {"name": "agpu", "cluster": "aks-a", "accelerator": "t4"}],
 }
 
@@ -184,7 +188,8 @@ def test_uaecentral_is_selectable_per_cloud_and_per_cluster():
     config = parse_fleet({
         "environment": "prod",
         "clouds": {"azure": {"location": "uaecentral"}},
-        "clusters": [{"name": "aks-c", "kind": "aks"}, {"name": "aks-n", "kind": "aks", "location": "uaenorth"}],
+        "clusters": [{"name": "aks-c", "kind": "aks", "region_access_granted": True},
+                     {"name": "aks-n", "kind": "aks", "location": "uaenorth"}],
         "node_pools": [{"name": "cpu-c", "cluster": "aks-c"}, {"name": "t4-n", "cluster": "aks-n",
                                                               "accelerator": "t4"}],
         "storage": {"buckets": [{"name": "ckpt", "cloud": "azure", "purpose": "checkpoints",

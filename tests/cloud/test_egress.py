@@ -84,12 +84,13 @@ def test_endpoint_policy_without_buckets_admits_image_layers_only():
     assert [s["Resource"] for s in policy["Statement"]] == ["arn:aws:s3:::prod-me-central-1-starport-layer-bucket/*"]
 
 
-def test_interface_endpoints_admit_https_from_the_vpc_only(prod):
+def test_interface_endpoints_admit_https_from_the_vpc_and_the_linked_sites_only(prod):
     (group,) = [g for g in prod.of("aws:ec2/securityGroup:SecurityGroup") if g.name.endswith("-endpoints-sg")]
     vpc = prod.one("aws:ec2/vpc:Vpc")
     assert group.inputs["vpcId"] == vpc.id
+    # prod's two sites reach ECR and S3 over their links (components/hybrid_build.py).
     assert [(r["protocol"], r["fromPort"], r["toPort"], r["cidrBlocks"]) for r in group.inputs["ingress"]] == [
-        ("tcp", 443, 443, [vpc.inputs["cidrBlock"]])]
+        ("tcp", 443, 443, [cidr]) for cidr in (vpc.inputs["cidrBlock"], "10.10.0.0/16", "10.20.0.0/16")]
     assert group.inputs.get("egress", []) == []
 
 

@@ -37,6 +37,16 @@ def stacks() -> set[str]:
     return {p.name.removeprefix("Pulumi.").removesuffix(".yaml") for p in (ROOT / "stacks").glob("Pulumi.*.yaml")}
 
 
+def trusted_config(words: list[str], flag: str, cwd: Path, stack: str) -> None:
+    """The command passes the stack's trusted policy config, a file the pack accepts (the ACR and on-prem mirror
+    are allowed only there)."""
+    from sahab.policy_check import load_policy_config
+
+    path = (cwd / words[words.index(flag) + 1]).resolve()
+    assert path == ROOT / "policies" / "config" / f"{stack}.json", path
+    assert load_policy_config(path)
+
+
 def run_offline(command: str, tmp_path: Path) -> None:
     words = shlex.split(command.split("<", 1)[0])
     if words[:2] == ["pulumi", "install"]:
@@ -49,17 +59,31 @@ def run_offline(command: str, tmp_path: Path) -> None:
     elif words[:2] == ["pulumi", "preview"]:
         stack = words[words.index("-s") + 1]
         assert words[words.index("--policy-pack") + 1] == "policies" and (ROOT / "policies/PulumiPolicy.yaml").is_file()
-        done = sahab("check", "--stack", stack)
+        trusted_config(words, "--policy-pack-config", ROOT, stack)
+        done = sahab("check", "--stack", stack)  # reads the same policies/config/<stack>.json
         assert done.returncode == 0, done.stdout + done.stderr
     elif words[:2] == ["pulumi", "up"]:
+        trusted_config(words, "--policy-pack-config", ROOT, words[words.index("-s") + 1])
         done = sahab("plan", "--stack", words[words.index("-s") + 1])
         assert done.returncode == 0, done.stderr
+    elif words[:3] == ["pulumi", "policy", "enable"]:
+        from policies.pack import PACK_NAME
+
+        assert words[3].split("/")[1] == PACK_NAME
+        trusted_config(words, "--config", ROOT / "dist/policy-pack", "prod")  # run where `cd` went
     elif words == ["make", "policy-pack"]:
         done = subprocess.run([sys.executable, "tools/policy_pack.py", str(tmp_path / "policy-pack")], cwd=ROOT,
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
     elif words[:1] == ["cd"]:
         assert words[1] == "dist/policy-pack"  # where `make policy-pack` builds it
+    elif words[:2] == ["sahab", "forwarders"]:
+        done = sahab(*words[1:])
+        assert done.returncode == 0 and "forward first" in done.stdout, done.stderr
+    elif words[:2] == ["sahab", "doctor"]:
+        # Offline only what this machine answers (the tools); the live network checks run in tests/doctor.
+        done = sahab(*words[1:], "--only", "tools")
+        assert done.returncode in (0, 1) and done.stdout.startswith(("ok", "fail")), done.stderr
     elif words[:3] == ["pulumi", "policy", "publish"]:
         pass  # needs a Pulumi Cloud organisation; the folder it publishes is tested in test_lock.py
     else:

@@ -88,8 +88,9 @@ def test_audit_findings_are_located_in_the_evidence_file(tmp_path, monkeypatch):
     bucket = "arn:aws:s3:::team-data"
     finding = {"rule": "SAHAB-AWS-001", "enforcement": "mandatory", "resource": bucket, "message": "in us-east-1",
                "region": "us-east-1", "type": "aws:s3/bucket:Bucket", "severity": "critical"}
-    document = {"schemaVersion": 2, "account": "123456789012", "started": "2026-11-23T10:00:00+00:00",
-                "finished": "2026-11-23T10:01:00+00:00", "errors": [], "waived": [], "findings": [finding],
+    document = {"schemaVersion": 2, "sahabVersion": "0.1.0", "account": "123456789012",
+                "started": "2026-11-23T10:00:00+00:00", "finished": "2026-11-23T10:01:00+00:00", "errors": [],
+                "waived": [], "findings": [finding],
                 "rules": [{"id": "SAHAB-AWS-001", "name": "aws-region", "title": "region", "severity": "critical",
                            "enforcement": "mandatory", "frameworks": []}]}
     evidence = tmp_path / "sahab-evidence" / "audit.json"

@@ -26,9 +26,9 @@ def _by_name(result, name):
 def test_json_is_exactly_the_contract(capsys):
     assert main(["plan", "--program", str(RAW), "--stack", "dev", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"schemaVersion", "project", "stack", "config", "resources", "readiness"}
+    assert set(doc) == {"schemaVersion", "sahabVersion", "project", "stack", "config", "resources", "readiness"}
     assert doc["schemaVersion"] == SCHEMA_VERSION
-    assert doc["readiness"] == {"ok": True, "problems": [], "placements": []}  # no clusters: nothing to judge
+    assert doc["readiness"] == {"ok": True, "problems": [], "placements": [], "pools": []}  # nothing to judge
     assert (doc["project"], doc["stack"]) == ("raw-aws", "dev")
     for res in doc["resources"]:
         assert set(res) == {"urn", "type", "name", "parent", "provider", "inputs"}

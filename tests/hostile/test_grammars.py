@@ -76,8 +76,9 @@ def test_instance_types_are_known_whole(cloud, instance_type, accelerator):
 
 
 def test_every_default_instance_type_is_in_the_catalog():
-    for (cloud, accelerator), instance_type in catalog.DEFAULT_INSTANCE_TYPES.items():
-        assert catalog.accelerator_of_instance(cloud, instance_type) == accelerator, instance_type
+    for (cloud, accelerator), candidates in catalog.DEFAULT_INSTANCE_TYPES.items():
+        for instance_type in candidates:
+            assert catalog.accelerator_of_instance(cloud, instance_type) == accelerator, instance_type
 
 
 def test_every_multi_gpu_size_is_a_whole_type_of_the_catalog():

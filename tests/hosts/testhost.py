@@ -174,6 +174,10 @@ mount -t sysfs -o ro,nosuid,nodev,noexec sysfs "$ROOT/sys"
 mount -t devpts -o newinstance,ptmxmode=0666,mode=0620 devpts "$ROOT/dev/pts"
 mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$ROOT/run"
 mkdir -p "$ROOT/run/sshd"
+for bind in $BINDS; do
+  mkdir -p "$ROOT${bind#*:}"
+  mount --bind "${bind%%:*}" "$ROOT${bind#*:}"
+done
 exec chroot "$ROOT" /usr/sbin/sshd -D -e -f /etc/ssh/sshd_config \
   -o ListenAddress="$ADDRESS" -o Port="$PORT" -o UsePAM=no -o PasswordAuthentication=no \
   -o PermitRootLogin=prohibit-password -o PidFile=none
@@ -244,7 +248,9 @@ class TestHost:
         for path in (home_dir, ssh_dir, ssh_dir / "authorized_keys"):
             os.chown(path, uid, gid)
 
-    def start(self, timeout: float = 20.0) -> None:
+    def start(self, timeout: float = 20.0, binds: dict[str, str] | None = None) -> None:
+        """Run the host's sshd; ``binds`` maps directories of the test machine to paths inside the host (the
+        site tests share one cluster directory and one package mirror between hosts this way)."""
         self.port = _free_port(self.address)
         env = {
             "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
@@ -255,6 +261,7 @@ class TestHost:
             "ADDRESS": self.address,
             "PORT": str(self.port),
             "HOST_NAME": self.name,
+            "BINDS": " ".join(f"{src}:{dst}" for src, dst in (binds or {}).items()),
         }
         self.process = subprocess.Popen(
             ["unshare", "--mount", "--uts", "--propagation", "private", "sh", "-c", _LAUNCH],

@@ -59,11 +59,11 @@ def test_a_cluster_without_a_component_is_reached_through_its_kubeconfig_context
     assert sc.inputs["parameters"]["encrypted"] == "true"
 
 
-def test_pools_disagreeing_on_drivers_name_the_cluster_in_the_config():
+def test_an_operator_installed_driver_on_eks_is_refused_naming_the_pool():
     config = {**CONFIG, "node_pools": [
         {"name": "gpus", "cluster": "eks-one", "accelerator": "l40s"},
-        {"name": "more-gpus", "cluster": "eks-one", "accelerator": "l40s", "gpu_driver": "preinstalled"}]}
+        {"name": "more-gpus", "cluster": "eks-one", "accelerator": "l40s", "gpu_driver": "operator"}]}
     with pytest.raises(ConfigError) as caught:
-        record(lambda: Fleet("sahab", parse_fleet(config)))
-    assert caught.value.path == "sahab:fleet.clusters[0]"
-    assert "must agree on gpu_driver" in caught.value.message
+        parse_fleet(config)
+    assert caught.value.path == "sahab:fleet.node_pools[1].gpu_driver"
+    assert "AL2023 NVIDIA AMI" in caught.value.message and "allowed: preinstalled" in caught.value.message

@@ -66,13 +66,20 @@ def test_dcgm_exporter_publishes_sahabs_metric_set():
 
 
 @pytest.mark.parametrize(("kind", "driver", "installs"), [
-    ("eks", "operator", True), ("aks", "operator", True), ("eks", "preinstalled", False),
-    ("onprem", "operator", False),  # Ansible installs drivers and the toolkit on-prem
+    ("aks", "operator", True), ("aks", None, True), ("aks", "preinstalled", False),
+    ("eks", "preinstalled", False), ("eks", None, False),  # the AL2023 NVIDIA AMI ships both
+    ("onprem", None, False),  # Ansible installs drivers and the toolkit on-prem
 ])
 def test_who_installs_drivers(kind, driver, installs):
     values = one(build(kind, [pool(gpu_driver=driver)]), RELEASE).inputs["values"]
     assert values["driver"]["enabled"] is installs
     assert values["toolkit"]["enabled"] is installs
+
+
+@pytest.mark.parametrize("kind", ["eks", "onprem"])
+def test_an_operator_that_would_install_the_driver_a_second_time_is_refused(kind):
+    with pytest.raises(ValidationError, match="a second time"):
+        GpuOperatorArgs(cluster_kind=kind, pools=(pool(gpu_driver="operator"),))
 
 
 def test_namespace_is_privileged_for_the_agents_only():
@@ -90,7 +97,7 @@ def test_needs_gpu_pools():
 
 def test_pools_of_one_cluster_must_agree_on_who_installs_drivers():
     with pytest.raises(ValidationError, match="must agree on gpu_driver"):
-        GpuOperatorArgs(cluster_kind="eks", pools=(pool("pool-a"), pool("pool-b", gpu_driver="preinstalled")))
+        GpuOperatorArgs(cluster_kind="aks", pools=(pool("pool-a"), pool("pool-b", gpu_driver="preinstalled")))
 
 
 def test_controllers_follow_the_placement_while_agents_follow_the_gpus():

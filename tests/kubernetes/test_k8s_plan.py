@@ -75,7 +75,8 @@ def test_prod_has_a_platform_on_every_cluster_each_through_its_own_provider(plan
         assert provider.endswith(f"::sahab-{cluster}-k8s"), provider
         # Every cluster in prod has GPU pools: GPU enablement and DCGM scraping everywhere.
         releases = {r.inputs["chart"].rsplit("/", 1)[-1] for r in of_type(resources, RELEASE)}
-        assert releases == {"gpu-operator", "kube-prometheus-stack", "kueue"}
+        efa = {"aws-efa-k8s-device-plugin"} if cluster == "eks-main" else set()  # EKS: for EFA pools, any stack's
+        assert releases == {"gpu-operator", "kube-prometheus-stack", "kueue"} | efa
         assert of_type(resources, "kubernetes:monitoring.coreos.com/v1:ServiceMonitor")
 
 
@@ -123,10 +124,14 @@ def test_burst_stack_installs_no_platform_on_clusters_it_borrows(plans):
 
 
 def test_platform_without_gpus_or_monitoring_installs_only_the_queue_controller():
-    args = PlatformArgs(cluster_kind="eks", pools=(NodePool(name="cpu", cluster="c"),),
+    args = PlatformArgs(cluster_kind="aks", pools=(NodePool(name="cpu", cluster="c"),),
                         monitoring=Monitoring(enabled=False), teams=(Team(name="research"),))
     resources = with_provider(lambda o: Platform("p", args, opts=o))
     assert [r.inputs["chart"].rsplit("/", 1)[-1] for r in of_type(resources, RELEASE)] == ["kueue"]
+    # EKS adds AWS's EFA device plugin, idle until an EFA pool (this stack's or a burst stack's) has nodes
+    eks = with_provider(lambda o: Platform("p", args.model_copy(update={"cluster_kind": "eks"}), opts=o))
+    assert sorted(r.inputs["chart"].rsplit("/", 1)[-1] for r in of_type(eks, RELEASE)) == [
+        "aws-efa-k8s-device-plugin", "kueue"]
     assert of_type(resources, "kubernetes:storage.k8s.io/v1:StorageClass")
     assert len(of_type(resources, "kubernetes:scheduling.k8s.io/v1:PriorityClass")) == 3
 

@@ -1,6 +1,8 @@
 """EncryptedStorage: every class encrypts, one is the default, and the on-prem class only lands on LUKS."""
 
 import json
+import os
+import stat
 import subprocess
 
 import pulumi
@@ -9,6 +11,7 @@ from pydantic import ValidationError
 
 from components.kubernetes.storage import (
     ONPREM_PROVISIONER,
+    VOLUME_GROUP,
     EncryptedStorage,
     EncryptedStorageArgs,
     provisioner_config,
@@ -96,6 +99,15 @@ def test_setup_creates_a_volume_on_the_encrypted_mount(tmp_path):
     done, _ = _run_setup(tmp_path, "/dev/mapper/sahab-data")
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "volumes" / "pvc-1234_team_data").is_dir()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to the workload group needs root")
+def test_a_volume_is_its_workload_group_s_alone(tmp_path):
+    done, target = _run_setup(tmp_path, "/dev/mapper/sahab-data")
+    assert done.returncode == 0, done.stderr
+    info = os.stat(target)
+    assert stat.S_IMODE(info.st_mode) == 0o770  # not world-writable, not world-readable
+    assert (info.st_uid, info.st_gid) == (0, VOLUME_GROUP)
 
 
 def test_setup_refuses_when_the_base_is_a_plain_disk(tmp_path):

@@ -50,7 +50,8 @@ def test_the_image_entrypoint_trains_with_rendezvous_on_the_first_pod(prod):
     job = _jobs(prod)["train-eks-l40s"]
     pod = job.inputs["spec"]["template"]["spec"]
     train = pod["containers"][0]
-    assert train["command"] == ["sahab-entrypoint", "train", "--steps", "1000", "--checkpoint-every", "100"]
+    assert train["command"] == ["sahab-entrypoint", "train", "--steps", "1000", "--checkpoint-every", "100",
+                                "--preset", "auto"]
     env = _env(train)
     assert env["SAHAB_RDZV_ENDPOINT"] == "train-eks-l40s-0.train-eks-l40s-rdzv:29500"
     assert env["SAHAB_NNODES"] == "1:2"  # elastic: trains on the nodes that passed
@@ -140,3 +141,57 @@ def test_a_multi_node_run_without_a_checkpoint_store_is_warned_about(prod):
                   == "/checkpoints"}
     assert warned == on_volumes and on_volumes  # prod's on-prem sites have no object store
     assert not {name for name in warned if name.startswith(("train-eks", "train-aks"))}
+
+
+def _gi(quantity: str) -> float:
+    return float(quantity[:-2]) / (1024 if quantity.endswith("Mi") else 1)
+
+
+def _shm(pod: dict) -> dict | None:
+    volume = next((v for v in pod["volumes"] if v["name"] == "dshm"), None)
+    return volume and volume["emptyDir"]
+
+
+def test_every_gpu_pod_that_runs_nccl_has_a_memory_backed_dev_shm_counted_in_its_limit(prod):
+    """NVIDIA/nccl#525: a container's 64 MiB /dev/shm breaks NCCL's shared-memory transport between a pod's
+    GPUs. Training pods, their validation gate and the node validator's benchmarking pods all mount one."""
+    gpu_pods = [job.inputs["spec"]["template"]["spec"] for name, job in _jobs(prod).items()
+                if "nvidia.com/gpu" in job.inputs["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]]
+    gpu_pods += [d.inputs["spec"]["template"]["spec"] for d in prod.resources
+                 if d.type == "kubernetes:apps/v1:DaemonSet" and d.inputs["metadata"]["name"].startswith("validate-")
+                 and "nvidia.com/gpu" in d.inputs["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]]
+    assert len(gpu_pods) >= 8
+    for pod in gpu_pods:
+        shm = _shm(pod)
+        assert shm and shm["medium"] == "Memory", pod
+        for container in pod["containers"] + pod.get("initContainers", []):
+            assert {"name": "dshm", "mountPath": "/dev/shm"} in container["volumeMounts"]
+            # a memory-backed volume is charged to the pod: it must fit inside the memory limit
+            assert _gi(shm["sizeLimit"]) < _gi(container["resources"]["limits"]["memory"])
+
+
+def test_pod_cpu_and_memory_grow_with_the_gpus_a_pod_asks_for(prod):
+    limits = {name: job.inputs["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+              for name, job in _jobs(prod).items()}
+    one, four, eight = limits["train-aks-h100"], limits["train-eks-l40s"], limits["train-auh-h100"]
+    assert (one["nvidia.com/gpu"], four["nvidia.com/gpu"], eight["nvidia.com/gpu"]) == ("1", "4", "8")
+    assert int(one["cpu"]) < int(four["cpu"]) < int(eight["cpu"])
+    assert _gi(one["memory"]) < _gi(four["memory"]) < _gi(eight["memory"])
+    # Guaranteed QoS, and the worker threads split the pod's CPUs, not the host's
+    pod = _jobs(prod)["train-eks-l40s"].inputs["spec"]["template"]["spec"]
+    train = pod["containers"][0]
+    assert train["resources"]["requests"] == train["resources"]["limits"]
+    assert _env(train)["OMP_NUM_THREADS"] == str(int(four["cpu"]) // 4)
+
+
+def test_pod_size_is_a_share_of_the_node_that_leaves_its_agents_room():
+    from components.config import NodePool
+    from components.kubernetes.training_job import NODE_SHARE, pod_size
+
+    g6e = NodePool(name="l40s", cluster="c", accelerator="l40s", instance_type="g6e.12xlarge", gpus_per_node=4)
+    cpu, memory = pod_size(g6e, 48, 384)  # 4 GPUs: the whole node's share, capped per GPU
+    assert cpu <= 48 * NODE_SHARE and memory <= 384 * NODE_SHARE and cpu >= 16
+    small = NodePool(name="t4", cluster="c", accelerator="t4", instance_type="g4dn.xlarge")
+    cpu, memory = pod_size(small, 4, 16)  # a 4-vCPU, 16 GiB T4 node: the pod must still fit its allocatable
+    assert cpu <= 3 and memory <= 12
+    assert pod_size(small, None, None) == (4, 16)  # shape unknown: per GPU

@@ -16,8 +16,8 @@ from components.onprem.runner import ANSIBLE_DIR
 ROLES = sorted(p for p in (ANSIBLE_DIR / "roles").iterdir() if p.is_dir())
 # Commands that act on the running kernel or on running services.
 LIVE_COMMANDS = re.compile(
-    r"\b(modprobe|sysctl|swapoff|update-initramfs|kubeadm (init|join)|mount|"
-    r"cryptsetup (open|luksFormat)|mkfs)\b"
+    r"\b(modprobe|sysctl|swapoff|update-initramfs|kubeadm (init|join|upgrade|reset|token)|mount|"
+    r"cryptsetup (open|luksFormat)|mkfs|systemd-cryptenroll|clevis)\b"
 )
 
 
@@ -51,16 +51,20 @@ def test_role_layout_and_every_default_is_specified_and_documented(role):
     assert not undocumented
 
 
-def test_the_two_switches_are_documented_with_their_defaults():
-    group_vars = _load(ANSIBLE_DIR / "group_vars/all.yml")
-    assert group_vars == {"sahab_airgapped": False, "sahab_skip_hardware_checks": False}
+def test_the_switches_are_documented_with_their_defaults():
+    group_vars = _load(ANSIBLE_DIR / "group_vars/all/main.yml")
+    assert group_vars == {"sahab_airgapped": False, "sahab_skip_hardware_checks": False,
+                          "sahab_form_cluster": "{{ not ansible_facts.is_chroot }}"}
     readme = (ANSIBLE_DIR / "README.md").read_text()
     assert "| `sahab_airgapped` |" in readme and "| `sahab_skip_hardware_checks` |" in readme
+    assert "`sahab_form_cluster` (default: `not ansible_facts.is_chroot`)" in readme
 
 
 # The data volumes role opens LUKS volumes also in a chroot, but only when the device was handed to it and the
-# kernel's device-mapper answers (`dmsetup version`): the test hosts' loop devices.
-GUARDS = ("is_chroot", "sahab_data_volumes_dm.rc")
+# kernel's device-mapper answers (`dmsetup version`): the test hosts' loop devices. The kubeadm steps follow
+# sahab_form_cluster (default: not a chroot), directly or through the flags derived from it.
+GUARDS = ("is_chroot", "sahab_data_volumes_dm.rc", "sahab_form_cluster", "sahab_control_plane_possible",
+          "sahab_node_join_possible", "sahab_node_upgrade_needed")
 
 
 def _tasks(items, inherited_guard=False):
@@ -87,12 +91,10 @@ def test_steps_touching_the_running_system_are_skipped_in_a_chroot(role):
     for path in sorted((role / "tasks").glob("*.yml")) + sorted((role / "handlers").glob("*.yml")):
         file_guarded = path.name in _guarded_includes(role)
         for task, guarded in _tasks(_load(path), file_guarded):
-            command = task.get("ansible.builtin.command")
-            argv = command.get("argv", []) if isinstance(command, dict) else [command or ""]
-            text = " ".join(str(a) for a in argv)
+            text = _command_text(task)
             service = task.get("ansible.builtin.systemd_service") or {}
             live = bool(LIVE_COMMANDS.search(text)) and not text.startswith(("findmnt", "blkid"))
-            live |= "state" in service or "daemon_reload" in service
+            live |= "state" in service or "daemon_reload" in service or "ansible.builtin.reboot" in task
             if live and not guarded:
                 unguarded.append(f"{path.name}: {task['name']}")
     assert not unguarded
@@ -122,13 +124,39 @@ def _expressions(value, raw: bool = False):
         yield from [value] if raw else re.findall(r"{{(.*?)}}", value, re.S)
 
 
+def _command_text(task: dict) -> str:
+    """The command line a command or shell task runs."""
+    command = task.get("ansible.builtin.command") or task.get("ansible.builtin.shell")
+    if isinstance(command, dict):
+        command = command.get("argv") or command.get("cmd") or ""
+    return " ".join(str(a) for a in command) if isinstance(command, list) else str(command or "")
+
+
+def _prints_secret(text: str) -> bool:
+    """kubeadm commands that print a bootstrap token or the certificate key, unless told not to or redirected."""
+    if "kubeadm init" in text and "phase" not in text:
+        return "--skip-token-print" not in text or "--skip-certificate-key-print" not in text
+    if "upload-certs" in text:
+        return "--skip-certificate-key-print" not in text
+    if "kubeadm token create" in text:
+        return ">" not in text  # its only output, the token, goes to a root-only file
+    return False
+
+
 def _uses_secret(task: dict) -> bool:
     body = {k: v for k, v in task.items() if k not in ("name", "when", "no_log", "register")}
     evaluated = " ".join(_expressions(body))
-    command = task.get("ansible.builtin.command") or {}
-    argv = str(command.get("argv", "")) if isinstance(command, dict) else str(command)
-    # kubeadm init, join and token create print bootstrap tokens and certificate keys.
-    return any(name in evaluated for name in SECRET_VARIABLES) or "kubeadm" in argv
+    uses = any(re.search(rf"\b{name}\b", evaluated) for name in SECRET_VARIABLES)
+    return uses or _prints_secret(_command_text(task))
+
+
+def test_kubeadm_runs_print_no_secret_so_their_failures_can_be_shown():
+    commands = [_command_text(task) for role in ROLES for path in (role / "tasks").glob("*.yml")
+                for task, _ in _tasks(_load(path)) if "kubeadm" in _command_text(task)]
+    assert any("kubeadm init --config" in c for c in commands)
+    assert any("kubeadm token create" in c for c in commands)
+    for command in commands:
+        assert not _prints_secret(command), command
 
 
 @pytest.mark.parametrize("role", ROLES, ids=lambda p: p.name)

@@ -233,7 +233,9 @@ def test_diff_reruns_on_content_secrets_or_budget_but_not_on_a_rotated_key():
 def _fake_run(outcomes: dict[str, str], budget: int):
     def run(hosts, **kwargs):
         assert kwargs["failure_budget"] == budget
-        assert kwargs["variables"]["sahab_node_join_token"] == TOKEN  # secrets reach Ansible as variables
+        # secrets reach Ansible as variables, kept apart so no failure message can show them
+        assert kwargs["secret_variables"]["sahab_node_join_token"] == TOKEN
+        assert "sahab_node_join_token" not in kwargs["variables"]
         return RunResult(
             {
                 n: HostOutcome(n, s, message="" if s in ("ok", "changed") else "Connection refused")

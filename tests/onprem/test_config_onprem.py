@@ -36,9 +36,13 @@ def test_kubernetes_defaults_to_1_34_everywhere():
     ("cpus", 0, "greater than or equal to 1"),
     ("memory_gib", None, "required but missing"),
     ("memory_gib", 1.5, "valid integer"),
-    ("data_disk", "/etc/passwd", "is not a disk; allowed: /dev/<name>"),
-    ("data_disk", "/dev/sdb; rm -rf /", "is not a disk"),
-    ("data_disk", "/dev/disk/by-id/../../sda", "is not a disk"),
+    ("data_disk", "/etc/passwd", "is not a stable disk name; allowed: /dev/disk/by-id/<id>"),
+    ("data_disk", "/dev/sdb; rm -rf /", "is not a stable disk name"),
+    ("data_disk", "/dev/disk/by-id/../../sda", "is not a stable disk name"),
+    # Kernel names can point at another disk after a reboot; luksFormat would erase it.
+    ("data_disk", "/dev/nvme1n1", "kernel names like /dev/nvme1n1 can change between boots"),
+    ("data_disk", "/dev/sdb", "is not a stable disk name"),
+    ("data_disk", "/dev/disk/by-path/pci-0000:3b:00.0-nvme-1", "is not a stable disk name"),
 ])
 def test_host_shape_and_data_disk_are_validated(field, value, says):
     data = _site()
@@ -52,8 +56,9 @@ def test_host_shape_and_data_disk_are_validated(field, value, says):
     assert says in error.message
 
 
-@pytest.mark.parametrize("disk", ["/dev/nvme1n1", "/dev/sdb", "/dev/disk/by-id/nvme-SAMSUNG_MZQL23T8HCLS-00A07_S64H"])
-def test_disks_by_kernel_name_or_stable_id_are_accepted(disk):
+@pytest.mark.parametrize("disk", ["/dev/disk/by-id/nvme-SAMSUNG_MZQL23T8HCLS-00A07_S64H",
+                                  "/dev/disk/by-id/wwn-0x5002538f4132a5c1", "/dev/disk/by-id/ata-ST4000NM0035_ZC1A"])
+def test_disks_by_stable_id_are_accepted(disk):
     data = _site()
     data["sites"][0]["hosts"][1]["data_disk"] = disk
     assert parse_fleet(data).sites[0].hosts[1].data_disk == disk

@@ -28,7 +28,9 @@ def test_hybrid_fleet_pool_and_cluster():
     assert pool.access.airgapped is True
     assert pool.access.ssh_private_key == "KEY"
     assert pool.access.variables == {"sahab_kubernetes_version": "1.34",
-                                     "sahab_control_plane_endpoint": "10.0.0.1:6443"}
+                                     "sahab_control_plane_endpoint": "10.0.0.1:6443",
+                                     # the site's hosts: every node's firewall admits every other
+                                     "sahab_os_firewall_cluster_cidrs": ["10.0.0.1", "10.0.0.2"]}
     assert [(h.cpus, h.memory_gib, h.data_disk) for h in pool.hosts] == [(224, 2048, "/dev/disk/by-id/nvme-gpu1-data")]
 
     cluster = cluster_args(fleet, fleet.clusters[0])

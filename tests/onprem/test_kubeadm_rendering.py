@@ -97,12 +97,33 @@ def test_whatever_label_value_is_given_nothing_but_one_label_reaches_the_kubelet
     assert not any(ch.isspace() or ch in ",=\"'" for ch in value)
 
 
-def join_config(control_plane: bool, schedulable: bool = False, registration=None) -> dict:
+CA_PEM_HASH: tuple[str, str] | None = None
+
+
+def site_ca() -> tuple[str, str]:
+    """A CA certificate and kubeadm's pin of it (sha256 of its Subject Public Key Info), computed independently."""
+    global CA_PEM_HASH
+    if CA_PEM_HASH is None:
+        import tempfile
+        from pathlib import Path
+
+        from tests.multihost.harness import build_ca
+
+        directory = Path(tempfile.mkdtemp())
+        pin = build_ca(directory)
+        CA_PEM_HASH = ((directory / "ca.crt").read_text(), pin)
+    return CA_PEM_HASH
+
+
+def join_config(control_plane: bool, schedulable: bool = False, registration=None, version="v1.34.7") -> dict:
     text = (ROLES / "sahab_node_join/templates/kubeadm-join.yaml.j2").read_text()
+    ca, _ = site_ca()
     return yaml.safe_load(render(
         text, sahab_node_join_control_plane=control_plane, sahab_control_plane_schedulable=schedulable,
         sahab_kubernetes_node_registration=registration or node_registration({"team": "vision"}),
-        sahab_node_join_bootstrap_kubeconfig="/etc/kubernetes/sahab/bootstrap-kubeconfig.conf",
+        sahab_node_join_release={"version": version}, sahab_node_join_endpoint="10.0.0.100:6443",
+        sahab_node_join_token={"content": base64.b64encode(b"abcdef.0123456789abcdef\n").decode()},
+        sahab_node_join_ca={"content": base64.b64encode(ca.encode()).decode()},
         sahab_kubernetes_patches_dir="/etc/kubernetes/sahab/patches", sahab_node_join_advertise_address="10.0.0.2",
         sahab_node_join_certificate_secret=SECRET))
 
@@ -122,6 +143,19 @@ def test_worker_and_control_plane_join_configurations():
     assert join_config(control_plane=True, schedulable=True)["nodeRegistration"]["taints"] == []
 
 
+def test_a_join_discovers_the_cluster_by_token_with_its_ca_pinned():
+    _, pin = site_ca()
+    discovery = join_config(control_plane=False)["discovery"]
+    assert discovery == {"bootstrapToken": {"apiServerEndpoint": "10.0.0.100:6443",
+                                            "token": "abcdef.0123456789abcdef", "caCertHashes": [pin]}}
+
+
+def test_a_1_30_cluster_is_joined_in_v1beta3_whose_extra_arguments_are_a_map():
+    worker = join_config(control_plane=False, version="v1.30.14")
+    assert worker["apiVersion"] == "kubeadm.k8s.io/v1beta3"
+    assert "sahab.io/pool=cpu-general" in worker["nodeRegistration"]["kubeletExtraArgs"]["node-labels"].split(",")
+
+
 def init_config(schedulable: bool, **overrides) -> dict[str, dict]:
     text = (ROLES / "sahab_control_plane/templates/kubeadm-config.yaml.j2").read_text()
     hostvars = {f"cp-{i}": {"ansible_host": f"10.0.0.{i}"} for i in (1, 2, 3)}
@@ -134,7 +168,8 @@ def init_config(schedulable: bool, **overrides) -> dict[str, dict]:
         sahab_control_plane_endpoint="10.0.0.100:6443", sahab_control_plane_image_repository="registry.k8s.io",
         sahab_control_plane_pod_subnet="10.244.0.0/16", sahab_control_plane_service_subnet="10.96.0.0/12",
         sahab_control_plane_config_dir="/etc/kubernetes/sahab/apiserver", sahab_control_plane_audit_log_maxage=30,
-        sahab_control_plane_audit_log_maxbackup=10, sahab_control_plane_audit_log_maxsize=100)
+        sahab_control_plane_audit_log_maxbackup=10, sahab_control_plane_audit_log_maxsize=100,
+        sahab_control_plane_kubernetes_version="v1.34.7")
     return {d["kind"]: d for d in yaml.safe_load_all(render(text, **{**variables, **overrides}))}
 
 
@@ -144,9 +179,22 @@ def test_kubeadm_init_configuration_for_an_ha_control_plane():
     assert docs["ClusterConfiguration"]["controlPlaneEndpoint"] == "10.0.0.100:6443"
     assert docs["ClusterConfiguration"]["apiServer"]["certSANs"] == [
         "10.0.0.100", "10.0.0.1", "10.0.0.2", "10.0.0.3", "api.site.ae"]
-    # kubeadm's own default (its installed version) is used: nothing is fetched from the internet.
-    assert "kubernetesVersion" not in docs["ClusterConfiguration"]
+    # An exact version: without one kubeadm resolves stable-1 on dl.k8s.io, which an on-prem site cannot reach.
+    assert docs["ClusterConfiguration"]["kubernetesVersion"] == "v1.34.7"
     assert init_config(schedulable=True)["InitConfiguration"]["nodeRegistration"]["taints"] == []
+
+
+@pytest.mark.parametrize(("version", "api"), [("v1.30.14", "v1beta3"), ("v1.31.0", "v1beta4"),
+                                              ("v1.34.7", "v1beta4")])
+def test_the_configuration_speaks_the_kubeadm_api_of_the_clusters_version(version, api):
+    docs = init_config(schedulable=False, sahab_control_plane_kubernetes_version=version)
+    assert {d["apiVersion"] for k, d in docs.items() if k != "KubeletConfiguration"} == {f"kubeadm.k8s.io/{api}"}
+    args = docs["ClusterConfiguration"]["apiServer"]["extraArgs"]
+    # v1beta4 made extra arguments a list of name/value pairs (repeatable); v1beta3 has a map.
+    if api == "v1beta3":
+        assert args["audit-log-maxage"] == "30"
+    else:
+        assert {"name": "audit-log-maxage", "value": "30"} in args
 
 
 def test_encryption_configuration_holds_a_32_byte_secretbox_key_derived_from_the_secret():
@@ -189,6 +237,9 @@ def test_kube_vip_manifest_quotes_what_it_is_given():
     pod = yaml.safe_load(render(text, sahab_control_plane_vip="10.0.0.100", sahab_control_plane_vip_interface="",
                                 sahab_control_plane_kube_vip_image="ghcr.io/kube-vip/kube-vip:v1.0.0",
                                 sahab_control_plane_kube_vip_kubeconfig="/etc/kubernetes/admin.conf"))
-    env = {e["name"]: e["value"] for e in pod["spec"]["containers"][0]["env"]}
+    env = {e["name"]: e.get("value", e.get("valueFrom")) for e in pod["spec"]["containers"][0]["env"]}
     assert env["address"] == "10.0.0.100" and env["port"] == "6443" and "vip_interface" not in env
+    # kube-vip v1.0.0 reads vip_subnet (vip_cidr is not a variable it knows) and vip_nodename for its lease.
+    assert env["vip_subnet"] == "32" and "vip_cidr" not in env
+    assert env["vip_nodename"] == {"fieldRef": {"fieldPath": "spec.nodeName"}}
     assert pod["spec"]["volumes"][0]["hostPath"] == {"path": "/etc/kubernetes/admin.conf", "type": "File"}

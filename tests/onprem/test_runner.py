@@ -19,7 +19,7 @@ def test_inventory_puts_each_host_in_its_group_and_verifies_host_keys():
         known_hosts_file="/run/kh",
     )
     groups = inventory["all"]["children"]
-    assert set(groups) == {"control_plane", "gpu_nodes", "cpu_nodes"}
+    assert set(groups) == {"control_plane", "gpu_nodes", "cpu_nodes", "site_gateways"}
     assert groups["gpu_nodes"]["hosts"]["gpu-1"] == {
         "ansible_host": "10.1.0.5",
         "ansible_port": 22,
@@ -91,6 +91,53 @@ def test_failure_messages_take_the_first_real_failure_per_host():
         "b": "Gathering Facts: Connection refused",
         "a": "Install: no package",
     }
+
+
+def test_a_failed_command_says_role_task_rc_and_its_first_stderr_lines():
+    stderr = "\n".join(["error execution phase preflight: [preflight] Some fatal errors occurred:",
+                        "\t[ERROR KubeletVersion]: the kubelet version is higher than the control plane version",
+                        "", "line 3", "line 4", "line 5", "line 6 is past the limit"])
+    events = [{"event": "runner_on_failed", "event_data": {
+        "host": "w-3", "role": "sahab_node_join", "task": "Join as a worker",
+        "res": {"rc": 1, "stderr": stderr, "msg": "non-zero return code"}}}]
+    message = runner._failure_messages(events)["w-3"]
+    assert message.startswith("sahab_node_join : Join as a worker: rc=1: error execution phase preflight")
+    assert "[ERROR KubeletVersion]" in message and "line 5" in message
+    assert "line 6" not in message  # the first lines say why; the rest is noise in an outcome
+    assert "non-zero return code" not in message
+
+
+def test_a_failed_loop_item_is_named():
+    item_failed = {"event": "runner_item_on_failed", "event_data": {
+        "host": "cpu-1", "role": "sahab_data_volumes", "task": "Format the device with LUKS2",
+        "res": {"item": {"name": "sahab-data", "device": "/dev/disk/by-id/x"}, "rc": 5,
+                "stderr": "Device /dev/disk/by-id/x is in use", "failed": True}}}
+    task_failed = {"event": "runner_on_failed", "event_data": {
+        "host": "cpu-1", "role": "sahab_data_volumes", "task": "Format the device with LUKS2",
+        "res": {"msg": "One or more items failed", "results": [item_failed["event_data"]["res"]]}}}
+    assert runner._failure_messages([item_failed, task_failed])["cpu-1"] == (
+        "sahab_data_volumes : Format the device with LUKS2 [item sahab-data]: rc=5: Device /dev/disk/by-id/x is in use")
+    # The loop's own failure event names the failed item too, when it is the only one seen.
+    assert "[item sahab-data]: rc=5" in runner._failure_messages([task_failed])["cpu-1"]
+    labelled = {"event": "runner_item_on_failed", "event_data": {
+        "host": "gpu-1", "task": "Fail when a package is missing",
+        "res": {"_ansible_item_label": "nvidia-open", "msg": "nvidia-open is not available", "failed": True}}}
+    assert runner._failure_messages([labelled])["gpu-1"] == (
+        "Fail when a package is missing [item nvidia-open]: nvidia-open is not available")
+
+
+def test_no_log_failures_are_named_and_secret_values_never_appear():
+    secret = "join-token-secret-abcdef.0123456789abcdef"
+    events = [
+        {"event": "runner_on_failed", "event_data": {
+            "host": "a", "role": "sahab_node_join", "task": "Fetch the token",
+            "res": {"censored": "the output has been hidden due to the fact that 'no_log: true' was specified"}}},
+        {"event": "runner_on_failed", "event_data": {
+            "host": "b", "task": "Join", "res": {"rc": 1, "stderr": f"bad token {secret} for b"}}},
+    ]
+    messages = runner._failure_messages(events, runner._secret_strings({"tokens": {"b": secret}, "short": "x"}))
+    assert messages["a"] == "sahab_node_join : Fetch the token: failed; its output is hidden (no_log)"
+    assert messages["b"] == "Join: rc=1: bad token <secret> for b"
 
 
 def test_skip_notes_come_from_the_roles_messages_including_loops():
@@ -170,3 +217,21 @@ def test_a_playbook_that_cannot_run_is_an_error_not_unreachable_hosts(tmp_path):
         runner.run_playbook(
             [Host("cpu-1", "127.0.0.1", "cpu_nodes", port=1)], private_key=None, known_hosts="", playbook_dir=playbook
         )
+
+
+def test_forks_are_capped_however_many_hosts(monkeypatch, tmp_path):
+    import ansible_runner
+
+    seen = {}
+
+    def fake_run(**kwargs):
+        seen["forks"] = kwargs["forks"]
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(ansible_runner, "run", fake_run)
+    (tmp_path / "site.yml").write_text("---\n")
+    for count, forks in ((3, 5), (40, 40), (800, runner.MAX_FORKS)):
+        hosts = [Host(f"n{i}", f"10.0.{i // 250}.{i % 250 + 1}", "cpu_nodes") for i in range(count)]
+        with pytest.raises(RuntimeError, match="stop here"):
+            runner.run_playbook(hosts, private_key=None, known_hosts="", playbook_dir=tmp_path)
+        assert seen["forks"] == forks

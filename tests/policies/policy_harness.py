@@ -58,17 +58,20 @@ def _opts() -> PolicyResourceOptions:
 def _provider(res: Res):
     if res.provider is None:
         return None
+    # One provider per provider type, as a program's default provider is (a Kubernetes provider is a cluster).
+    name = f"default-{res.provider_type.rsplit(':', 1)[-1]}"
     return PolicyProviderResource(res.provider_type, unknown_checking_proxy(dict(res.provider)),
-                                  urn(res.provider_type, f"{res.name}-provider"), f"{res.name}-provider")
+                                  urn(res.provider_type, name), name)
 
 
 def run(policy_name: str, scenario: Res | Stack, config: dict | None = None, waivers=None,
-        today: dt.date | None = None) -> list[tuple[str, str | None]]:
-    """Violations (message, urn) the named policy reports for the scenario."""
+        today: dt.date | None = None, phase: str = "preview") -> list[tuple[str, str | None]]:
+    """Violations (message, urn) the named policy reports for the scenario, in `phase` ("preview" or "update":
+    what is unknown then is unknown for good)."""
     policy = next(p for p in pack.POLICIES if p.name == policy_name)
     stack = scenario if isinstance(scenario, Stack) else Stack([scenario])
     session = pack.Session(stack_config=stack.config, waivers=list(waivers or []),
-                           today=today or dt.date(2026, 6, 1))
+                           today=today or dt.date(2026, 6, 1), phase=phase)
     token = pack.open_session(session)
     found: list[tuple[str, str | None]] = []
     try:

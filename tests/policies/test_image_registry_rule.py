@@ -7,7 +7,12 @@ import pytest
 from policy_harness import UNKNOWN, Res, Stack, run
 
 from policies.core import Context
-from policies.rules.kubernetes_images import ReferenceError_, allowed_registries, parse_reference
+from policies.rules.kubernetes_images import (
+    ReferenceError_,
+    allowed_registries,
+    fleet_registry_hosts,
+    parse_reference,
+)
 
 REGISTRY_RULE = "kubernetes-all-workload-image-registry-allowed"
 DIGEST_RULE = "kubernetes-all-workload-image-digest-pinned"
@@ -16,6 +21,8 @@ ACR = "sahabprod.azurecr.io"
 MIRROR = "registry.auh.example.ae:5000"
 DIGEST = "sha256:" + "0f" * 32
 FLEET = {"sahab:fleet": {"environment": "prod", "registries": {"eks": ECR, "aks": ACR, "onprem": [MIRROR]}}}
+# The trusted policy config of the stack (policies/config/<stack>.json): the registries that encode no region.
+TRUSTED = {"allowedRegistries": [ACR, MIRROR]}
 K8S = "pulumi:providers:kubernetes"
 
 
@@ -37,7 +44,7 @@ def release(values, name="rel"):
                provider_type=K8S)
 
 
-def violations(rule, *resources, config=None, fleet=FLEET):
+def violations(rule, *resources, config=TRUSTED, fleet=FLEET):
     return run(rule, Stack(list(resources), fleet), config)
 
 
@@ -133,7 +140,7 @@ def test_helm_values_images_in_every_shape():
         assert len(found) == 1, bad
 
 
-def test_configured_list_replaces_the_fleets_registries_and_supports_prefix_and_one_label_wildcard():
+def test_configured_list_is_the_only_source_for_registries_without_a_region_and_supports_prefix_and_wildcard():
     config = {"allowedRegistries": ["*.dkr.ecr.me-central-1.amazonaws.com", f"{ACR}/sahab"]}
     assert violations(REGISTRY_RULE, pod(f"{ECR}/x:1"), config=config) == []
     assert violations(REGISTRY_RULE, pod("999999999999.dkr.ecr.me-central-1.amazonaws.com/x:1"), config=config) == []
@@ -142,14 +149,41 @@ def test_configured_list_replaces_the_fleets_registries_and_supports_prefix_and_
     assert violations(REGISTRY_RULE, pod(f"{ACR}/sahabx/workload:1"), config=config)  # a prefix is a path
     assert violations(REGISTRY_RULE, pod("a.b.dkr.ecr.me-central-1.amazonaws.com/x:1"), config=config)
     assert violations(REGISTRY_RULE, pod("dkr.ecr.me-central-1.amazonaws.com/x:1"), config=config)
-    assert violations(REGISTRY_RULE, pod(f"{MIRROR}/x:1"), config=config)  # the fleet's list no longer applies
+    assert violations(REGISTRY_RULE, pod(f"{MIRROR}/x:1"), config=config)  # the fleet names it: not enough
     bad_entry = violations(REGISTRY_RULE, pod(f"{ECR}/x:1"), config={"allowedRegistries": ["not a host"]})
     assert bad_entry and "not a host" in bad_entry[0][0]
 
 
-def test_no_registry_configured_fails_closed():
-    found = violations(REGISTRY_RULE, pod(f"{ECR}/x:1"), fleet={"sahab:fleet": {"environment": "dev"}})
-    assert found and "no allowed registry is configured" in found[0][0]
+def test_an_ecr_host_in_an_allowed_region_needs_no_configuration():
+    # A third-party program with its own ECR in me-central-1 and no sahab:fleet at all.
+    assert violations(REGISTRY_RULE, pod(f"{ECR}/app:1"), config={}, fleet={}) == []
+    assert violations(REGISTRY_RULE, pod("999999999999.dkr.ecr-fips.me-central-1.amazonaws.com/app:1"), config={},
+                      fleet={}) == []
+
+
+def test_an_ecr_host_abroad_stays_refused_whatever_the_stack_says():
+    abroad = "111122223333.dkr.ecr.eu-west-1.amazonaws.com"
+    stack = {"sahab:fleet": {"residency": {"allowed_regions": ["me-central-1", "eu-west-1"]},
+                             "registries": {"eks": {"host": abroad}}}}
+    found = violations(REGISTRY_RULE, pod(f"{abroad}/app:1"), config={}, fleet=stack)
+    assert found and "eu-west-1" in found[0][0]
+    # Only the trusted config's allowedRegions can allow it.
+    assert violations(REGISTRY_RULE, pod(f"{abroad}/app:1"), fleet=stack,
+                      config={"allowedRegions": ["me-central-1", "eu-west-1"]}) == []
+
+
+@pytest.mark.parametrize("mirror", ["mirror.gcr.io", "us-docker.pkg.dev", "registry.hub.docker.com",
+                                    "europe-west4-docker.pkg.dev", "public.ecr.aws", "gcr.io"])
+def test_a_public_registry_is_never_an_in_country_mirror(mirror):
+    stack = {"sahab:fleet": {"registries": {"onprem": {"host": mirror}}}}
+    found = violations(REGISTRY_RULE, pod(f"{mirror}/library/busybox:1.36"), fleet=stack,
+                       config={"allowedRegistries": [mirror]})
+    assert any("public registry" in message for message, _ in found)
+
+
+def test_registries_that_encode_no_region_need_the_trusted_config():
+    found = violations(REGISTRY_RULE, pod(f"{ACR}/x:1"), config={})
+    assert found and "sahab:fleet.registries names it" in found[0][0]
 
 
 def test_digest_rule():
@@ -201,9 +235,9 @@ def test_the_rule_reads_the_host_of_each_registry_in_the_fleet_schema():
         "eks": {"host": ECR, "upstream_credentials": {"docker.io": "dockerHubPull"}},
         "aks": {"host": "sahabprod.azurecr.io", "location": "uaenorth"},
         "onprem": {"host": "registry.site.example.ae:5000"}}}}
-    ctx = Context(stack_config=fleet)
-    allowed, bad = allowed_registries(ctx)
-    assert not bad
-    assert sorted(a.host for a in allowed) == sorted([ECR, "sahabprod.azurecr.io", "registry.site.example.ae:5000"])
+    hosts = fleet_registry_hosts(Context(stack_config=fleet))
+    assert sorted(hosts) == sorted([ECR, "sahabprod.azurecr.io", "registry.site.example.ae:5000"])
     # Other strings of the schema (a location, a secret setting's name) are never taken as registries.
-    assert not any(a.host in ("uaenorth", "dockerhubpull") for a in allowed)
+    assert not any(h in ("uaenorth", "dockerhubpull") for h in hosts)
+    # And none of them is allowed by the stack naming it: only the trusted config's list counts.
+    assert allowed_registries(Context(stack_config=fleet)) == ([], [])

@@ -42,6 +42,11 @@ def program_with_config(tmp_path: Path, source: Path, config: object, raw: bytes
     ({"aws-all-resource-region-allowed": {"allowedRegions": ["me-central-1", "eu-west-1"]}},
      "would widen the allowed set with eu-west-1"),
     ({"cloud-all-resource-references-in-country": {"allowedRegions": ["eu-west-1"]}}, "eu-west-1"),
+    # Registries and destinations are allowed by the trusted config alone: the code under review cannot add one.
+    ({"kubernetes-all-workload-image-registry-allowed": {"allowedRegistries": ["mirror.gcr.io"]}},
+     "would widen the allowed set with mirror.gcr.io"),
+    ({"SAHAB-CLOUD-002": {"allowedDestinations": ["https://logs.example.com"]}}, "would widen"),
+    ({"sahab-aws-001": "disabled"}, "can only narrow"),  # a rule id, in any case, is the rule
 ])
 def test_program_folder_config_cannot_widen_or_disable(capsys, tmp_path, config, needle):
     program = program_with_config(tmp_path, LEAK, config)
@@ -59,6 +64,19 @@ def test_program_folder_config_can_narrow(capsys, tmp_path):
     code, out, _ = check(capsys, "--program", str(program), "--format", "json")
     found = {(v["policy"], v["name"], v["enforcement"]) for v in json.loads(out)["violations"]}
     assert code == 1 and ("aws-all-resource-region-allowed", "vpc", "mandatory") in found
+
+
+def test_ids_and_names_are_interchangeable_in_the_policy_config(capsys, tmp_path):
+    operator = tmp_path / "operator.json"
+    operator.write_text(json.dumps({"SAHAB-AWS-001": {"allowedRegions": ["me-central-1", "eu-west-1"]},
+                                    "sahab-aws-002": "advisory"}))
+    code, out, _ = check(capsys, "--program", str(LEAK), "--policy-config", str(operator), "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and not any(v["id"] == "SAHAB-AWS-001" for v in report["violations"])
+    twice = tmp_path / "twice.json"
+    twice.write_text(json.dumps({"SAHAB-AWS-001": "advisory", "aws-all-resource-region-allowed": "mandatory"}))
+    code, _, err = check(capsys, "--program", str(LEAK), "--policy-config", str(twice))
+    assert code == 2 and "names aws-all-resource-region-allowed again" in err
 
 
 def test_operator_config_may_widen(capsys, tmp_path):

@@ -22,7 +22,8 @@ from test_rule_catalog import (
     storage_class,
 )
 
-from policies.core import Context, ResourceView, effective_azure_location
+from policies.core import Context, ResourceView
+from policies.residency import effective_place
 
 RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
 REGION = "aws-all-resource-region-allowed"
@@ -93,7 +94,7 @@ def test_azure_location_falls_back_to_group_then_provider_then_stack():
     group = ResourceView(RESOURCE_GROUP, "rg", "urn:rg", {"location": "UAE Central"})
     acct = ResourceView(ACCOUNT, "acct", "urn:acct", {"resourceGroupName": "rg-123"},
                         property_dependencies={"resourceGroupName": ("urn:rg",)})
-    assert effective_azure_location(acct, Context(resources=(group,))) == "uaecentral"
+    assert effective_place(acct, Context(resources=(group,))).value == "UAE Central"
     assert run(LOCATION, Res(ACCOUNT, {}, provider={"location": "westeurope"},
                              provider_type="pulumi:providers:azure-native"))
     assert run(LOCATION, Stack([azure(ACCOUNT, {})], {"azure-native:location": "uaenorth"})) == []

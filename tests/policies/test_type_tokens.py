@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from policies import residency
 from policies.core import DEFAULT_GLOBAL_LOCATION_TYPES, all_rules
 from policies.rules import (
     aws_residency,
     aws_s3,
-    azure_residency,
     cloud_residency,
     data_stores,
     egress,
@@ -26,13 +26,14 @@ K8S_DIRS = {"storage.k8s.io": "storage", "core": "core", "apps": "apps", "batch"
 
 
 def _tokens() -> set[str]:
-    tokens = {t for r in all_rules() for t in r.types}
+    tokens = {t for r in all_rules() for t in (*r.types, *r.covers)}
     tokens |= set(data_stores.AWS_STORES) | set(data_stores.AZURE_STORES) | set(data_stores.SQL_PROTECTORS)
-    tokens |= set(cloud_residency.EDGE_TYPES) | set(DEFAULT_GLOBAL_LOCATION_TYPES)
+    tokens |= set(cloud_residency.EDGE_TYPES) | set(cloud_residency.EDGE_BY_DEFAULT)
+    tokens |= set(DEFAULT_GLOBAL_LOCATION_TYPES)
     tokens |= set(kubernetes_images.POD_SPEC_PATHS) | set(kubernetes_images.HELM_TYPES)
     tokens |= {*aws_s3.BUCKET_TYPES, *aws_s3.SSE_TYPES, *aws_s3.POLICY_TYPES, *aws_s3.PUBLIC_ACCESS_TYPES,
                *aws_s3.VERSIONING_TYPES, *aws_residency.REPLICATION_TYPES, "aws:backup/plan:Plan",
-               "aws:backup/vault:Vault", kubernetes.PVC, kubernetes.NAMESPACE, azure_residency.RESOURCE_GROUP,
+               "aws:backup/vault:Vault", kubernetes.PVC, kubernetes.NAMESPACE, *residency.AZURE_GROUP_TYPES[:1],
                egress.STORAGE_ACCOUNT, egress.VAULT, egress.PRIVATE_ENDPOINT}
     return {t for t in tokens if t.split(":")[0] in PACKAGES}
 
@@ -43,7 +44,8 @@ def _module_dir(token: str) -> Path:
     if package == "kubernetes":
         group, version = module.split("/")
         return root / K8S_DIRS[group] / version
-    return root / module.split("/")[0]
+    folder = module.split("/")[0]
+    return root / (f"{folder}_" if folder in ("lambda",) else folder)  # a Python keyword gets a trailing `_`
 
 
 @pytest.mark.parametrize("token", sorted(_tokens()))

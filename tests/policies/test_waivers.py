@@ -49,7 +49,7 @@ def test_waiver_file_parsing(tmp_path):
     good.write_text("waivers:\n  - policy: SAHAB-AWS-014\n    resource: 'urn:pulumi:prod::sahab::*::legacy-key'\n"
                     "    reason: r\n    approver: a@example.ae\n    expires: 2026-12-31\n")
     (w,) = load_waivers(good)
-    assert w.expires == dt.date(2026, 12, 31) and w.policy == "SAHAB-AWS-014"
+    assert w.expires == dt.date(2026, 12, 31) and w.policy == "aws-kms-key-rotation-enabled"  # the rule, by name
     bad = tmp_path / "bad.yaml"
     bad.write_text("waivers:\n  - policy: SAHAB-AWS-014\n    resource: x\n    reason: r\n    expires: 2026-12-31\n")
     with pytest.raises(WaiverError, match=r"waivers\[0\]\.owner: required"):
@@ -106,3 +106,17 @@ def test_binary_waivers_file_is_an_error_naming_the_file(tmp_path):
     with pytest.raises(WaiverError) as caught:
         load_waivers(file)
     assert caught.value.path == str(file) and "UTF-8" in caught.value.message
+
+
+def test_a_waivers_file_names_a_rule_by_id_in_any_case_or_by_name(tmp_path):
+    file = tmp_path / "waivers.yaml"
+    file.write_text(f"""waivers:
+  - policy: sahab-aws-014
+    resource: "{KEY.urn}"
+    reason: vendor appliance cannot re-wrap keys
+    owner: ciso@example.ae
+    expires: 2026-06-30
+""")
+    (loaded,) = load_waivers(file, today=TODAY)
+    assert loaded.policy == RULE  # stored as the rule, whichever way the file named it
+    assert run(RULE, KEY, waivers=[loaded], today=TODAY) == []

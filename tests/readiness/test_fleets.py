@@ -130,4 +130,5 @@ def test_a_program_whose_plan_shows_no_nodes_is_not_judged(program, capsys):
     """Kubernetes objects on a cluster the plan does not build: nothing to judge, never a false "not ready"."""
     folder = ROOT / "tests" / "policies" / "programs" / program
     assert main(["plan", "--program", str(folder), "--stack", "dev", "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out)["readiness"] == {"ok": True, "problems": [], "placements": []}
+    assert json.loads(capsys.readouterr().out)["readiness"] == {"ok": True, "problems": [], "placements": [],
+                                                                "pools": []}

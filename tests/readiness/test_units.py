@@ -61,10 +61,11 @@ def test_unknown_types_have_no_shape():
 
 
 def test_every_gpu_type_of_the_catalog_has_a_shape_with_its_gpu_count():
-    for (cloud, _), instance_type in catalog.DEFAULT_INSTANCE_TYPES.items():
-        shape = catalog.instance_shape(cloud, instance_type)
-        assert shape is not None, instance_type
-        assert shape.gpus == (catalog.gpus_per_instance(cloud, instance_type) or 0)
+    for (cloud, _), candidates in catalog.DEFAULT_INSTANCE_TYPES.items():
+        for instance_type in candidates:
+            shape = catalog.instance_shape(cloud, instance_type)
+            assert shape is not None, instance_type
+            assert shape.gpus == (catalog.gpus_per_instance(cloud, instance_type) or 0)
 
 
 GPU = Taint("nvidia.com/gpu", "present", "NoSchedule")

@@ -11,7 +11,7 @@ import pytest
 from components.artifacts import CATALOG, Images, autoscaler_image, components_of
 from components.aws.cluster_autoscaler import ClusterAutoscalerArgs, chart_values
 from components.config import NodePool
-from components.kubernetes import cilium, gpu_operator, kueue, monitoring
+from components.kubernetes import cilium, efa_device_plugin, gpu_operator, kueue, monitoring
 from components.registry_plan import pulled
 from policies.core import ResourceView
 from policies.rules.kubernetes_images import HELM_RELEASE, images_of
@@ -54,6 +54,8 @@ VALUES = {
         gpu_operator.GpuOperatorArgs(cluster_kind="eks", pools=(gpu_pool(),), images=images)),
     "cilium": lambda images: cilium.helm_values(cilium.CiliumArgs(api_server="10.0.0.5:6443", images=images)),
     "kueue": lambda images: kueue.chart_values(kueue.KueueArgs(images=images)),
+    "efa-device-plugin": lambda images: efa_device_plugin.helm_values(
+        efa_device_plugin.EfaDevicePluginArgs(images=images)),
 }
 
 
@@ -88,6 +90,6 @@ def test_the_autoscaler_image_follows_the_cluster_version_in_the_registry():
 
 
 def test_every_catalog_image_is_used_by_some_component():
-    used = {a.name for c in ("monitoring", "gpu-operator", "cilium", "kueue", "storage", "onprem", "cluster-autoscaler")
-            for a in components_of(c)}
+    used = {a.name for c in ("monitoring", "gpu-operator", "cilium", "kueue", "storage", "onprem", "cluster-autoscaler",
+                             "efa-device-plugin") for a in components_of(c)}
     assert used == set(CATALOG)

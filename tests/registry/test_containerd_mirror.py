@@ -29,20 +29,22 @@ def prod():
 
 def test_a_prefixed_mirror_endpoint_is_used_as_the_api_root_as_is():
     config = hosts_toml("quay.io", f"https://{MIRROR}/v2/quay")
-    assert config["server"] == "https://quay.io"
-    host = config["host"][f"https://{MIRROR}/v2/quay"]
-    assert host["capabilities"] == ["pull", "resolve"] and host["override_path"] is True
+    assert config == {"server": f"https://{MIRROR}/v2/quay", "capabilities": ["pull", "resolve"],
+                      "override_path": True}
 
 
-def test_docker_hub_falls_back_to_its_registry_api_host_and_a_plain_mirror_keeps_containerds_path():
-    config = hosts_toml("docker.io", "https://registry.site.ae")
-    assert config["server"] == "https://registry-1.docker.io"
-    assert "override_path" not in config["host"]["https://registry.site.ae"]
+def test_no_public_upstream_is_tried_when_the_mirror_is_down():
+    # containerd tries [host] entries first and the server last: the mirror is the server, and there is no host.
+    for upstream in ("docker.io", "quay.io", "registry.k8s.io", "nvcr.io"):
+        config = hosts_toml(upstream, "https://registry.site.ae")
+        assert config["server"] == "https://registry.site.ae"
+        assert "host" not in config
+        assert "override_path" not in config  # a plain mirror keeps containerd's /v2 path
 
 
 def test_a_hostile_endpoint_cannot_add_a_table_or_key():
     config = hosts_toml("quay.io", 'https://m.ae"]\n[evil]\nx = "1')
-    assert set(config) == {"server", "host"} and len(config["host"]) == 1
+    assert set(config) == {"server", "capabilities"}
 
 
 def test_sahab_points_every_upstream_of_prod_at_the_mirror_and_names_node_images_there():

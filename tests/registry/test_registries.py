@@ -44,6 +44,9 @@ def with_registries(**registries) -> dict:
     ({"aks": {"host": "Not_Acr.azurecr.io"}}, "registries.aks.host", "host[:port]"),
     ({"aks": {"host": "sahab.example.ae"}}, "registries.aks.host", "not an Azure Container Registry"),
     ({"onprem": {"host": "quay.io"}}, "registries.onprem.host", "not an on-prem mirror"),
+    ({"onprem": {"host": "mirror.gcr.io"}}, "registries.onprem.host", "not an on-prem mirror"),
+    ({"onprem": {"host": "us-docker.pkg.dev"}}, "registries.onprem.host", "not an on-prem mirror"),
+    ({"onprem": {"host": "registry.hub.docker.com"}}, "registries.onprem.host", "not an on-prem mirror"),
     ({"onprem": {"host": "mirror.example.ae:70000"}}, "registries.onprem.host", "host[:port]"),
     ({"onprem": {"host": "x.dkr.ecr.us-east-1.amazonaws.com"}}, "registries.onprem.host", "not an on-prem mirror"),
     ({"eks": {"host": ECR, "upstream_credentials": {"quay.io": "quayLogin"}}}, "registries.eks.upstream_credentials",
@@ -128,7 +131,8 @@ def test_prod_builds_ecr_pull_through_rules_in_me_central_1_for_the_upstreams_ec
     providers = {r.urn: r for r in prod.resources if r.type == "pulumi:providers:aws"}
     rules = [r for r in prod.resources if r.type == "aws:ecr/pullThroughCacheRule:PullThroughCacheRule"]
     assert {(r.inputs["ecrRepositoryPrefix"], r.inputs["upstreamRegistryUrl"]) for r in rules} == {
-        ("k8s", "registry.k8s.io"), ("quay", "quay.io")}  # docker.io and ghcr.io need a login: seeded in prod
+        ("k8s", "registry.k8s.io"), ("quay", "quay.io"),
+        ("ecr-public", "public.ecr.aws")}  # docker.io and ghcr.io need a login: seeded in prod
     for rule in rules:
         provider = next(p for urn, p in providers.items() if rule.provider.startswith(urn))
         assert provider.inputs["region"] == "me-central-1"
@@ -276,7 +280,7 @@ def test_ecr_creates_cache_repositories_through_a_role_scoped_to_the_cache_prefi
 def test_prods_cache_templates_encrypt_with_the_registry_key_through_the_creation_role(prod):
     templates = [r for r in prod.resources
                  if r.type == "aws:ecr/repositoryCreationTemplate:RepositoryCreationTemplate"]
-    assert {t.inputs["prefix"] for t in templates} == {"k8s", "quay"}
+    assert {t.inputs["prefix"] for t in templates} == {"k8s", "quay", "ecr-public"}
     for template in templates:
         assert template.inputs["appliedFors"] == ["PULL_THROUGH_CACHE"]
         assert template.inputs["encryptionConfigurations"][0]["encryptionType"] == "KMS"
@@ -289,7 +293,8 @@ def test_eks_nodes_may_import_a_cached_image_on_first_pull_under_the_cache_prefi
     (statement,) = json.loads(policy.inputs["policy"])["Statement"]
     assert statement["Action"] == ["ecr:BatchImportUpstreamImage", "ecr:CreateRepository"]
     assert statement["Resource"] == ["arn:aws:ecr:me-central-1:111122223333:repository/k8s/*",
-                                     "arn:aws:ecr:me-central-1:111122223333:repository/quay/*"]
+                                     "arn:aws:ecr:me-central-1:111122223333:repository/quay/*",
+                                     "arn:aws:ecr:me-central-1:111122223333:repository/ecr-public/*"]
 
 
 @settings(max_examples=60, deadline=None)

@@ -162,3 +162,21 @@ def test_objects_pruning_could_not_delete_are_named_and_training_goes_on(capsys)
     err = capsys.readouterr().err
     assert "2 old checkpoint object(s) could not be deleted" in err
     assert "team/step-00000001/__0_0.distcp: AccessDenied" in err
+
+
+def test_presets_give_each_gpu_class_a_model_worth_it_and_explicit_flags_win():
+    from workloads.train.flops import matmul_params
+    from workloads.train.presets import PRESETS, apply_preset, preset_for_class
+    from workloads.train.worker import build_parser, config_from_args
+
+    assert preset_for_class("h100-nvl") == preset_for_class("a100-80gb-sxm") == "large"
+    assert preset_for_class("a100-40gb-sxm") == "medium" and preset_for_class("t4") == "small"
+    assert preset_for_class("a100-40gb-sxm-mig-1g.5gb") == "tiny" and preset_for_class("cpu-avx2") == "tiny"
+    sizes = [matmul_params(PRESETS[n][0]) for n in ("tiny", "small", "medium", "large")]
+    assert sizes == sorted(sizes) and sizes[-1] > 500e6
+    cfg = config_from_args(build_parser().parse_args(["--batch-size", "3", "--d-model", "64", "--n-heads", "2"]))
+    large = apply_preset(cfg, "auto", "h100-sxm", frozenset({"batch_size"}))
+    assert large.model == PRESETS["large"][0] and large.batch_size == 3
+    tiny_shape = apply_preset(cfg, "large", None, frozenset({"d_model", "n_heads"}))
+    assert (tiny_shape.model.d_model, tiny_shape.model.n_layers) == (64, PRESETS["large"][0].n_layers)
+    assert apply_preset(cfg, "auto", None) == cfg  # a GPU the catalog does not know: as configured

@@ -19,9 +19,22 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from workloads.bench.catalog import CATALOG, UnknownHardware, classify_gpu, cpu_count, cpu_flags, cpu_model
+from workloads.bench.catalog import (
+    CATALOG,
+    GpuProperties,
+    UnknownHardware,
+    classify_gpu,
+    cpu_count,
+    cpu_flags,
+    cpu_model,
+    hardware_class,
+)
 
 FLAGS_ENV = "SAHAB_CPU_FLAGS"
+# A JSON file of recorded `torch.cuda.get_device_properties` (a list of {name, total_memory,
+# multi_processor_count, major, minor}): the node is classified as those GPUs; with no CUDA device here the
+# probes then run on the CPU at that class's precision (how the GPU paths are exercised without a GPU).
+GPU_PROPERTIES_ENV = "SAHAB_GPU_PROPERTIES"
 ISA_CAP_ENVS = ("ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA")  # oneDNN uses no ISA above these
 MEASURED_CHECK_BUDGET_S = 0.5
 BF16_FAST_RATIO = 1.3  # bf16 counts as native when its GEMM beats fp32 by this much
@@ -44,10 +57,21 @@ class Capability:
     precision: str  # bf16 / fp16 / fp32: what every probe, peak and MFU uses
     source: str  # catalog (GPU) / flags / measured / injected
     detail: str  # why, in a few words
+    sms: int | None = None  # GPU: SMs of each device (a MIG instance's share of its part)
+    gpus: int = 0  # CUDA devices the probes run on (0: recorded GPU properties, no CUDA device here)
 
     @property
     def device_type(self) -> str:
         return "cpu" if self.hardware_class.startswith("cpu") else "cuda"
+
+    @property
+    def devices(self) -> list[str]:
+        """The torch devices every probe runs on: each visible GPU, or this CPU."""
+        return [f"cuda:{i}" for i in range(self.gpus)] or ["cpu"]
+
+    @property
+    def hardware(self):
+        return hardware_class(self.hardware_class, self.sms)
 
     def to_json(self) -> dict:
         return {"source": self.source, "detail": self.detail}
@@ -116,23 +140,55 @@ def detect_cpu(
     return Capability(name, device, "bf16" if fast else "fp32", "measured", f"{why}; {measured}")
 
 
-def detect_gpu() -> Capability:
+def gpu_properties() -> list[GpuProperties]:
+    """Every visible CUDA device's properties, or the recorded ones SAHAB_GPU_PROPERTIES names."""
+    recorded = os.environ.get(GPU_PROPERTIES_ENV)
+    if recorded:
+        import json
+
+        try:
+            with open(recorded) as f:
+                devices = [GpuProperties(**device) for device in json.load(f)]
+        except (OSError, ValueError, TypeError) as exc:
+            raise UnknownHardware(f"{GPU_PROPERTIES_ENV}={recorded}: not a list of recorded GPU properties "
+                                  f"(name, total_memory, multi_processor_count, major, minor): {exc}") from exc
+        if not devices:
+            raise UnknownHardware(f"{GPU_PROPERTIES_ENV}={recorded}: no GPU recorded")
+        return devices
     import torch
 
-    device_name = torch.cuda.get_device_name(0)
-    name = classify_gpu(device_name)
-    if name is None:
-        raise UnknownHardware(f"GPU {device_name!r} is not in the hardware catalog")
-    hw = CATALOG[name]
-    return Capability(name, f"{torch.cuda.device_count()} x {device_name}", hw.precision, "catalog",
-                      f"{name}: {'bf16' if hw.bf16_flops else 'fp16 (no bf16 tensor cores)'} tensor path")
+    return [GpuProperties.of(torch.cuda.get_device_properties(i)) for i in range(torch.cuda.device_count())]
+
+
+def detect_gpu(devices: list[GpuProperties] | None = None, visible: int | None = None) -> Capability:
+    """The class of this node's GPUs (all of one class, or it cannot be judged as one node)."""
+    devices = gpu_properties() if devices is None else devices
+    classes = {d.name: classify_gpu(d) for d in devices}
+    unknown = sorted(name for name, cls in classes.items() if cls is None)
+    if unknown:
+        raise UnknownHardware(f"GPU {unknown[0]!r} is not in the hardware catalog")
+    if len(set(classes.values())) > 1:
+        raise UnknownHardware(f"GPUs of different classes on one node ({', '.join(sorted(set(classes.values())))})")
+    name = next(iter(classes.values()))
+    sms = min(d.multi_processor_count for d in devices)
+    hw = hardware_class(name, sms)
+    if visible is None:
+        import torch
+
+        visible = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    source = "injected" if os.environ.get(GPU_PROPERTIES_ENV) else "catalog"
+    tensor = "bf16" if hw.bf16_flops else "fp16 (no bf16 tensor cores)"
+    return Capability(name, f"{len(devices)} x {devices[0].name}", hw.precision, source,
+                      f"{name}: {tensor} tensor path, {sms} SMs", sms=sms, gpus=min(visible, len(devices)))
 
 
 @functools.cache
 def _detected() -> Capability:
     import torch
 
-    return detect_gpu() if torch.cuda.is_available() else detect_cpu()
+    if os.environ.get(GPU_PROPERTIES_ENV) or torch.cuda.is_available():
+        return detect_gpu()
+    return detect_cpu()
 
 
 def detect() -> Capability:
@@ -146,7 +202,7 @@ def peak_flops(precision: str | None = None, budget_s: float = 2.0) -> float | N
     cap = detect()
     precision = precision or cap.precision
     if cap.device_type == "cuda":
-        return CATALOG[cap.hardware_class].peak_flops(precision)
+        return cap.hardware.peak_flops(precision)
     from workloads.bench.gemm import gemm_flops
 
     return gemm_flops(precision, budget_s=budget_s)

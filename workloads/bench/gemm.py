@@ -33,7 +33,7 @@ def measure_gemm(
     dtype = DTYPES[precision]
     cuda = device.startswith("cuda")
     shapes = shapes or (GPU_SHAPES if cuda else CPU_SHAPES)
-    sync = torch.cuda.synchronize if cuda else no_sync
+    sync = (lambda: torch.cuda.synchronize(device)) if cuda else no_sync
     deadline = time.perf_counter() + budget_s
     best = _rate(CALIBRATION_SHAPE, dtype, device, sync, budget_s=0.0, deadline=deadline)
     measured = skipped = 0

@@ -29,7 +29,10 @@ class Measurement:
 
 
 def _sync_for(device: str):
-    return torch.cuda.synchronize if device.startswith("cuda") else no_sync
+    """Waits for `device`'s queued work (its own device: a bare synchronize() waits on the current one only)."""
+    if device.startswith("cuda"):
+        return lambda: torch.cuda.synchronize(device)
+    return no_sync
 
 
 def cut_short(unit: str, why: str, **extra) -> Measurement:
@@ -164,10 +167,15 @@ def allreduce(device: str, cores: int, budget_s: float = 20.0) -> Measurement:
 # -- the training model ----------------------------------------------------------------------------------
 
 
-def probe_train_config(device: str):
-    """A model sized so a few steps take about a second: small on CPU, large enough to load a GPU."""
+def probe_train_config(device: str, rehearsal: bool = False):
+    """A model sized so a few steps take about a second: small on CPU, large enough to load a GPU. A rehearsal
+    (a GPU class's probes on a CPU, from recorded GPU properties) runs a tiny one: it exercises the class's
+    precision path (fp16 and its gradient scaler on a T4), which a CPU without that native path runs ~40x slower."""
     from workloads.train.config import ModelConfig, TrainConfig
 
+    if rehearsal:
+        model = ModelConfig(vocab_size=64, seq_len=64, n_layers=2, n_heads=2, d_model=64)
+        return TrainConfig(model=model, batch_size=4, steps=1000, checkpoint_every=0)
     if device.startswith("cuda"):
         model = ModelConfig(vocab_size=64, seq_len=1024, n_layers=8, n_heads=16, d_model=1024)
         return TrainConfig(model=model, batch_size=8, steps=1000, checkpoint_every=0)
@@ -181,7 +189,8 @@ def probe_train_config(device: str):
 STEP_OVERHEAD = 2.0
 
 
-def train_step(device: str, peak_flops: float | None, precision: str, budget_s: float = 10.0) -> Measurement:
+def train_step(device: str, peak_flops: float | None, precision: str, budget_s: float = 10.0,
+               rehearsal: bool = False) -> Measurement:
     """Tokens/s of one optimizer step of the bundled trainer (forward, backward, AdamW), and its MFU.
 
     With a measured `peak_flops`, a step predicted to take more than a third of the budget (a warm-up and
@@ -191,7 +200,7 @@ def train_step(device: str, peak_flops: float | None, precision: str, budget_s: 
     from workloads.train.trainer import Trainer
 
     deadline = time.perf_counter() + budget_s
-    cfg = dataclasses.replace(probe_train_config(device), precision=precision)
+    cfg = dataclasses.replace(probe_train_config(device, rehearsal), precision=precision)
     predicted = STEP_OVERHEAD * flops_per_token(cfg.model) * cfg.tokens_per_step_per_worker / peak_flops \
         if peak_flops else 0.0
     if predicted > budget_s / 3:
@@ -209,6 +218,8 @@ def train_step(device: str, peak_flops: float | None, precision: str, budget_s: 
     tokens_per_s = cfg.tokens_per_step_per_worker / seconds
     extra = {"precision": trainer.precision, "samples_per_s": tokens_per_s / cfg.model.seq_len,
              "seq_len": cfg.model.seq_len}
+    if rehearsal:
+        extra["rehearsal"] = "recorded GPU properties: the class's code path on this CPU, not its hardware"
     if peak_flops:
         extra["mfu"] = round(mfu(tokens_per_s, cfg.model, peak_flops), 4)
     return Measurement(tokens_per_s, "tokens/s", extra)

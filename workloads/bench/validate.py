@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workloads.bench.busy import BUSY_SHARE, BusyMeter
-from workloads.bench.catalog import CATALOG, HardwareClass, cpu_count
+from workloads.bench.catalog import HardwareClass, cpu_count, hardware_class
 from workloads.bench.timing import OutOfTime, hard_limit
 
 DATALOADER_HEADROOM = 2.0  # the loader must outrun the step by this factor, or the device waits on data
@@ -256,23 +256,31 @@ def run_validation(
     started = time.perf_counter()
     deadline = started + time_budget
     cap = capability or detect()
-    hw = CATALOG[cap.hardware_class]
+    hw = cap.hardware
     baseline = load_baseline(baseline_path, cap.hardware_class) if baseline_path else None
-    device = "cuda" if cap.device_type == "cuda" else "cpu"
+    devices = cap.devices  # every visible GPU; the CPU on a CPU node (or for recorded GPU properties)
+    device = "cuda" if devices[0].startswith("cuda") else "cpu"
     cores = cpu_count()
     if device == "cpu":
         torch.set_num_threads(cores)
+    # a per-device probe gets more time on a multi-GPU node, each device a share of it
+    spread = min(len(devices), 2)
+    rehearsal = cap.device_type == "cuda" and device == "cpu"  # recorded GPU properties, probed on this CPU
 
     measured: dict = {}
 
-    def step(name, fn):
+    def step(name, fn, per_device: bool = False, **facts):
+        # `facts` (the precision a probe runs at) are reported even when the probe is cut short
         if name not in probes:
             return
         nominal, least = PROBE_BUDGETS[name]
+        if per_device:
+            fn = on_every_device(fn, devices)
+            nominal *= spread
         remaining = deadline - time.perf_counter()
         if remaining < least:
             measured[name] = p.cut_short(PROBE_UNITS[name], f"not started: {remaining:.1f} s of the "
-                                                            f"{time_budget:.0f} s budget left")
+                                                            f"{time_budget:.0f} s budget left", **facts)
             return
         if on_probe:
             on_probe(name)
@@ -283,23 +291,24 @@ def run_validation(
                 with hard_limit(limit):
                     m = fn(budget)
             except OutOfTime:
-                m = p.cut_short(PROBE_UNITS[name], f"stopped after {limit:.0f} s (budget {budget:.0f} s)")
+                m = p.cut_short(PROBE_UNITS[name], f"stopped after {limit:.0f} s (budget {budget:.0f} s)", **facts)
         if meter.share is not None:
             m.extra["node_busy"] = round(meter.share, 2)
         measured[name] = m
 
-    step("gemm", lambda b: p.gemm(cap.precision, device, cores, b))
-    step("gemm_fp32", lambda b: p.gemm("fp32", device, cores, b))
-    step("memory_bandwidth", lambda b: p.memory_bandwidth(device, budget_s=b))
+    step("gemm", lambda d, b: p.gemm(cap.precision, d, cores, b), per_device=True, precision=cap.precision)
+    step("gemm_fp32", lambda d, b: p.gemm("fp32", d, cores, b), per_device=True, precision="fp32")
+    step("memory_bandwidth", lambda d, b: p.memory_bandwidth(d, budget_s=b), per_device=True)
     step("allreduce", lambda b: p.allreduce(device, cores, budget_s=b))
     # MFU against the catalog peak on GPU; on CPU against this node's measured GEMM rate in its precision
     peak = hw.peak_flops(cap.precision)
     if peak is None and measured.get("gemm") and measured["gemm"].value:
         peak = measured["gemm"].value * 1e9
-    step("train_step", lambda b: p.train_step(device, peak, cap.precision, budget_s=b))
+    step("train_step", lambda d, b: p.train_step(d, peak, cap.precision, budget_s=b, rehearsal=rehearsal),
+         per_device=True, precision=cap.precision)
     step("dataloader", lambda b: p.dataloader(device, budget_s=b))
 
-    fpt = flops_per_token(p.probe_train_config(device).model)
+    fpt = flops_per_token(p.probe_train_config(device, rehearsal).model)
     results = judge(measured, hw, baseline, fpt)
     return NodeResult(
         node=socket.gethostname(),
@@ -314,9 +323,26 @@ def run_validation(
     )
 
 
+def on_every_device(probe, devices: list[str]):
+    """Run `probe(device, budget)` on each device in turn, a share of the budget each; the node is the slowest
+    of them (a slow GPU among eight must not pass because GPU 0 is fine). Every device's value is kept."""
+    def run(budget: float):
+        results = [probe(d, budget / len(devices)) for d in devices]
+        if len(results) == 1:
+            return results[0]
+        cut = [m for m in results if m.value is None]
+        worst_index = min(range(len(results)), key=lambda i: float("-inf") if results[i].value is None
+                          else results[i].value)
+        worst = cut[0] if cut else results[worst_index]
+        worst.extra["per_device"] = {d: _round(m.value) for d, m in zip(devices, results, strict=True)}
+        worst.extra["slowest_device"] = devices[worst_index]
+        return worst
+    return run
+
+
 def peak_flops_from(result: NodeResult) -> float | None:
     """The per-device peak the trainer should report MFU against, from a validation run."""
-    hw = CATALOG[result.hardware_class]
+    hw = hardware_class(result.hardware_class)
     if hw.is_gpu:
         return hw.peak_flops(result.precision or hw.precision)
     gemm = result.probes.get("gemm")  # measured in the node's precision

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from workloads.errors import ConfigError, UsageError, WorkloadError
 from workloads.outputs import check_writable
-from workloads.schema import SCHEMA_VERSION
+from workloads.schema import versions
 
 HELP = "Validate this node (GEMM, memory, all-reduce, training step, data loader) against its floors."
 # exit codes: 0 pass, 1 below a floor, 2 could not validate (usage), 3 inconclusive (node busy / budget spent)
@@ -26,6 +26,16 @@ def _budget(text: str) -> float:
     return value
 
 
+def _probes(text: str) -> tuple[str, ...]:
+    from workloads.bench.validate import PROBE_ORDER
+
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in PROBE_ORDER]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"must name probes among {', '.join(PROBE_ORDER)}, not {text!r}")
+    return names
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (text)")
     parser.add_argument("--save-baseline", metavar="FILE", type=Path,
@@ -36,6 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--time-budget", metavar="SECONDS", type=_budget, default=60.0,
                         help="hard limit on the whole validation; probes that do not fit are cut short and "
                              "the verdict is inconclusive (60)")
+    parser.add_argument("--probes", metavar="NAMES", type=_probes, default=None,
+                        help="comma-separated probes to run (default: all): gemm, gemm_fp32, memory_bandwidth, "
+                             "allreduce, train_step, dataloader")
     parser.add_argument("--fleet-report", metavar="HTML", type=Path,
                         help="instead of measuring: write a fleet report from --results files")
     parser.add_argument("--results", metavar="JSON", type=Path, nargs="+", default=[],
@@ -59,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with console.status("validating this node") as status:
             result = run_validation(args.baseline, on_probe=lambda name: status.update(f"probe: {name}"),
-                                    time_budget=args.time_budget)
+                                    time_budget=args.time_budget, **({"probes": args.probes} if args.probes else {}))
     except BaselineError as exc:
         raise ConfigError(str(args.baseline), str(exc).split(": ", 1)[-1]) from exc
     except UnknownHardware as exc:
@@ -70,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.save_baseline:
         save_baseline(result, args.save_baseline)
         print(f"baseline saved to {args.save_baseline}", file=sys.stderr)
-    raw = {"schemaVersion": SCHEMA_VERSION, **result.to_json()}
+    raw = {**versions(), **result.to_json()}
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(raw, indent=2) + "\n")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from workloads.errors import ConfigError, UsageError, WorkloadError
 from workloads.outputs import check_writable_dir
+from workloads.version import version
 
 HELP = "Validate this node, then train the bundled GPT model under torchrun (restarts on a lost worker)."
 
@@ -94,7 +95,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     model.add_argument("--batch-size", type=_positive, default=8,
                        help="sequences per worker and micro-batch (8)")
     model.add_argument("--grad-accum", type=_positive, default=1, help="micro-batches per step (1)")
-    model.add_argument("--precision", choices=("auto", "bf16", "fp32"), default="auto",
+    model.add_argument("--precision", choices=("auto", "bf16", "fp16", "fp32"), default="auto",
                        help="auto: bf16 autocast where the hardware has fast bf16 (auto)")
     model.add_argument("--compile", action="store_true",
                        help="torch.compile the model (slower start, faster steps)")
@@ -171,7 +172,7 @@ def _train(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path) ->
             return 1
     if args.format == "text":
         print(_describe(summary), file=sys.stderr)
-    print(json.dumps(summary))
+    print(json.dumps({**summary, "sahabVersion": version()}))
     return 0
 
 

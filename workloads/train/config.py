@@ -10,6 +10,8 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
+PRECISIONS = ("auto", "bf16", "fp16", "fp32")
+
 
 @dataclass(frozen=True)
 class ModelConfig:
@@ -45,7 +47,9 @@ class TrainConfig:
     grad_clip: float = 1.0  # 0 disables clipping
     checkpoint_every: int = 50  # steps between checkpoints; 0 only writes the final one
     checkpoint_dir: str = "checkpoints"
-    precision: str = "auto"  # auto: bf16 autocast where the hardware has fast bf16, else fp32; or bf16 / fp32
+    # auto: what this node computes fast (bf16 where it has a native path; fp16 with a gradient scaler on GPUs
+    # without bf16, e.g. T4; else fp32); or bf16 / fp16 / fp32
+    precision: str = "auto"
     compile: bool = False  # torch.compile the model (worth it for long runs; costs a minute up front)
     seed: int = 1337
     threads: int = 0  # intra-op threads per worker; 0: this node's cores / local workers
@@ -53,8 +57,8 @@ class TrainConfig:
     summary_file: str = ""  # rank 0 writes the JSON summary here as well as to stdout
 
     def __post_init__(self) -> None:
-        if self.precision not in ("auto", "bf16", "fp32"):
-            raise ValueError(f"precision must be auto, bf16 or fp32, not {self.precision!r}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {self.precision!r}")
         if self.steps < 1 or self.batch_size < 1 or self.grad_accum < 1:
             raise ValueError("steps, batch_size and grad_accum must be at least 1")
         if self.checkpoint_every < 0:

@@ -50,17 +50,13 @@ def init_distributed() -> DistEnv:
     if world_size > 1 and not dist.is_initialized():
         backend = "nccl" if device.type == "cuda" else "gloo"
         timeout = timedelta(seconds=float(os.environ.get("SAHAB_DIST_TIMEOUT_S", "600")))
-        if os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == str(True):
-            # torchrun's agent keeps one store across group restarts, and the process group's keys are
-            # the same every attempt: a restarted worker can read the address of a worker that was killed
-            # and wait on it (gloo: "connection refused", then a hang). A prefix per attempt keeps each
-            # attempt's keys apart.
-            store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), world_size,
-                                  is_master=False, timeout=timeout)
-            store = dist.PrefixStore(f"sahab/attempt-{restart_count}", store)
-            dist.init_process_group(backend, store=store, rank=rank, world_size=world_size, timeout=timeout)
-        else:
-            dist.init_process_group(backend, timeout=timeout)
+        # env://: MASTER_ADDR/MASTER_PORT of this rendezvous round. The entrypoint sets
+        # TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1, so torchrun hands every round a fresh store hosted by that
+        # round's rank 0 (torch/distributed/elastic/rendezvous/dynamic_rendezvous.py, next_rendezvous): no key
+        # of an earlier round, or of another node's restart count, can be read. `device_id` binds the NCCL
+        # communicator to this worker's GPU at once (eager init, no guessing the device at the first collective).
+        dist.init_process_group(backend, timeout=timeout,
+                                device_id=device if device.type == "cuda" else None)
     return DistEnv(
         rank=rank,
         local_rank=local_rank,

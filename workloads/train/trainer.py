@@ -8,6 +8,7 @@ import math
 import time
 
 import torch
+import torch.distributed as dist
 from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 from torch.nn.parallel import DistributedDataParallel as DDP
 
@@ -15,7 +16,7 @@ from workloads.schema import SCHEMA_VERSION
 from workloads.train.checkpoint import Checkpointer
 from workloads.train.config import TrainConfig
 from workloads.train.data import TokenBatches, default_batches
-from workloads.train.distributed import DistEnv, gather_objects, mean_across_ranks
+from workloads.train.distributed import DistEnv, gather_objects
 from workloads.train.flops import mfu
 from workloads.train.model import GPT
 
@@ -28,6 +29,15 @@ def resolve_precision(requested: str, device: torch.device) -> str:
     from workloads.bench import capability
 
     return capability.resolve_precision(requested, device.type)
+
+
+def use_tf32(device: torch.device, precision: str) -> bool:
+    """fp32 matmuls on TF32 tensor cores on Ampere and later (sm80+): ~8x the fp32 rate, 10-bit mantissa inputs
+    with fp32 accumulation, the usual choice for training."""
+    if device.type != "cuda" or precision != "fp32" or torch.cuda.get_device_capability(device) < (8, 0):
+        return False
+    torch.backends.cuda.matmul.fp32_precision = "tf32"
+    return True
 
 
 def make_optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
@@ -70,12 +80,21 @@ class Trainer:
         self.step = 0
         self.first_loss: float | None = None
         self.resumed_from = self._load_snapshot()
+        self.tf32 = use_tf32(env.device, self.precision)
         model: torch.nn.Module = self.raw_model
+        self.ddp: DDP | None = None
+        if env.distributed:
+            # Wrapped before compiling, so the compiled graph breaks at DDP's buckets and each bucket's
+            # all-reduce overlaps the rest of backward. No buffer is trained, so none is broadcast before each
+            # forward (forward_sync_buffers, torch 2.13's name for broadcast_buffers).
+            cuda = env.device.type == "cuda"
+            self.ddp = DDP(model, device_ids=[env.device.index] if cuda else None, forward_sync_buffers=False)
+            model = self.ddp
         if cfg.compile:
             model = torch.compile(model)
-        if env.distributed:
-            model = DDP(model, device_ids=[env.local_rank] if env.device.type == "cuda" else None)
         self.model = model
+        self._pinned = env.device.type == "cuda"  # page-locked host batches: the copy is asynchronous
+        self._next: tuple | None = None  # the next micro-batch, already on its way to the device
 
     # -- checkpoints -----------------------------------------------------------------------------------
     def _load_snapshot(self) -> int:
@@ -121,33 +140,60 @@ class Trainer:
         self.checkpoints.save(step, self._state(), meta)
 
     # -- one optimizer step ----------------------------------------------------------------------------
-    def _run_batch(self, step: int) -> float:
-        """Forward and backward over `grad_accum` micro-batches, then one optimizer step. Returns the loss."""
+    def _load(self, step: int, micro: int) -> tuple[torch.Tensor, torch.Tensor]:
+        x, y = self.batches.batch(step, micro, self.env.rank)
+        if self._pinned:
+            x, y = x.pin_memory(), y.pin_memory()
+        return x.to(self.env.device, non_blocking=True), y.to(self.env.device, non_blocking=True)
+
+    def _batch(self, step: int, micro: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """This micro-batch (prefetched if it was the one expected), and the next one set on its way."""
+        ready, self._next = self._next, None
+        if ready is None or ready[0] != (step, micro):
+            ready = ((step, micro), self._load(step, micro))
+        following = (step, micro + 1) if micro + 1 < self.cfg.grad_accum else (step + 1, 0)
+        self._next = (following, self._load(*following))
+        return ready[1]
+
+    def _run_batch(self, step: int) -> torch.Tensor:
+        """Forward and backward over `grad_accum` micro-batches, then one optimizer step. Returns the loss as a
+        tensor on the device: reading it would make the host wait for the device, so only logging does."""
         for group in self.optimizer.param_groups:
             group["lr"] = learning_rate(step, self.cfg)
         device_type = self.env.device.type
         amp_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(self.precision)
-        total = 0.0
+        total = torch.zeros((), device=self.env.device)
         for micro in range(self.cfg.grad_accum):
-            x, y = self.batches.batch(step, micro, self.env.rank)
-            x, y = x.to(self.env.device, non_blocking=True), y.to(self.env.device, non_blocking=True)
+            x, y = self._batch(step, micro)
             last = micro == self.cfg.grad_accum - 1
             # gradients are all-reduced once per step, on the last micro-batch only
-            sync = contextlib.nullcontext() if last or not self.env.distributed else self.model.no_sync()
+            sync = contextlib.nullcontext() if last or self.ddp is None else self.ddp.no_sync()
             with sync:
                 autocast = torch.autocast(device_type, dtype=amp_dtype, enabled=amp_dtype is not None)
                 with autocast:
                     _, loss = self.model(x, y)
                 loss = loss / self.cfg.grad_accum
                 self.scaler.scale(loss).backward()
-            total += loss.detach()
+            total += loss.detach().float()
         if self.cfg.grad_clip > 0:
             self.scaler.unscale_(self.optimizer)
             torch.nn.utils.clip_grad_norm_(self.raw_model.parameters(), self.cfg.grad_clip)
         self.scaler.step(self.optimizer)
         self.scaler.update()
         self.optimizer.zero_grad(set_to_none=True)
-        return float(total)
+        return total
+
+    def _mean_loss(self, loss: torch.Tensor) -> float:
+        """The loss averaged over every rank: a collective, and the one place the loop waits for the device."""
+        if self.env.distributed:
+            loss = loss.clone()
+            dist.all_reduce(loss)  # SUM: gloo has no AVG
+            loss /= self.env.world_size
+        return float(loss)
+
+    def _synchronize(self) -> None:
+        if self.env.device.type == "cuda":
+            torch.cuda.synchronize(self.env.device)
 
     # -- the loop --------------------------------------------------------------------------------------
     def train(self) -> dict:
@@ -155,29 +201,31 @@ class Trainer:
         if env.is_main:
             emit("start", step=self.step, steps=cfg.steps, restart=env.restart_count,
                  resumed_from=self.resumed_from, world_size=env.world_size,
-                 precision=self.precision)
-        timed_steps, timed_seconds = 0, 0.0
-        loss = float("nan")
+                 precision=self.precision, tf32=self.tf32)
+        timer = _Timer(self._synchronize)
+        final_loss = float("nan")
         steps_this_start = 0
         while self.step < cfg.steps:
-            start = time.perf_counter()
             loss = self._run_batch(self.step)
-            if env.device.type == "cuda":
-                torch.cuda.synchronize()
-            elapsed = time.perf_counter() - start
-            steps_this_start += 1
-            if steps_this_start > WARMUP_STEPS_UNTIMED:
-                timed_steps, timed_seconds = timed_steps + 1, timed_seconds + elapsed
-            loss = mean_across_ranks(loss, env)
-            if self.first_loss is None:
-                self.first_loss = loss
             self.step += 1
-            if env.is_main and (self.step % cfg.log_every == 0 or self.step == cfg.steps):
-                emit("progress", step=self.step, steps=cfg.steps, loss=round(loss, 4),
-                     tokens_per_s=round(self._tokens_per_s(timed_steps, timed_seconds) or 0.0, 1))
-            if self.step == cfg.steps or (cfg.checkpoint_every and self.step % cfg.checkpoint_every == 0):
+            steps_this_start += 1
+            if steps_this_start == WARMUP_STEPS_UNTIMED:
+                timer.start(self.step)
+            last = self.step == cfg.steps
+            logged = self.step % cfg.log_every == 0 or last
+            if logged or self.first_loss is None:
+                final_loss = self._mean_loss(loss)  # every rank: it is a collective
+                timer.lap(self.step)
+                if self.first_loss is None:
+                    self.first_loss = final_loss
+            if env.is_main and logged:
+                emit("progress", step=self.step, steps=cfg.steps, loss=round(final_loss, 4),
+                     tokens_per_s=round(self._tokens_per_s(timer.steps, timer.seconds) or 0.0, 1))
+            if last or (cfg.checkpoint_every and self.step % cfg.checkpoint_every == 0):
+                timer.pause(self.step)  # checkpoint time is not training throughput
                 self._save_checkpoint(self.step)
-        return self._summary(loss, self._tokens_per_s(timed_steps, timed_seconds))
+                timer.start(self.step)
+        return self._summary(final_loss, self._tokens_per_s(timer.steps, timer.seconds))
 
     def _tokens_per_s(self, timed_steps: int, timed_seconds: float) -> float | None:
         """Tokens per second of the whole job, over the timed steps of this start (checkpoints excluded)."""
@@ -212,3 +260,30 @@ class Trainer:
             "precision": self.precision,
             "world_size": self.env.world_size,
         }
+
+
+class _Timer:
+    """Training time and steps over windows that exclude warm-up and checkpoints. It reads the clock only where
+    the loop already waits for the device (a logged loss) or must (a checkpoint), never on every step."""
+
+    def __init__(self, synchronize):
+        self._synchronize = synchronize
+        self._mark: tuple[float, int] | None = None
+        self.steps, self.seconds = 0, 0.0
+
+    def start(self, step: int) -> None:
+        self._synchronize()
+        self._mark = (time.perf_counter(), step)
+
+    def lap(self, step: int) -> None:
+        """At a point where the device is idle already (a loss was just read)."""
+        if self._mark is not None:
+            now = time.perf_counter()
+            self.steps += step - self._mark[1]
+            self.seconds += now - self._mark[0]
+            self._mark = (now, step)
+
+    def pause(self, step: int) -> None:
+        self._synchronize()
+        self.lap(step)
+        self._mark = None

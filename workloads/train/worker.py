@@ -12,8 +12,10 @@ import contextlib
 import dataclasses
 import json
 import os
+import sys
 
 from workloads.train.config import ModelConfig, TrainConfig
+from workloads.train.presets import NAMES, apply_preset
 
 PEAK_ENV = "SAHAB_PEAK_FLOPS"
 
@@ -88,8 +90,45 @@ def peak_flops_per_device(precision: str) -> float | None:
         return None  # a GPU the catalog does not know: train, but report no MFU rather than a wrong one
 
 
+def fabric_carries(env) -> bool:
+    """Across nodes, before training: does the fabric carry the all-reduce (workloads.bench.fabric)? Every rank
+    measures (a collective) and every rank gets the same verdict; below the floor the node set does not train."""
+    from workloads.bench import fabric
+    from workloads.train.trainer import emit
+
+    expected = fabric.configured()
+    if expected is None or env.n_nodes < 2:
+        return True
+    result = fabric.measure(expected, env.n_nodes, str(env.device))
+    if env.is_main:
+        emit("fabric", **result.to_json())
+        if not result.passed:
+            print(f"error: all-reduce across {env.n_nodes} nodes reached {result.bus_bytes_per_s / fabric.GBIT:.2f}"
+                  f" Gb/s, far below the {expected.name} fabric's {expected.gbps:g} Gb/s (floor "
+                  f"{expected.floor_bytes_per_s / fabric.GBIT:.2f}): not training on this node set", file=sys.stderr)
+    return result.passed
+
+
+def _hardware_class() -> str | None:
+    from workloads.bench.capability import detect
+    from workloads.bench.catalog import UnknownHardware
+
+    try:
+        return detect().hardware_class
+    except UnknownHardware:
+        return None  # a GPU the catalog does not know: the model as configured
+
+
 def main(argv: list[str] | None = None) -> int:
-    cfg = config_from_args(build_parser().parse_args(argv))
+    parser = build_parser()
+    parser.add_argument("--preset", choices=NAMES, default=None,
+                        help="model and per-worker batch of a preset (auto: this node's hardware class)")
+    args = parser.parse_args(argv)
+    cfg = config_from_args(args)
+    if args.preset:
+        flags = {a.split("=", 1)[0] for a in (sys.argv[1:] if argv is None else argv) if a.startswith("--")}
+        given = frozenset(f[2:].replace("-", "_") for f in flags)
+        cfg = apply_preset(cfg, args.preset, _hardware_class(), given)
 
     import torch.distributed as dist
 
@@ -98,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
 
     env = init_distributed()
     set_threads(cfg, env.local_world_size)
+    if not fabric_carries(env):
+        return 1
     peak = None
     if env.is_main:
         peak = peak_flops_per_device(resolve_precision(cfg.precision, env.device))

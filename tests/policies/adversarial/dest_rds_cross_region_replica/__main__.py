@@ -1,5 +1,7 @@
-"""Leak: an RDS read replica of a primary in Ireland (data flows both ways)."""
-# expect: cloud-all-resource-references-in-country replica
+"""Look-alike (direction): an RDS read replica in the UAE of a primary in Ireland. Replication copies the primary's
+data *into* the country and sends nothing back; `replicate_source_db` is a source, and a copy into the country is
+allowed (issue 36). The primary itself is not this program's resource."""
+# expect: pass
 
 import pulumi_aws as aws
 

@@ -8,7 +8,8 @@ rg = azure_native.resources.ResourceGroup("rg", location="uaenorth")
 identity = azure_native.managedidentity.UserAssignedIdentity("id", resource_group_name=rg.name)
 vault = azure_native.keyvault.Vault("vault", resource_group_name=rg.name, properties={
     "tenant_id": "00000000-0000-0000-0000-000000000000", "sku": {"family": "A", "name": "standard"},
-    "enable_purge_protection": True, "enable_rbac_authorization": True})
+    "enable_purge_protection": True, "enable_rbac_authorization": True,
+    "public_network_access": "Disabled"})  # a vault is sensitive by kind: no public endpoint (SAHAB-AZ-043)
 key = azure_native.keyvault.Key("key", resource_group_name=rg.name, vault_name=vault.name, key_name="data",
                                 properties={"kty": "RSA", "key_size": 3072})
 azure_native.storage.StorageAccount("data", resource_group_name=rg.name, kind="StorageV2",

@@ -1,0 +1,102 @@
+"""The egress model: per resource type, which inputs send data somewhere, which name a source or a filter, which
+hold an at-rest key and which govern encryption in transit.
+
+The model is data, generated from the provider SDKs' own input types and docs by `tools/gen_egress_model.py` into
+`policies/data/egress_model.json` (with the SDK versions it was read from). The rules read it here; nothing in the
+pack guesses from how an input happens to be spelled. Paths are the engine's camelCase inputs, `[]` stepping into a
+list and `{}` into a map's values (`rules[].destination.bucket`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+MODEL = Path(__file__).resolve().parent / "data" / "egress_model.json"
+CHART_VALUES = Path(__file__).resolve().parent / "data" / "chart_values.json"
+HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
+
+
+@functools.cache
+def model() -> dict[str, Any]:
+    return json.loads(MODEL.read_text(encoding="utf-8"))
+
+
+def entry(resource_type: str) -> dict[str, Any]:
+    return model()["types"].get(resource_type, {})
+
+
+def destination_paths(resource_type: str) -> dict[str, str]:
+    """Model path -> kind of transfer (replication, export, delivery, subscription, logging, backup, mirroring,
+    webhook, volume) for every destination input of the type."""
+    return entry(resource_type).get("destinations", {})
+
+
+def key_paths(resource_type: str) -> list[str]:
+    """The inputs holding an at-rest encryption key: a type with one holds data."""
+    return entry(resource_type).get("keys", [])
+
+
+def transit_paths(resource_type: str) -> list[str]:
+    return entry(resource_type).get("transit", [])
+
+
+def data_holding_types() -> list[str]:
+    """Every type whose schema has an at-rest key input (KMS key, Key Vault key, disk encryption set, CMK)."""
+    return sorted(t for t, e in model()["types"].items() if e.get("keys"))
+
+
+@functools.cache
+def _matchers(resource_type: str, category: str) -> re.Pattern | None:
+    paths = entry(resource_type).get(category, [])
+    if not paths:
+        return None
+    alternatives = []
+    for path in paths:
+        pattern = re.escape(path).replace(r"\[\]", r"(?:\[\d+\])?").replace(r"\{\}", r"\.[^.\[]+")
+        alternatives.append(pattern)
+    # A match covers the input and everything below it.
+    return re.compile(rf"^(?:{'|'.join(alternatives)})(?:$|[.\[])")
+
+
+def _matches(resource_type: str, category: str, path: str) -> bool:
+    matcher = _matchers(resource_type, category)
+    return bool(matcher and matcher.match(path))
+
+
+def is_source(resource_type: str, path: str) -> bool:
+    """Whether the concrete input path (`rules[0].sourceRegion`) is, or lies below, a source input."""
+    return _matches(resource_type, "sources", path)
+
+
+def is_filtered(resource_type: str, path: str) -> bool:
+    """Whether the concrete input path is, or lies below, a filter (pattern, condition, deny or exclusion list)."""
+    return _matches(resource_type, "filters", path)
+
+
+def source_versions() -> dict[str, str]:
+    return dict(model()["sources"])
+
+
+# ---------------------------------------------------------------------------------------------------------
+# What third-party charts create from their values (policies/data/chart_values.json)
+
+
+@functools.cache
+def chart_values() -> dict[str, Any]:
+    return json.loads(CHART_VALUES.read_text(encoding="utf-8"))
+
+
+def chart_name(chart: Any) -> str | None:
+    """The chart's own name from a release's `chart` (`velero`, `vmware-tanzu/velero`, `oci://host/charts/velero`)."""
+    if not isinstance(chart, str) or not chart.strip():
+        return None
+    return chart.rstrip("/").rsplit("/", 1)[-1].split(":", 1)[0].lower()
+
+
+def chart_entries(category: str, chart: Any) -> list[dict[str, Any]]:
+    name = chart_name(chart)
+    return [e for e in chart_values().get(category, []) if e["chart"] == name] if name else []

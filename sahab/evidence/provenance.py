@@ -1,0 +1,115 @@
+"""Where a bundle's verdicts came from: the plan's hash, the pack and its inputs, the commit, the tools.
+
+Nothing here depends on the moment except `generated_at`, which honours SOURCE_DATE_EPOCH (the reproducible-builds
+convention), so two runs over an unchanged stack differ only in the time they state and sign.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from sahab.engine import Plan
+from sahab.errors import UsageError
+
+# Provider packages are published as pulumi-<package> (pulumi-aws, pulumi-azure-native, pulumi-kubernetes).
+ENGINE_PACKAGES = ("pulumi", "pulumi-python")  # the engine's own provider types, not plugins
+
+
+def generated_at() -> dt.datetime:
+    raw = os.environ.get("SOURCE_DATE_EPOCH")
+    if raw:
+        try:
+            return dt.datetime.fromtimestamp(int(raw), dt.UTC)
+        except (ValueError, OverflowError, OSError):
+            raise UsageError(f"SOURCE_DATE_EPOCH={raw!r}: must be whole seconds since 1970-01-01 UTC") from None
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+def canonical(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def plan_sha256(plan: Plan) -> str:
+    """The hash of what the plan says would be built: project, stack, config (secrets redacted) and resources."""
+    doc = {"project": plan.project, "stack": plan.stack, "config": plan.config,
+           "resources": [r.contract() for r in plan.resources]}
+    return hashlib.sha256(canonical(doc)).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def git_state(folder: Path) -> dict[str, Any] | None:
+    """The commit the program folder is at and whether its work tree differs from it; None outside git."""
+    def git(*args: str) -> str | None:
+        try:
+            done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return done.stdout.strip() if done.returncode == 0 else None
+
+    commit = git("rev-parse", "HEAD")
+    if not commit:
+        return None
+    status = git("status", "--porcelain", "--untracked-files=no", "--", ".")
+    return {"commit": commit, "dirty": bool(status)}
+
+
+def provider_packages(plan: Plan) -> list[str]:
+    """The provider packages the plan uses (`pulumi:providers:aws` -> aws)."""
+    found = {r.type.split(":", 2)[2] for r in plan.resources if r.type.startswith("pulumi:providers:")}
+    return sorted(found - set(ENGINE_PACKAGES))
+
+
+def tool_versions(plan: Plan, interpreter: str) -> dict[str, Any]:
+    """Sahab and the policy SDK as this process has them; the Pulumi SDK and the providers as the program's own
+    interpreter has them (it is what ran the program)."""
+    from importlib import metadata
+
+    from sahab.version import version
+
+    def here(dist: str) -> str | None:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return None
+
+    wanted = ["pulumi", *(f"pulumi-{p}" for p in provider_packages(plan))]
+    program = _versions_in(interpreter, wanted)
+    return {"sahab": version(), "python": ".".join(map(str, sys.version_info[:3])),
+            "pulumi-policy": here("pulumi-policy"), "pulumi": program.get("pulumi"),
+            "providers": {dist.removeprefix("pulumi-"): program.get(dist) for dist in wanted[1:]}}
+
+
+def _versions_in(interpreter: str, dists: list[str]) -> dict[str, str | None]:
+    """Distribution versions as another interpreter sees them; -I and a neutral folder keep the program's own
+    files out of its path."""
+    script = ("import json, sys\nfrom importlib import metadata\nout = {}\nfor d in sys.argv[1:]:\n"
+              "    try:\n        out[d] = metadata.version(d)\n    except metadata.PackageNotFoundError:\n"
+              "        out[d] = None\nprint(json.dumps(out))\n")
+    try:
+        done = subprocess.run([interpreter, "-I", "-c", script, *dists], capture_output=True, text=True,
+                              timeout=60, cwd="/")
+        return json.loads(done.stdout) if done.returncode == 0 else {}
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return {}
+
+
+def program_interpreter(program_dir: Path) -> str:
+    """The Python that runs the program, as `pulumi preview` picks it: Pulumi.yaml's virtualenv, else Sahab's."""
+    from sahab.project import find_project, program_virtualenv
+
+    venv = program_virtualenv(find_project(program_dir))
+    if venv is not None:
+        for candidate in (venv / "bin" / "python", venv / "Scripts" / "python.exe"):
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(candidate)
+    return sys.executable

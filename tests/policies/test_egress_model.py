@@ -1,0 +1,108 @@
+"""The egress model and the endpoint table: data the rules read, generated from the SDKs or read from vendors'
+documentation, kept in step with what is installed and what the world says.
+
+When a provider SDK is upgraded, `test_the_model_is_generated_from_the_installed_sdks` fails: run
+`python tools/gen_egress_model.py` and review the diff of policies/data/egress_model.json. When the endpoint
+table is more than 400 days old, re-read each entry's source and update `read`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.metadata
+import json
+
+import pytest
+
+from policies.core import Context
+from policies.egress import MODEL, destination_paths, entry, is_filtered, is_source, model
+from policies.places import MAX_TABLE_AGE_DAYS, endpoint_table, place_of_host
+from policies.residency import Place, place_allowed, place_of_reference
+
+
+def test_the_model_is_generated_from_the_installed_sdks():
+    for dist, version in model()["sources"].items():
+        assert importlib.metadata.version(dist) == version, \
+            f"{dist} is {importlib.metadata.version(dist)}, the model was read from {version}: run " \
+            "`python tools/gen_egress_model.py`"
+
+
+@pytest.mark.parametrize(("type_", "path", "kind"), [
+    ("aws:cloudwatch/logSubscriptionFilter:LogSubscriptionFilter", "destinationArn", "delivery"),
+    ("aws:s3/bucketReplicationConfig:BucketReplicationConfig", "rules[].destination.bucket", "delivery"),
+    ("aws:s3/bucketLoggingV2:BucketLoggingV2", "targetBucket", "delivery"),
+    ("aws:cloudtrail/trail:Trail", "s3BucketName", "logging"),
+    ("aws:kinesis/firehoseDeliveryStream:FirehoseDeliveryStream", "httpEndpointConfiguration.url", "delivery"),
+    ("aws:sns/topicSubscription:TopicSubscription", "endpoint", "delivery"),
+    ("aws:cloudwatch/eventApiDestination:EventApiDestination", "invocationEndpoint", "webhook"),
+    ("aws:dynamodb/table:Table", "replicas[].regionName", "replication"),
+    ("aws:backup/plan:Plan", "rules[].copyActions[].destinationVaultArn", "delivery"),
+    ("aws:athena/workgroup:Workgroup", "configuration.resultConfiguration.outputLocation", "export"),
+    ("azure-native:monitor:DiagnosticSetting", "workspaceId", "delivery"),
+    ("azure-native:monitor:DiagnosticSetting", "eventHubAuthorizationRuleId", "logging"),
+    ("azure-native:storage:ObjectReplicationPolicy", "destinationAccount", "delivery"),
+    ("kubernetes:core/v1:PersistentVolume", "spec.nfs.server", "volume"),
+])
+def test_destinations_read_from_the_sdks(type_, path, kind):
+    assert destination_paths(type_).get(path) == kind
+
+
+@pytest.mark.parametrize(("type_", "path"), [
+    ("aws:rds/instance:Instance", "replicateSourceDb"),
+    ("aws:ec2/amiCopy:AmiCopy", "sourceAmiRegion"),
+    ("aws:ebs/snapshotCopy:SnapshotCopy", "sourceRegion"),
+    ("aws:s3/objectCopy:ObjectCopy", "source"),
+    ("aws:datasync/task:Task", "sourceLocationArn"),
+    ("azure-native:storage:ObjectReplicationPolicy", "sourceAccount"),
+    ("azure-native:compute:Snapshot", "creationData.sourceResourceId"),
+])
+def test_sources_are_not_destinations(type_, path):
+    assert is_source(type_, path) and path not in destination_paths(type_)
+
+
+def test_filters_and_their_children_are_conditions():
+    assert is_filtered("aws:cloudwatch/eventRule:EventRule", "eventPattern")
+    assert is_source("aws:rds/instance:Instance", "restoreToPointInTime.sourceDbInstanceIdentifier")
+    assert not is_source("aws:rds/instance:Instance", "kmsKeyId")
+
+
+def test_public_switches_and_keys_read_from_the_sdks():
+    assert entry("aws:rds/instance:Instance")["public"]["publiclyAccessible"] is True
+    assert entry("aws:rds/snapshot:Snapshot")["public"]["sharedAccounts[]"] == "all"
+    assert entry("aws:ec2/amiLaunchPermission:AmiLaunchPermission")["public"]["group"] == "all"
+    assert entry("azure-native:sql:Server")["public"]["publicNetworkAccess"] == "Enabled"
+    assert "kmsKeyId" in entry("aws:rds/instance:Instance")["keys"]
+    assert "keys" not in entry("aws:iam/role:Role")  # a role holds no data
+
+
+def test_the_endpoint_table_is_fresh_and_sourced():
+    doc = json.loads((MODEL.parent / "endpoints.json").read_text())
+    read = dt.date.fromisoformat(doc["read"])
+    assert (dt.date.today() - read).days <= MAX_TABLE_AGE_DAYS, \
+        "policies/data/endpoints.json is stale: re-read each entry's source and update `read`"
+    for host, item in endpoint_table().items():
+        assert item["source"].startswith("https://") and item["vendor"], host
+
+
+@pytest.mark.parametrize(("host", "outside"), [
+    ("http-intake.logs.datadoghq.eu", True),
+    ("otlp.eu01.nr-data.net", True),
+    ("o123.ingest.de.sentry.io", True),
+    ("s3.eu-central-2.wasabisys.com", True),
+    ("acct.r2.cloudflarestorage.com", True),
+    ("fra1.digitaloceanspaces.com", True),
+    ("d111111abcdef8.cloudfront.net", True),
+    ("prometheus-prod-01-prod-eu-west-0.grafana.net", True),
+    ("s3.me-central-1.amazonaws.com", False),
+    ("ns.compat.objectstorage.me-dubai-1.oraclecloud.com", False),
+])
+def test_hosts_are_placed_by_the_table(host, outside):
+    place = place_of_reference(f"https://{host}/x", Context())
+    assert place_allowed(place, Context()) is not outside, place
+
+
+def test_a_host_nobody_can_place_fails_closed_and_a_private_one_is_inside():
+    assert place_of_host("logs.partner.example.com") is None
+    unplaced = place_of_reference("https://logs.partner.example.com/ingest", Context())
+    assert not place_allowed(unplaced, Context()) and "cannot be shown" in unplaced.source
+    assert place_allowed(place_of_reference("http://10.1.2.3:9000", Context()), Context())
+    assert place_allowed(Place("AE", "a vendor site", "country"), Context())

@@ -1,0 +1,197 @@
+"""A training Job's pods on loopback: each pod is the image's entrypoint (workloads/entrypoint.sh) started with
+the environment and command components/kubernetes/training_job.py gives the Job's train container, with only
+what a loopback fleet must change: pod 0's DNS name becomes 127.0.0.1, the checkpoint store a shared folder
+(every pod sees the same store, as with the Job's object store), and the rendezvous timeouts scaled down.
+
+A pod is killed the way a lost node kills it: SIGKILL to every process in it, the agent and its workers
+(torchrun starts its workers in sessions of their own, so the pod's process tree is walked, as the container's
+cgroup would be).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workload_helpers import ROOT
+
+from components.config import NodePool, Team, Workload
+from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
+from workloads.train.checkpoint import available_steps
+
+JOB = "train-loopback"
+SERVICE = f"{JOB}-rdzv"
+# Seconds, scaled down from the Job's minutes; each one still has room for a slow, shared CI machine.
+SCALED_TIMEOUTS = {"SAHAB_RDZV_LAST_CALL_TIMEOUT": "3", "SAHAB_RDZV_KEEP_ALIVE": "1",
+                   "SAHAB_RDZV_CLOSE_TIMEOUT": "5", "SAHAB_RDZV_READ_TIMEOUT": "150", "SAHAB_RDZV_JOIN_TIMEOUT": "180"}
+TINY_MODEL = ["--d-model", "32", "--n-layers", "1", "--n-heads", "2", "--seq-len", "16", "--batch-size", "4",
+              "--log-every", "5"]
+# A test-only `sitecustomize` on the workers' path: a worker of a pod with SAHAB_TEST_FAIL_BEFORE_JOIN=1 exits
+# before it joins the process group, on its first start only (as a CUDA init error or an OOM building the model).
+FAULTS = Path(__file__).resolve().parent / "faults"
+
+
+def job_container(nodes: int, steps: int, checkpoint_every: int) -> dict:
+    """The train container of the Job Sahab plans for a CPU pool of `nodes` nodes."""
+    pool = NodePool(name="loopback", cluster="c", accelerator="cpu", min_size=nodes, max_size=nodes)
+    args = TrainingJobArgs(pool=pool, team=Team(name="research"), checkpoint_uri="s3://bucket/prefix",
+                           queue="research",
+                           workload=Workload(steps=steps, checkpoint_every=checkpoint_every))
+    spec = TrainingJob._job_spec(args, JOB, SERVICE, {})
+    return spec["template"]["spec"]["containers"][0]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Fleet:
+    """The pods of one Job on loopback."""
+
+    tmp: Path
+    nodes: int
+    steps: int
+    checkpoint_every: int
+    port: int = field(default_factory=free_port)
+    pods: dict[int, list[Pod]] = field(default_factory=dict)  # index -> its pods, newest last
+
+    def __post_init__(self) -> None:
+        self.container = job_container(self.nodes, self.steps, self.checkpoint_every)
+        self.checkpoints = self.tmp / "store"
+        self.checkpoints.mkdir(parents=True)
+
+    def env(self, index: int, extra: dict | None = None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("SAHAB_", "TORCHELASTIC_"))}
+        env.update({e["name"]: e["value"] for e in self.container["env"]})
+        env.update({
+            "JOB_COMPLETION_INDEX": str(index),
+            "SAHAB_RDZV_ENDPOINT": f"127.0.0.1:{self.port}",  # `<job>-0.<service>` resolves to pod 0
+            "SAHAB_LOCAL_ADDR": "127.0.0.1",
+            "SAHAB_CHECKPOINT_DIR": str(self.checkpoints),
+            "SAHAB_PEAK_FLOPS": "1e11",  # MFU needs a peak; measuring one is not what these tests are about
+            "GLOO_SOCKET_IFNAME": "lo",
+            "TMPDIR": str(self.tmp),
+            "HOME": str(self.tmp),
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
+            "PYTHONPATH": os.pathsep.join([str(FAULTS), str(ROOT)]),
+            **SCALED_TIMEOUTS,
+        })
+        env.update(extra or {})
+        return env
+
+    def start(self, index: int, **extra: str) -> Pod:
+        """A pod of `index` (a first one, or the Job's replacement for a pod that went)."""
+        command = list(self.container["command"])
+        assert command[0] == "sahab-entrypoint"
+        n = len(self.pods.get(index, []))
+        log = self.tmp / f"pod-{index}-{n}.log"
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(["sh", str(ROOT / "workloads" / "entrypoint.sh"), *command[1:], *TINY_MODEL],
+                                    cwd=self.tmp, env=self.env(index, extra), stdout=out, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        pod = Pod(index, proc, log)
+        self.pods.setdefault(index, []).append(pod)
+        return pod
+
+    def latest(self, index: int) -> Pod:
+        return self.pods[index][-1]
+
+    def wait_for_checkpoint(self, step: int, timeout: float = 120) -> None:
+        """Until the checkpoint of `step` is complete (its manifest committed)."""
+        deadline = time.monotonic() + timeout
+        while step not in self.complete_steps():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no checkpoint of step {step} within {timeout} s")
+            if all(p.proc.poll() is not None for pods in self.pods.values() for p in pods):
+                raise AssertionError(f"every pod exited before the checkpoint of step {step}")
+            time.sleep(0.1)
+
+    def complete_steps(self) -> list[int]:
+        return available_steps(self.checkpoints)
+
+    def wait_all(self, timeout: float) -> dict[int, int]:
+        """Exit code of each index's newest pod; kills every pod still running after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        try:
+            return {i: pods[-1].wait(max(0.1, deadline - time.monotonic())) for i, pods in self.pods.items()}
+        finally:
+            self.kill_all()
+
+    def kill_all(self) -> None:
+        for pods in self.pods.values():
+            for pod in pods:
+                pod.kill()
+
+
+@dataclass
+class Pod:
+    index: int
+    proc: subprocess.Popen
+    log: Path
+
+    def kill(self) -> None:
+        """SIGKILL to every process of the pod, as when its node is lost."""
+        for pid in [self.proc.pid, *descendants(self.proc.pid)]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self.proc.wait()
+
+    def wait(self, timeout: float) -> int:
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError(f"pod {self.index} still running after {timeout:.0f} s:\n{self.tail()}") from None
+
+    def workers(self) -> list[int]:
+        """The torchrun workers of this pod (not the agent)."""
+        found = []
+        for pid in descendants(self.proc.pid):
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"workloads.train" in cmdline and b"torch.distributed.run" not in cmdline \
+                    and not any(part.endswith(b"torchrun") for part in cmdline):
+                found.append(pid)
+        return found
+
+    def events(self, kind: str) -> list[dict]:
+        out = []
+        for line in self.log.read_text(errors="replace").splitlines():
+            if line.startswith("{") and f'"event": "{kind}"' in line:
+                out.append(json.loads(line))
+        return out
+
+    def tail(self, lines: int = 40) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid`, whatever session it started."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+    found, stack = [], [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found

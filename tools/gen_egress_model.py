@@ -1,0 +1,433 @@
+"""Generate the pack's model of every resource type's inputs from the installed provider SDKs.
+
+    python tools/gen_egress_model.py            # writes policies/data/egress_model.json
+    python tools/gen_egress_model.py --check    # exit 1 if the committed model differs from what the SDKs give
+
+The policy pack judges where data goes by type, not by how an input is spelled. This script reads the input types
+of pulumi_aws, pulumi_azure_native and pulumi_kubernetes as installed (their `*Args` classes and the docs the
+providers ship on every field: the same text as the registry's API docs) and records, for every resource type:
+
+* `destinations`: the inputs that send data somewhere (replication, export, delivery, subscription, logging,
+  backup, mirroring, webhooks, remote volumes), with the kind of transfer, as paths into the engine's camelCase
+  inputs (`rules[].destination.bucket`; `[]` steps into a list, `{}` into a map's values);
+* `sources`: inputs that name where data comes *from* (the source of a copy or an inbound replica); a place named
+  there is not a transfer out;
+* `filters`: inputs that select or exclude (event patterns, filters, deny and exclusion lists); a place named there
+  is a condition, not a transfer;
+* `keys`: the inputs that hold an at-rest encryption key or switch (KMS keys, SSE, CMK, disk encryption sets):
+  a type with one holds data (the open-world coverage rule reads this);
+* `transit`: the inputs that govern encryption in transit (TLS versions, in-transit switches, SSL enforcement);
+* `public`: the inputs that expose data to everyone, with the value that does (`publiclyAccessible: true`, Azure's
+  `publicNetworkAccess: Enabled`, `sharedAccounts: all` where the doc says `all` makes a snapshot public).
+
+The SDK files are parsed, not imported (tens of thousands of modules), so this runs in about a minute. What the
+classification reads is each field's name, its doc, and the names of the blocks it sits in; the output is data the
+rules read, reviewed in the diff when a provider is upgraded. The source versions are recorded in the file, and
+`tests/policies/test_egress_model.py` fails when the installed SDKs differ from them: rerun this script then.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import importlib.util
+import json
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUTPUT = ROOT / "policies" / "data" / "egress_model.json"
+PACKAGES = {"pulumi_aws": "pulumi-aws", "pulumi_azure_native": "pulumi-azure-native",
+            "pulumi_kubernetes": "pulumi-kubernetes"}
+MAX_DEPTH = 7
+# Fields read per resource type at most: unions of unions (Data Factory activities) would otherwise take hours;
+# the walk is depth-first in the SDK's order, so what is read is the same on every run.
+MAX_FIELDS = 20000
+
+
+@dataclass(frozen=True)
+class Field:
+    camel: str
+    annotation: str
+    doc: str
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Reading the SDK: every `*Args` class with its fields, and every resource's type token and Args class
+
+
+def _getter_name(func: ast.FunctionDef) -> str | None:
+    """The engine's name of a property (`@pulumi.getter(name="destinationArn")`, or the Python name)."""
+    is_property = False
+    name = None
+    for deco in func.decorator_list:
+        text = ast.unparse(deco)
+        if text.endswith("property"):
+            is_property = True
+        if isinstance(deco, ast.Call) and ast.unparse(deco.func) == "pulumi.getter":
+            for kw in deco.keywords:
+                if kw.arg == "name" and isinstance(kw.value, ast.Constant):
+                    name = kw.value.value
+            name = name or func.name
+        elif text == "pulumi.getter":
+            name = func.name
+    return name if is_property else None
+
+
+def _args_classes(tree: ast.Module) -> dict[str, list[Field]]:
+    classes: dict[str, list[Field]] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef) or not node.name.endswith("Args"):
+            continue
+        fields = []
+        for item in node.body:
+            if isinstance(item, ast.FunctionDef) and item.returns is not None:
+                camel = _getter_name(item)
+                if camel:
+                    fields.append(Field(camel, ast.unparse(item.returns), " ".join((ast.get_docstring(item) or "")
+                                                                                   .split())))
+        classes[node.name] = fields
+    return classes
+
+
+_TOKEN = re.compile(r"super\((\w+), __self__\).__init__\(\s*'([^']+)'")
+
+
+def _resources(text: str) -> Iterator[tuple[str, str]]:
+    """(class name, type token) of each resource a module defines."""
+    for match in _TOKEN.finditer(text):
+        yield match.group(1), match.group(2)
+
+
+@dataclass
+class Module:
+    args: dict[str, list[Field]]
+    resources: list[tuple[str, str, Path]]
+
+
+def read_package(root: Path) -> dict[str, Module]:
+    modules: dict[str, Module] = {}
+    for path in sorted(root.rglob("*.py")):
+        if path.name.startswith("get_") or "__pycache__" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        if "Args" not in text:
+            continue
+        key = str(path.parent.relative_to(root))
+        module = modules.setdefault(key, Module({}, []))
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        module.args.update(_args_classes(tree))
+        module.resources.extend((cls, token, path) for cls, token in _resources(text)
+                                if not token.startswith("pulumi:providers:"))
+    return modules
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Classifying fields
+
+_QUOTED = re.compile(r"'(?:[\w.]+\.)?(\w+Args)'")
+
+
+def _nested(annotation: str) -> tuple[list[str], str]:
+    """The Args classes a field may hold (every variant of a Union: an Event Grid destination is a webhook, a
+    queue, a hub...), and the step into it: '' (one), '[]' (a list), '{}' (a map)."""
+    step = "[]" if "Sequence[" in annotation else "{}" if "Mapping[" in annotation else ""
+    return list(dict.fromkeys(_QUOTED.findall(annotation))), step
+
+
+def _is_text(annotation: str) -> bool:
+    return "str" in annotation and "Args" not in annotation and "bool" not in annotation
+
+
+def _words(camel: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", camel)]
+
+
+# The last word of a field's name that says its value is a reference to somewhere: a resource, an endpoint, a place.
+REFERENCE_WORDS = {"arn", "arns", "id", "ids", "uri", "uris", "url", "urls", "endpoint", "endpoints", "host",
+                   "hostname", "hosts", "server", "servers", "bucket", "portal", "monitors", "region", "regions",
+                   "destination", "destinations", "target", "targets", "workspace", "location", "account"}
+# `<noun> name` is a reference when the noun is a kind of resource data can be sent to.
+NAMED_RESOURCES = {"bucket", "topic", "queue", "stream", "workspace", "vault", "registry", "hub", "container",
+                   "share", "server", "domain", "function", "account", "namespace", "index", "cluster", "host",
+                   "region", "location"}
+# Name words that mark an outbound transfer, and the kind of egress each one is.
+DESTINATION_WORDS = {
+    "destination": "delivery", "destinations": "delivery", "target": "delivery", "targets": "delivery",
+    "sink": "delivery", "delivery": "delivery", "deliver": "delivery", "forward": "delivery",
+    "forwarding": "delivery", "output": "export", "outputs": "export", "export": "export", "exports": "export",
+    "replica": "replication", "replicas": "replication", "replication": "replication", "replicate": "replication",
+    "failover": "replication", "partner": "replication", "peer": "replication", "copy": "backup",
+    "backup": "backup", "archive": "backup", "subscriber": "subscription", "subscribers": "subscription",
+    "subscription": "subscription", "notification": "delivery", "notifications": "delivery", "webhook": "webhook",
+    "callback": "webhook", "mirror": "mirroring", "logging": "logging", "log": "logging", "logs": "logging",
+    "audit": "logging", "results": "export", "dead": "delivery",
+}
+# Doc phrases that mark an outbound transfer.
+DESTINATION_DOC = [
+    (re.compile(r"\b(deliver(s|ed|y|ing)?|send(s|ing)?|sent|publish(es|ed|ing)?|push(es|ed|ing)?|"
+                r"forward(s|ed|ing)?) (\w+ ){0,4}(to|in|into)\b", re.I), "delivery"),
+    (re.compile(r"\bdesignated for (publishing|delivering|storing|writing)|\bfor (publishing|delivering|storing) "
+                r"(\w+ ){0,2}(log|logs|files|data|results|reports)\b", re.I), "logging"),
+    (re.compile(r"\bused to (store|deliver|send|write|export)\b|\bwhere (\w+ ){0,4}(are|is|will be) (stored|written|"
+                r"delivered|sent|saved|exported|published)\b", re.I), "export"),
+    (re.compile(r"\b(url|endpoint) to invoke\b|\bendpoint (url )?to (call|invoke|send)\b", re.I), "webhook"),
+    (re.compile(r"\bto which (\w+ ){0,5}(send|deliver|stream|write|export|publish|forward|replicate|copy)|"
+                r"\b(of|for) the (destination|target)\b|\b(destination|target) (bucket|vault|region|stream|topic|"
+                r"queue|endpoint|url|location|workspace|storage|resource|table|registry|database|log)", re.I),
+     "delivery"),
+    (re.compile(r"\breplicat(e|es|ed|ion) (\w+ ){0,3}to\b|\breplica (region|location|bucket|account)", re.I),
+     "replication"),
+    (re.compile(r"\bexport(s|ed)? (\w+ ){0,3}to\b", re.I), "export"),
+    (re.compile(r"\b(store|write|save|upload)s? (the )?(\w+ ){0,3}(logs?|results?|output|reports?|snapshots?|"
+                r"exports?|backups?|findings|data)\b", re.I), "export"),
+    (re.compile(r"\bwebhook|\bcallback url|\binvo(ke|cation) (endpoint|url)", re.I), "webhook"),
+    (re.compile(r"\b(logs?|log files|access logs|flow logs) (are |will be )?(sent|delivered|written|stored|"
+                r"published)|\bwhere (\w+ ){0,3}logs? (are|is|will)\b|\blog destination", re.I), "logging"),
+    (re.compile(r"\bcop(y|ies) (\w+ ){0,3}to\b|\bbackup vault\b", re.I), "backup"),
+    (re.compile(r"\bmirror(ed|ing)? (traffic|packets|to)\b", re.I), "mirroring"),
+    (re.compile(r"\bsubscri(be|ption) endpoint|\bendpoint (that|which) (receives|gets)", re.I), "subscription"),
+]
+SOURCE_WORDS = {"source", "sources", "src", "upstream", "origin", "from"}
+# Inputs that select or exclude: what they name is a condition, never where data goes.
+FILTER_WORDS = {"pattern", "patterns", "filter", "filters", "condition", "conditions", "exclude", "excluded",
+                "exclusions", "exclusion", "deny", "denied", "blocked", "disallowed", "selector", "selectors",
+                "match", "matches", "matcher", "not"}
+SOURCE_DOC = re.compile(r"^(the )?(arn|id|name|region|url|identifier)? ?(of )?the source\b|\bsource (region|bucket|"
+                        r"account|database|db|snapshot|image|ami|disk|vault|location|cluster|instance|registry)\b|"
+                        r"\bto (copy|replicate|read|import|restore) from\b|\bfrom which\b", re.I)
+# Fields that may mention a destination but hold something else: who may act, how, with which key or network.
+NOT_A_DESTINATION = {"role", "roles", "kms", "key", "keys", "policy", "policies", "principal", "principals",
+                     "certificate", "secret", "secrets", "credential", "credentials", "password", "token",
+                     "encryption", "format", "prefix", "prefixes", "suffix", "type", "protocol", "status",
+                     "enabled", "subnet", "subnets", "security", "vpc", "condition", "conditions", "filter", "filters",
+                     "tag", "tags", "schedule", "version", "description", "display", "kind", "mode", "port", "ports",
+                     "size", "timeout", "retry", "count", "sku", "tier", "zone", "zones", "identity",
+                     "permission", "permissions", "excluded", "exclude", "exclusions", "deny", "denied", "not",
+                     "allowed", "allow", "label", "labels", "annotations", "path", "paths", "grantee", "grants",
+                     "grant", "client", "allocation", "private", "interface", "interfaces", "reservation", "ami",
+                     "image", "container", "attribute", "statement", "parameter", "parameters", "rule", "rules",
+                     "negate", "owner", "asn", "route", "routes", "dns", "proxy", "tenant", "application",
+                     "directory", "audience"}
+# Blocks whose fields are never transfers: grants, conditions and network rules name who, not where.
+NOT_A_DESTINATION_BLOCK = {"grantee", "grants", "condition", "conditions", "filter", "filters", "principal",
+                           "principals", "identity", "permissions", "security"}
+# At-rest encryption: a reference to a key (KMS, Key Vault, disk encryption set, CMK) marks a data-holding type.
+KEY_REFERENCE = {"arn", "id", "uri", "url", "name", "identifier"}
+# In transit: the words of inputs that govern TLS (see `_is_transit`).
+TRANSIT_WORDS = {"tls", "ssl", "https", "transit"}
+# Whole inputs that describe the resource, never a transfer: its own name and place, tags, free text.
+TOP_LEVEL_OWN = {"name", "region", "location", "tags", "tagsAll", "description", "displayName", "id",
+                 "resourceGroupName", "metadata", "apiVersion", "kind"}
+# Fields the doc-and-name reading misses or misreads, each with why (reviewed by hand).
+OVERRIDES: dict[tuple[str, str], str | None] = {
+    # The Event Hubs namespace that receives the diagnostic logs is named by its authorization rule.
+    ("azure-native:monitor:DiagnosticSetting", "eventHubAuthorizationRuleId"): "destination:logging",
+    ("azure-native:aadiam:DiagnosticSetting", "eventHubAuthorizationRuleId"): "destination:logging",
+    # An API's integration forwards every request (its body included) to the integration's URI.
+    ("aws:apigateway/integration:Integration", "uri"): "destination:delivery",
+    ("aws:apigatewayv2/integration:Integration", "integrationUri"): "destination:delivery",
+    # An ExternalName Service is a DNS alias: traffic sent to the Service goes to that host.
+    ("kubernetes:core/v1:Service", "spec.externalName"): "destination:delivery",
+}
+# Kubernetes volumes kept on a remote server: where the server is, the data is.
+REMOTE_VOLUME_FIELDS = {("nfs", "server"), ("iscsi", "targetPortal"), ("iscsi", "portals[]"),
+                        ("cephfs", "monitors[]"), ("rbd", "monitors[]"), ("glusterfs", "endpoints"),
+                        ("quobyte", "registry"), ("storageos", "volumeNamespace")}
+
+
+def _is_reference(words: list[str]) -> bool:
+    if words[-1] in REFERENCE_WORDS:
+        return True
+    return len(words) >= 2 and words[-1] == "name" and words[-2] in NAMED_RESOURCES
+
+
+def _is_key(words: list[str], annotation: str) -> bool:
+    """A reference to an at-rest encryption key: `kmsKeyId`, `keyVaultKeyUri`, `diskEncryptionSetId`, ..."""
+    if not _is_text(annotation) or TRANSIT_WORDS & set(words) or words[-1] == "name":
+        return False
+    ws = set(words)
+    if ws & {"kms", "cmk"} and (ws & KEY_REFERENCE or words[-1] in ("key", "keys")):
+        return True
+    if "key" in ws and "vault" in ws and ws & KEY_REFERENCE:
+        return True
+    if {"disk", "encryption", "set"} <= ws:
+        return True
+    return {"customer", "managed", "key"} <= ws
+
+
+def _is_transit(words: list[str]) -> bool:
+    ws = set(words)
+    if ws & {"tls", "ssl"}:
+        return True
+    if "https" in ws:
+        return bool(ws & {"only", "traffic", "required", "require", "redirect", "enforce", "enforced"})
+    return {"in", "transit"} <= ws or {"transit", "encryption"} <= ws or {"secure", "transport"} <= ws
+
+
+def _classify(path: list[tuple[str, str]], field: Field) -> str | None:
+    """'destination:<kind>', 'source', or None for a text field at `path` (its ancestors' names and docs)."""
+    words = _words(field.camel)
+    if not words or not _is_reference(words):
+        return None
+    parents = [w for camel, _ in path[-2:] for w in _words(camel)]
+    doc = field.doc
+    if SOURCE_WORDS & set(words) or SOURCE_WORDS & set(parents) or SOURCE_DOC.search(doc):
+        return "source"
+    if NOT_A_DESTINATION & set(words) or NOT_A_DESTINATION_BLOCK & set(parents):
+        return None
+    if re.search(r"\bunique (identifier|id|name)\b", doc, re.I) or words in (["subscription", "id"],
+                                                                           ["account", "id"], ["account"]):
+        return None
+    for word in [*words, *reversed(parents)]:
+        if word in DESTINATION_WORDS:
+            return f"destination:{DESTINATION_WORDS[word]}"
+    for pattern, kind in DESTINATION_DOC:
+        if pattern.search(doc):
+            return f"destination:{kind}"
+    return None
+
+
+@dataclass
+class Entry:
+    destinations: dict[str, str]
+    sources: list[str]
+    filters: list[str]
+    keys: list[str]
+    transit: list[str]
+    public: dict[str, object]
+    budget: int = MAX_FIELDS
+
+
+# Docs that say a value shares with everyone ("Use `all` to make the snapshot public", `group`: "Valid values:
+# `"all"`" of an AMI launch permission).
+PUBLIC_ALL_DOC = re.compile(r"`all` to (make|distribute)\b[^.]*\bpublic|launch permission[^.]*valid values: `\"all\"`|"
+                            r"valid values: `\"all\"`", re.I)
+
+
+def _public(words: list[str], field: Field) -> object | None:
+    """The value of this input that exposes the resource to everyone, or None."""
+    ws = set(words)
+    if "bool" in field.annotation and {"publicly", "accessible"} <= ws:
+        return True
+    if _is_text(field.annotation) and words == ["public", "network", "access"]:
+        return "Enabled"
+    if PUBLIC_ALL_DOC.search(field.doc) or (words == ["group"] and "`\"all\"`" in field.doc):
+        return "all"
+    return None
+
+
+def _walk(token: str, index: dict[str, list[Field]], fields: list[Field], path: list[tuple[str, str]],
+          entry: Entry, depth: int = 0, seen: frozenset[str] = frozenset()) -> None:
+    for field in fields:
+        if entry.budget <= 0:
+            return
+        entry.budget -= 1
+        if depth == 0 and field.camel in TOP_LEVEL_OWN:
+            continue
+        nested, step = _nested(field.annotation)
+        here = ".".join(c for c, _ in path)
+        dotted = f"{here}.{field.camel}" if here else field.camel
+        full = f"{dotted}[]" if "Sequence[" in field.annotation and not nested else dotted
+        words = _words(field.camel)
+        if words and FILTER_WORDS & set(words):
+            entry.filters.append(full)
+            continue
+        public = _public(words, field) if words else None
+        if public is not None:
+            entry.public[full] = public
+        if words and _is_key(words, field.annotation):
+            entry.keys.append(full)
+        elif words and _is_transit(words):
+            entry.transit.append(full)
+        if words and SOURCE_WORDS & set(words):
+            entry.sources.append(full)  # the source of a copy, whatever it holds
+            continue
+        if nested and depth < MAX_DEPTH:
+            for name in nested:
+                sub = index.get(name)
+                if sub is not None and name not in seen:  # a type inside itself (recursive schemas) once
+                    _walk(token, index, sub, [*path, (field.camel + step, field.doc)], entry, depth + 1,
+                          seen | {name})
+            continue
+        if not _is_text(field.annotation):
+            continue
+        generic = re.sub(r"\[\]|\{\}", "", full)
+        verdict = OVERRIDES.get((token, generic), "") if (token, generic) in OVERRIDES else None
+        if verdict is None and token.startswith("kubernetes:") and path:
+            volume = _words(path[-1][0].rstrip("[]{}"))
+            if (volume[-1] if volume else "", field.camel + ("[]" if full.endswith("[]") else "")) \
+                    in REMOTE_VOLUME_FIELDS:
+                verdict = "destination:volume"
+        if verdict is None:
+            verdict = _classify(path, field)
+        if verdict == "source":
+            entry.sources.append(full)
+        elif verdict:
+            entry.destinations[full] = verdict.split(":", 1)[1]
+
+
+def model_of(package: str) -> dict[str, dict]:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit(f"error: {package} is not installed; run `make install`")
+    root = Path(next(iter(spec.submodule_search_locations)))
+    modules = read_package(root)
+    index: dict[str, list[Field]] = {}
+    for module in modules.values():
+        for name, fields in module.args.items():
+            index.setdefault(name, fields)
+    out: dict[str, dict] = {}
+    for module in modules.values():
+        for cls, token, _ in module.resources:
+            if token.startswith("kubernetes:") and token.endswith("List"):
+                continue  # list kinds are client-side collections, never registered
+            fields = module.args.get(f"{cls}Args")
+            if fields is None:
+                continue
+            entry = Entry({}, [], [], [], [], {})
+            _walk(token, index, fields, [], entry)
+            doc = {k: v for k, v in (("destinations", dict(sorted(entry.destinations.items()))),
+                                     ("sources", sorted(set(entry.sources))),
+                                     ("filters", sorted(set(entry.filters))), ("keys", sorted(set(entry.keys))),
+                                     ("transit", sorted(set(entry.transit))),
+                                     ("public", dict(sorted(entry.public.items())))) if v}
+            if doc:
+                out[token] = doc
+    return out
+
+
+def build() -> dict:
+    versions = {dist: importlib.metadata.version(dist) for dist in PACKAGES.values()}
+    types: dict[str, dict] = {}
+    for package in PACKAGES:
+        types |= model_of(package)
+    return {"generated_by": "tools/gen_egress_model.py", "sources": versions,
+            "types": dict(sorted(types.items()))}
+
+
+def main(argv: list[str]) -> int:
+    model = build()
+    text = json.dumps(model, indent=0, sort_keys=False, separators=(",", ":")) + "\n"
+    if "--check" in argv:
+        current = OUTPUT.read_text() if OUTPUT.is_file() else ""
+        if current != text:
+            print(f"error: {OUTPUT.relative_to(ROOT)} is not what the installed SDKs give; run "
+                  "`python tools/gen_egress_model.py`", file=sys.stderr)
+            return 1
+        return 0
+    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
+    OUTPUT.write_text(text)
+    print(f"{OUTPUT.relative_to(ROOT)}: {len(model['types'])} types from "
+          + ", ".join(f"{k} {v}" for k, v in model["sources"].items()), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
