@@ -57,6 +57,7 @@ class ImageFact:
     when: str | None = None  # dotted values path that must be true for anything to pull it
     when_default: bool = True  # the chart's default for `when` where the values leave it out
     pulled_tag: str | None = None  # when the puller derives the tag (the driver's OS suffix)
+    mirrors: tuple[str, ...] = ()  # the same image at other repositories its publisher pushes it to
 
     def runs(self, values: Any) -> bool:
         """Whether the chart runs it with these values (its switch, else the chart's default for it)."""
@@ -101,7 +102,8 @@ def sheet(chart: str, version: str) -> Sheet:
     if doc.get("chart") != chart or str(doc.get("version")) != version:
         raise ValueError(f"{path.name}: says chart {doc.get('chart')} {doc.get('version')}")
     images = tuple(ImageFact(i["image"], i["repository"], str(i["tag"]), i["join"], tuple(i.get("values") or ()),
-                             i.get("when"), i.get("when_default", True), i.get("pulled_tag"))
+                             i.get("when"), i.get("when_default", True), i.get("pulled_tag"),
+                             tuple(i.get("mirrors") or ()))
                    for i in doc.get("images") or ())
     return Sheet(chart, version, doc["source"], images, doc.get("binaries") or {},
                  tuple(doc.get("service_accounts") or ()), doc.get("kind", "chart"))

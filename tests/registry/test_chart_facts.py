@@ -63,7 +63,7 @@ def test_each_pin_is_the_charts_default_or_an_override_its_binary_takes(componen
     facts = sheet_of(component)
     fact = facts.image(artifact.name)
     assert fact is not None, f"{artifact.name}: the {facts.chart} {facts.version} sheet says nothing of it"
-    assert artifact.upstream == fact.repository and artifact.join == fact.join
+    assert artifact.upstream in (fact.repository, *fact.mirrors) and artifact.join == fact.join
     if artifact.version == fact.tag:
         return
     assert artifact.override, f"{artifact.source}: not the chart's default {fact.tag} and no override says why"
