@@ -18,6 +18,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tomllib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from importlib import metadata
@@ -35,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILES = (ROOT / "workloads" / "Dockerfile", ROOT / "workloads" / "Dockerfile.cpu")
 LOCKS = (ROOT / "workloads" / "requirements.lock", ROOT / "workloads" / "requirements-torch-cpu.lock")
 STACKS = ("dev", "prod", "burst", "smb")
+VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
 NODE = "node-a"
 WORKLOAD_KINDS = ("DaemonSet", "Job", "Deployment", "StatefulSet", "CronJob", "Pod")
 
@@ -266,11 +268,12 @@ def run_in(world, command: list[str], env: dict[str, str] | None = None, timeout
 
 
 def test_the_dockerfiles_copy_the_workload_alone():
-    """Nothing of sahab/, components/ or policies/: the image's Python is workloads/ and its entrypoint."""
+    """Nothing of sahab/, components/ or policies/: the image's Python is workloads/ and its entrypoint, and
+    pyproject.toml, where the version its documents state is read (workloads/version.py)."""
     for dockerfile in DOCKERFILES:
         copies = [shlex.split(rest) for word, rest in instructions(dockerfile) if word == "COPY"]
         sources = {a for args in copies for a in args[:-1] if not a.startswith("--")}
-        assert sources <= {"workloads/", "workloads/entrypoint.sh"}, f"{dockerfile.name}: {sources}"
+        assert sources <= {"workloads/", "workloads/entrypoint.sh", "pyproject.toml"}, f"{dockerfile.name}: {sources}"
 
 
 def test_workloads_imports_neither_sahab_nor_components():
@@ -352,8 +355,10 @@ def test_the_training_jobs_validate_and_train_in_the_image(world, containers):
             assert done.returncode == 0, f"{shlex.join(command)}: exit {done.returncode}\n{done.stderr[-3000:]}"
             summary = json.loads(done.stdout.strip().splitlines()[-1])
             assert summary["event"] == "summary" and summary["steps"] == 2
+            assert summary["sahabVersion"] == VERSION
         else:
             done = run_in(world, list(command), env, timeout=300)
             assert done.returncode in (0, 1, 3), f"{shlex.join(command)}: exit {done.returncode}\n{done.stderr[-3000:]}"
             result = json.loads(world[0].path("/tmp/node.json").read_text())
             assert result["verdict"] in ("pass", "fail", "inconclusive") or "passed" in result
+            assert result["sahabVersion"] == VERSION

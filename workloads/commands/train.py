@@ -13,7 +13,6 @@ from pathlib import Path
 
 from workloads.errors import ConfigError, UsageError, WorkloadError
 from workloads.outputs import check_writable_dir
-from workloads.version import version
 
 HELP = "Validate this node, then train the bundled GPT model under torchrun (restarts on a lost worker)."
 
@@ -172,7 +171,7 @@ def _train(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path) ->
             return 1
     if args.format == "text":
         print(_describe(summary), file=sys.stderr)
-    print(json.dumps({**summary, "sahabVersion": version()}))
+    print(json.dumps(summary))
     return 0
 
 
