@@ -5,13 +5,14 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-# Every dependency is pinned, with its hash, in the lock files (`make lock` regenerates them: tools/lock.py).
-LOCKS := requirements.lock requirements-dev.lock
+# Every dependency is pinned, with the hash of every file of its version, in the lock files (`make lock`
+# regenerates them: tools/lock.py); they install on CPython 3.11-3.13 on Linux, macOS and Windows.
+LOCKS := requirements.lock requirements-dev.lock requirements-pack.lock requirements-release.lock
 # The stamp changes whenever pyproject.toml or a lock does, so a dependency edit reinstalls and nothing else does.
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml $(LOCKS) 2>/dev/null | sha256sum | cut -c1-16)
 PIP_QUIET := 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
 
-.PHONY: install lock test test-site demo lint bench clean host-deps azurite policy-pack
+.PHONY: install lock lock-verify test test-site demo lint bench clean host-deps azurite policy-pack dist
 
 install: $(STAMP)
 
@@ -27,10 +28,18 @@ $(STAMP): pyproject.toml $(LOCKS)
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-# Resolve pyproject.toml again (pip, this machine's indexes) and rewrite both lock files; commit them.
+# Resolve pyproject.toml again (uv, for every platform at once) and rewrite the lock files; commit them.
+# The workload image's locks are cut from the new dev lock once .venv holds it (tools/lock.py image).
 lock:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) tools/lock.py compile
+	$(MAKE) install
+	$(PY) tools/lock.py image
+
+# pip resolves each lock for other machines (macOS, Windows, Linux aarch64; other Pythons), hashes required.
+# The .venv's pip (the dev lock's, 25.1+): an older pip judges Requires-Python by its own interpreter.
+lock-verify: install
+	$(PY) tools/lock.py verify
 
 test: install host-deps azurite
 	$(PY) -m ruff check .
@@ -75,15 +84,21 @@ lint: install
 	$(PY) -m ruff check .
 
 # The publishable CrossGuard pack (self-contained, own virtualenv): cd dist/policy-pack && pulumi policy publish ORG
-policy-pack: install
-	$(PY) tools/policy_pack.py dist/policy-pack
+# The standard library alone builds it (no .venv): a copy of policies/ and requirements-pack.lock.
+policy-pack:
+	$(PYTHON) tools/policy_pack.py dist/policy-pack
+
+# The sdist and wheel in dist/, checked as PyPI would (the release workflow does the same on a tag).
+dist: install
+	rm -rf dist/sahab-*.tar.gz dist/sahab-*.whl
+	PYTHONWARNINGS=ignore $(PY) -m build --no-isolation --outdir dist .
+	$(PY) -m twine check --strict dist/sahab-*.tar.gz dist/sahab-*.whl
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
 
 # The main job on the embedded default: what the smb and prod stacks would build, and their policy verdicts.
+# Per stack: resources by kind, readiness and placements, the policy verdict with waivers by rule (tools/demo.py).
+# VERBOSE=1 adds everything `sahab plan` and `sahab check` print.
 demo: install
-	$(PY) -m sahab plan --stack smb
-	$(PY) -m sahab check --stack smb
-	$(PY) -m sahab plan --stack prod
-	$(PY) -m sahab check --stack prod
+	$(PY) tools/demo.py $(if $(VERBOSE),--verbose) smb prod

@@ -2,10 +2,14 @@
 
 Each program is checked --repeat times, each time as a fresh `sahab check --format json` process (what a
 pull-request job runs); prints per program the median and worst wall-clock seconds and the CPU seconds of the
-process and its worker, then the median and worst over all programs. Wall time includes the load other
-processes put on the machine; CPU seconds do not.
+process and the program's own processes, then the median and worst over all programs. Wall time includes the
+load other processes put on the machine; CPU seconds do not.
 
-    python benchmarks/check_external.py [--repeat 3] [--filter SUBSTRING]
+With `--baseline CHECKOUT` (another checkout of Sahab, e.g. a worktree of main), every run of this checkout is
+paired with a run of that one on the same program, alternating, so both see the same load; it prints both
+medians and their ratio.
+
+    python benchmarks/check_external.py [--repeat 3] [--filter SUBSTRING] [--baseline CHECKOUT]
 """
 
 from __future__ import annotations
@@ -32,10 +36,11 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def time_check(program: Path) -> tuple[float, float, int]:
+def time_check(program: Path, checkout: Path) -> tuple[float, float, int]:
+    """One `python -m sahab check` of `program` with the Sahab of `checkout` (its folder is the current one)."""
     cpu0, wall0 = children_cpu(), time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "sahab", "check", "--program", str(program), "--stack", "dev",
-                           "--format", "json"], capture_output=True, cwd=ROOT, check=False)
+                           "--format", "json"], capture_output=True, cwd=checkout, check=False)
     return time.perf_counter() - wall0, children_cpu() - cpu0, done.returncode
 
 
@@ -43,25 +48,44 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--filter", default=None, help="only programs whose path contains this")
+    parser.add_argument("--baseline", type=Path, default=None, metavar="CHECKOUT",
+                        help="another checkout of Sahab to time alongside, run for run")
     args = parser.parse_args()
     found = programs(args.filter)
     if not found:
         print("error: no corpus program matches", file=sys.stderr)
         return 2
-    medians, worsts, cpus = [], [], []
-    print(f"{'program':<62} {'exit':>4} {'median s':>9} {'worst s':>8} {'cpu s':>6}")
+    if args.baseline is not None and not (args.baseline / "sahab" / "__main__.py").is_file():
+        print(f"error: --baseline {args.baseline}: not a checkout of Sahab", file=sys.stderr)
+        return 2
+    checkouts = {"this": ROOT, **({"baseline": args.baseline.resolve()} if args.baseline else {})}
+    medians: dict[str, list[float]] = {k: [] for k in checkouts}
+    worsts: dict[str, list[float]] = {k: [] for k in checkouts}
+    cpus: dict[str, list[float]] = {k: [] for k in checkouts}
+    columns = "".join(f" {label + ' s':>10} {label + ' cpu':>10}" for label in checkouts)
+    print(f"{'program':<56} {'exit':>4}{columns}")
     for program in found:
-        runs = [time_check(program) for _ in range(args.repeat)]
-        walls = [w for w, _, _ in runs]
-        cpu = statistics.median(c for _, c, _ in runs)
-        medians.append(statistics.median(walls))
-        worsts.append(max(walls))
-        cpus.append(cpu)
-        print(f"{program.relative_to(CORPUS)!s:<62} {runs[0][2]:>4} {medians[-1]:>9.2f} {worsts[-1]:>8.2f} "
-              f"{cpu:>6.2f}")
-    print(f"\n{len(found)} programs x {args.repeat} runs: median of medians {statistics.median(medians):.2f} s, "
-          f"worst median {max(medians):.2f} s, worst run {max(worsts):.2f} s, "
-          f"median CPU {statistics.median(cpus):.2f} s")
+        runs: dict[str, list[tuple[float, float, int]]] = {k: [] for k in checkouts}
+        for _ in range(args.repeat):
+            for label, checkout in checkouts.items():
+                runs[label].append(time_check(program, checkout))
+        line = f"{program.relative_to(CORPUS)!s:<56} {runs['this'][0][2]:>4}"
+        for label in checkouts:
+            walls = [w for w, _, _ in runs[label]]
+            medians[label].append(statistics.median(walls))
+            worsts[label].append(max(walls))
+            cpus[label].append(statistics.median(c for _, c, _ in runs[label]))
+            line += f" {medians[label][-1]:>10.2f} {cpus[label][-1]:>10.2f}"
+        print(line)
+    print()
+    for label in checkouts:
+        print(f"{label} ({checkouts[label]}): {len(found)} programs x {args.repeat} runs: median of medians "
+              f"{statistics.median(medians[label]):.2f} s, worst median {max(medians[label]):.2f} s, worst run "
+              f"{max(worsts[label]):.2f} s, median CPU {statistics.median(cpus[label]):.2f} s")
+    if args.baseline:
+        ratio = statistics.median(medians["this"]) / statistics.median(medians["baseline"])
+        cpu_ratio = statistics.median(cpus["this"]) / statistics.median(cpus["baseline"])
+        print(f"this / baseline: median wall {ratio:.2f}x, median CPU {cpu_ratio:.2f}x")
     return 0
 
 

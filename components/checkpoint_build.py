@@ -18,6 +18,7 @@ import pulumi
 
 from components.config import ROOT, Cluster, secret_config
 from components.errors import ConfigError
+from components.kubernetes.checkpoint_key import ENV as KEY_ENV
 
 if TYPE_CHECKING:
     from components.cluster_reference import ReferencedCluster
@@ -37,8 +38,8 @@ def checkpoint_access(fleet: Any, cluster_name: str, team: str) -> Any:
 
 
 def _onprem(fleet: Any, cluster: Cluster, team: str) -> Any:
-    """On-prem, with the site's object store set: its credentials in a Secret of the team's namespace
-    (components.onprem.checkpoint_access)."""
+    """On-prem, with the site's object store set: the team's own key (limited by the store to the team's prefix) in
+    a Secret of the team's namespace (components.onprem.checkpoint_access)."""
     from components.onprem.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
 
     index, site = next(((i, s) for i, s in enumerate(fleet.config.sites) if s.name == cluster.site),
@@ -46,12 +47,18 @@ def _onprem(fleet: Any, cluster: Cluster, team: str) -> Any:
     if site is None or site.object_store is None:
         return None
     store = site.object_store
+    where = f"{ROOT}.sites[{index}].object_store.team_credentials"
+    credentials = store.team_credentials.get(team)
+    if credentials is None:
+        raise ConfigError(where, f"team {team} trains on cluster {cluster.name} at site {site.name} and has no key "
+                          f"for its store; allowed: team_credentials.{team} naming the team's own key, limited "
+                          f"by the store to {store.bucket}/{team}/")
     keys = {}
     for name in ("access_key_id_secret", "secret_access_key_secret"):
-        setting = getattr(store, name)
+        setting = getattr(credentials, name)
         keys[name] = secret_config(setting)
         if keys[name] is None:
-            raise ConfigError(f"{ROOT}.sites[{index}].object_store.{name}",
+            raise ConfigError(f"{where}.{team}.{name}",
                               f"names the secret setting sahab:{setting}, which the stack does not set; "
                               f"set it with `pulumi config set --secret {setting} <value>`")
     return CheckpointAccess(f"{fleet.fleet_name}-{cluster.name}-{team}-checkpoints", CheckpointAccessArgs(
@@ -135,15 +142,17 @@ def referenced_access(cluster: ReferencedCluster) -> ReferencedAccess:
         return found
 
     store = cluster.get_optional("checkpoints").apply(checked)
-    # The account, labels and variable names follow from the cluster kind; only values come from the export.
+    # The account, labels and variable names follow from the cluster kind; only values come from the export. The
+    # checkpoint key is the owning stack's Secret in the team's namespace there, read by name (never exported).
     if cluster.kind == "aks":
         from components.azure.checkpoint_access import USE_LABEL
 
         return ReferencedAccess(uri=store.apply(lambda s: s["uri"]), account=CHECKPOINT_ACCOUNT,
                                 env=[{"name": "AZURE_STORAGE_ACCOUNT",
-                                      "value": store.apply(lambda s: _env_value(s, "AZURE_STORAGE_ACCOUNT"))}],
+                                      "value": store.apply(lambda s: _env_value(s, "AZURE_STORAGE_ACCOUNT"))},
+                                     KEY_ENV],
                                 pod_labels={USE_LABEL: "true"})
-    return ReferencedAccess(uri=store.apply(lambda s: s["uri"]), account=CHECKPOINT_ACCOUNT)
+    return ReferencedAccess(uri=store.apply(lambda s: s["uri"]), account=CHECKPOINT_ACCOUNT, env=[KEY_ENV])
 
 
 def _env_value(store: dict, name: str) -> str:

@@ -211,6 +211,21 @@ SecretKey = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
 """The name of a secret stack setting `sahab:<name>` (set with `pulumi config set --secret <name>`)."""
 
 
+class StoreCredentials(_Model):
+    """One team's own key for a site's object store, which the store limits to the team's prefix."""
+
+    access_key_id_secret: SecretKey
+    """Secret stack setting (`pulumi config set --secret <name>`) with the team's access key id. Required."""
+    secret_access_key_secret: SecretKey
+    """Secret stack setting with the team's secret access key. Required."""
+
+
+SHARED_STORE_KEY = ("one key for the whole bucket, copied into every team's namespace, would let each team read and "
+                    "overwrite the others' checkpoints; allowed: a key per team, which the store limits to "
+                    "<bucket>/<team>/ (a MinIO or Ceph RGW user policy on that prefix), named under "
+                    "team_credentials.<team>")
+
+
 class ObjectStore(_Model):
     """An in-country S3-compatible object store reached from a site (MinIO, Ceph RGW, a UAE provider's), where the
     site's training checkpoints go: they survive losing a node, which a node-local volume does not."""
@@ -225,11 +240,33 @@ class ObjectStore(_Model):
     """The bucket checkpoints go to; each team writes under its own prefix (`<team>/`). Required."""
     region: Annotated[str, Field(pattern=r"^[a-z0-9-]{2,32}$")] | None = None
     """The signing region the store expects, when it checks one. Default: unset (boto3's default)."""
-    access_key_id_secret: SecretKey = "onpremS3AccessKeyId"
-    """Secret stack setting (`pulumi config set --secret <name>`) with the access key id. Default:
-    onpremS3AccessKeyId."""
-    secret_access_key_secret: SecretKey = "onpremS3SecretAccessKey"
-    """Secret stack setting with the secret access key. Default: onpremS3SecretAccessKey."""
+    team_credentials: dict[Name, StoreCredentials] = Field(default_factory=dict)
+    """Per team (by name): the secret stack settings holding that team's own key, which the store must limit to
+    `<bucket>/<team>/`. Each team's namespace gets its own key and nothing else; a team training on this site
+    without one is refused. Default: none."""
+    access_key_id_secret: Any = None
+    """Refused when set: the site-wide key of earlier versions (see team_credentials). Default: unset."""
+    secret_access_key_secret: Any = None
+    """Refused when set: the site-wide key of earlier versions (see team_credentials). Default: unset."""
+
+    @field_validator("access_key_id_secret", "secret_access_key_secret")
+    @classmethod
+    def _no_shared_key(cls, v: Any) -> None:
+        if v is not None:
+            raise ValueError(SHARED_STORE_KEY)
+        return v
+
+    @field_validator("team_credentials")
+    @classmethod
+    def _a_key_per_team(cls, v: dict[str, StoreCredentials]) -> dict[str, StoreCredentials]:
+        owner: dict[str, str] = {}
+        for team, creds in v.items():
+            for setting in (creds.access_key_id_secret, creds.secret_access_key_secret):
+                if setting in owner and owner[setting] != team:
+                    raise ValueError(f"teams {owner[setting]} and {team} both name the secret setting {setting}: "
+                                     + SHARED_STORE_KEY)
+                owner[setting] = team
+        return v
 
     @field_validator("addresses")
     @classmethod
@@ -315,7 +352,7 @@ class Cluster(_Model):
     """On-prem only: hosts that run the control plane: one, or three or more for a highly available control
     plane (etcd needs a majority; two would be less available than one). The first runs `kubeadm init`, the
     others join it as control planes. Default: none."""
-    control_plane_vip: str | None = None
+    control_plane_vip: Annotated[str, _fits(validation.host_address)] | None = None
     """On-prem only: the virtual IP the API server answers on (kube-vip moves it between the control-plane
     hosts). Required with three or more control-plane hosts; an unused address in the hosts' network.
     Default: none (the first control-plane host's address)."""
@@ -467,7 +504,14 @@ class Storage(_Model):
 
 
 Email = Annotated[str, Field(pattern=r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")]
-HttpsUrl = Annotated[str, Field(pattern=r"^https://[^\s/$.?#][^\s]*$")]
+# An https URL of URL characters only: no space, quote, brace, backtick, backslash or '$' (nothing a template or a
+# shell would read), host then optional port, path and query.
+HttpsUrl = Annotated[str, Field(pattern=r"^https://[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?"
+                                        r"(/[A-Za-z0-9._~%!&()*+,;=:@/-]*)?(\?[A-Za-z0-9._~%!&()*+,;=:@/?-]*)?$")]
+SmtpUser = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._%+@\\-]{0,127}$")]
+SlackChannel = Annotated[str, Field(pattern=r"^[#@]?[a-z0-9][a-z0-9._-]{0,79}$")]
+# An Alertmanager label name, or `...` (group by every label).
+AlertLabel = Annotated[str, Field(pattern=r"^([A-Za-z_][A-Za-z0-9_]{0,127}|\.\.\.)$")]
 Severity = Literal["critical", "warning", "info"]
 
 
@@ -487,7 +531,7 @@ class AlertReceiver(_Model):
     """email: sender address (required for email). Default: unset."""
     smarthost: Annotated[str, Field(pattern=r"^[A-Za-z0-9.-]+:\d{1,5}$")] | None = None
     """email: SMTP server `host:port`, spoken to with STARTTLS (required for email). Default: unset."""
-    username: str | None = None
+    username: SmtpUser | None = None
     """email: SMTP user. Default: unset (no SMTP authentication)."""
     password_secret: SecretKey | None = None
     """email: secret setting holding the SMTP password (needs `username`). Default: unset."""
@@ -498,7 +542,7 @@ class AlertReceiver(_Model):
     use this). Default: unset."""
     bearer_token_secret: SecretKey | None = None
     """webhook: secret setting holding a bearer token sent as `Authorization`. Default: unset."""
-    channel: str | None = None
+    channel: SlackChannel | None = None
     """slack: channel override (e.g. #gpu-alerts). Default: the webhook's own channel."""
 
     @model_validator(mode="after")
@@ -531,10 +575,10 @@ class Alerting(_Model):
 
     receivers: tuple[AlertReceiver, ...] = ()
     """Receivers. Default: none (alerts are only shown in Alertmanager and Grafana)."""
-    default_receiver: str | None = None
+    default_receiver: Name | None = None
     """Receiver of the root route: it hears what no receiver's route took (every receiver hears the alerts of
     its `severities`, all when it names none). Default: the first receiver, else Alertmanager's `null`."""
-    group_by: tuple[str, ...] = ("alertname", "cluster", "namespace")
+    group_by: tuple[AlertLabel, ...] = ("alertname", "cluster", "namespace")
     """Labels that group alerts into one notification. Default: alertname, cluster, namespace."""
     group_wait: Duration = "30s"
     """Wait before the first notification of a new group. Default: 30s."""
@@ -683,10 +727,10 @@ class FleetConfig(_Model):
 
 
 def _check_cidr(value: str) -> str:
-    try:
-        net = ipaddress.ip_network(value)
-    except ValueError:
-        raise ValueError(f"{value!r} is not a CIDR block like 10.40.0.0/16") from None
+    problem = validation.canonical_cidr(value)
+    if problem:
+        raise ValueError(f"{validation.shown(value)} is not allowed; allowed: {problem}")
+    net = ipaddress.ip_network(value)
     if net.version != 4 or not 16 <= net.prefixlen <= 24:
         raise ValueError(f"{value!r}: allowed: an IPv4 block from /16 to /24")
     # Team pods may reach this range (the storage endpoints live in it): never a public one.
@@ -878,6 +922,7 @@ def _resolve(fleet: FleetConfig) -> FleetConfig:
     _check_pool_hosts(fleet)
     check_hybrid(fleet, ROOT)
     _check_teams(fleet.workload)
+    _check_store_teams(fleet)
     _check_cloud_names(fleet)
     teams = [t.name for t in fleet.workload.teams]
     if fleet.workload.team is not None and fleet.workload.team not in teams:
@@ -1041,6 +1086,16 @@ def _check_pool_hosts(fleet: FleetConfig) -> None:
             owner[host] = pool.name
 
 
+def _check_store_teams(fleet: FleetConfig) -> None:
+    """A site's store keys belong to teams of the fleet."""
+    teams = [t.name for t in fleet.workload.teams]
+    for i, site in enumerate(fleet.sites):
+        for team in site.object_store.team_credentials if site.object_store else ():
+            if team not in teams:
+                raise ConfigError(config_path(("sites", i, "object_store", "team_credentials", team)),
+                                  f"{team!r} is not a team; allowed: {', '.join(teams) or 'none'}")
+
+
 def _check_teams(workload: Workload) -> None:
     path = f"{ROOT}.workload.teams"
     _unique(workload.teams, "team", path)
@@ -1183,10 +1238,7 @@ def _resolve_control_plane(fleet: FleetConfig, cluster: Cluster, path: str) -> C
         raise ConfigError(f"{path}.control_plane_vip", f"required with {n} control-plane hosts: an unused IP "
                           "address in their network that kube-vip moves to the live API server")
     if vip is not None:
-        try:
-            address = ipaddress.ip_address(vip)
-        except ValueError:
-            raise ConfigError(f"{path}.control_plane_vip", f"{vip!r} is not an IP address") from None
+        address = ipaddress.ip_address(vip)  # canonical (the schema checked it)
         if address.is_loopback or address.is_multicast or address.is_unspecified:
             raise ConfigError(f"{path}.control_plane_vip", f"{vip!r} cannot be a virtual IP; allowed: a unicast "
                               "address in the control-plane hosts' network")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import ipaddress
 from typing import TYPE_CHECKING
 
+from components.validation import canonical_cidr
+
 if TYPE_CHECKING:
     from components.config import Cluster, FleetConfig
 
@@ -29,10 +31,9 @@ def is_private(cidr: str) -> bool:
 
 def public_problem(cidr: str) -> str | None:
     """None for a private block; otherwise what is wrong, for an error that names the setting."""
-    try:
-        ipaddress.ip_network(cidr, strict=False)
-    except ValueError:
-        return f"{cidr!r} is not a CIDR block like 10.40.0.0/16"
+    problem = canonical_cidr(cidr)
+    if problem:
+        return f"{cidr!r} is not allowed; allowed: {problem}"
     if is_private(cidr):
         return None
     return f"{cidr!r} covers public addresses; allowed: blocks inside {', '.join(PRIVATE_RANGES)}"

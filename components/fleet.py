@@ -6,6 +6,7 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
+import yaml
 from pydantic import ValidationError
 
 from components.artifacts import Images, read_digest_lock
@@ -240,7 +241,8 @@ class Fleet(pulumi.ComponentResource):
                                        pools=self.config.pools_of(name)))
         teams = self.config.workload.teams
         dispatch = Burst(f"{self.fleet_name}-burst", BurstArgs(manager=manager_provider, workers=tuple(workers),
-                                                               teams=teams),
+                                                               teams=teams,
+                                                               rotation_image=self._workload_for(manager.kind).image),
                          opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.node_pools.values())))
         self.exports["burst"] = {"manager": manager.name, "workers": list(burst.workers),
                                  "queues": dispatch.queues}
@@ -519,8 +521,12 @@ class Fleet(pulumi.ComponentResource):
 
 
 def credential_less_kubeconfig(name: str, endpoint: str) -> str:
-    """A kubeconfig that reaches `endpoint` and authenticates as nobody: requests fail instead of going to
-    whatever cluster the operator's own kubeconfig points at."""
-    return (f"apiVersion: v1\nkind: Config\nclusters:\n- name: {name}\n  cluster:\n    server: https://{endpoint}\n"
-            f"contexts:\n- name: {name}\n  context:\n    cluster: {name}\n    user: {name}\n"
-            f"current-context: {name}\nusers:\n- name: {name}\n  user: {{}}\n")
+    """A kubeconfig that reaches `endpoint` (`host:port`) and authenticates as nobody: requests fail instead of
+    going to whatever cluster the operator's own kubeconfig points at. Built by the serializer, never by string
+    formatting: a value is a value, whatever it holds."""
+    return yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": name,
+        "clusters": [{"name": name, "cluster": {"server": f"https://{endpoint}"}}],
+        "contexts": [{"name": name, "context": {"cluster": name, "user": name}}],
+        "users": [{"name": name, "user": {}}],
+    }, sort_keys=False)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 
-from components import egress
+from components import egress, validation
 from components.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -93,10 +93,9 @@ class GatewayHost(_Model):
     @field_validator("address")
     @classmethod
     def _address(cls, v: str) -> str:
-        try:
-            ipaddress.ip_address(v)
-        except ValueError:
-            raise ValueError(f"{v!r} is not an IP address") from None
+        problem = validation.host_address(v)
+        if problem:
+            raise ValueError(f"{validation.shown(v)}: allowed: {problem}")
         return v
 
 
@@ -166,7 +165,7 @@ class Deployer(_Model):
     """Where `pulumi up` runs: the machine (a laptop, a CI runner) whose network must reach every private API
     server and registry the run talks to."""
 
-    site: str | None = None
+    site: Name | None = None
     """The site whose network it is on: it reaches each cloud over that site's link and resolves through the
     site's DNS servers. In a stack that takes its clusters from another stack, a site of that stack. Default: the
     first site with links."""

@@ -135,12 +135,39 @@ def linux_user(value: str) -> str | None:
     return None
 
 
-def host_address(value: str) -> str | None:
-    """An address Ansible and the kubelet can use for one server: a unicast IP."""
+def canonical_address(value: str) -> str | None:
+    """An IP address written the one way Python writes it back: `ipaddress` alone would also take an IPv6 zone
+    id (`fe80::1%<almost anything>`), which would reach Ansible, a shell and YAML as it is."""
     try:
         ip = ipaddress.ip_address(value)
     except ValueError:
         return "an IPv4 or IPv6 address like 10.10.0.10"
+    if getattr(ip, "scope_id", None) is not None:
+        return "an address without an IPv6 zone id (nothing from '%' on)"
+    if str(ip) != value:
+        return f"the address in its canonical form, {str(ip)!r}"
+    return None
+
+
+def canonical_cidr(value: str, example: str = "10.40.0.0/16") -> str | None:
+    """A network block in canonical form: host bits zero, no zone id, written as Python writes it back."""
+    try:
+        net = ipaddress.ip_network(value, strict=True)
+    except ValueError:
+        return f"a CIDR block like {example} (host bits zero)"
+    if "%" in value:
+        return "a block without an IPv6 zone id (nothing from '%' on)"
+    if str(net) != value:
+        return f"the block in its canonical form, {str(net)!r}"
+    return None
+
+
+def host_address(value: str) -> str | None:
+    """An address Ansible and the kubelet can use for one server: a unicast IP, canonical."""
+    problem = canonical_address(value)
+    if problem:
+        return problem
+    ip = ipaddress.ip_address(value)
     if ip.is_unspecified or ip.is_multicast or (ip.version == 4 and ip == ipaddress.IPv4Address("255.255.255.255")):
         return "a unicast address of one server (not unspecified, multicast or broadcast)"
     return None
@@ -216,10 +243,10 @@ MIN_PUBLIC_PREFIX = 8
 
 def api_access_cidr(value: str) -> str | None:
     """A source range allowed to reach a public Kubernetes API endpoint: IPv4, no wider than a /8."""
-    try:
-        net = ipaddress.ip_network(value, strict=True)
-    except ValueError:
-        return "an IPv4 CIDR block like 203.0.113.0/24 (host bits zero)"
+    problem = canonical_cidr(value, example="203.0.113.0/24")
+    if problem:
+        return problem
+    net = ipaddress.ip_network(value)
     if net.version != 4:
         return "an IPv4 CIDR block (EKS and AKS take IPv4 ranges for API access)"
     if net.prefixlen < MIN_PUBLIC_PREFIX:

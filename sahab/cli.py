@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from sahab.errors import UsageError, report_error
 from sahab.version import version
+
+# The environment variables a user may set, as `sahab --help` lists them (the README repeats them).
+ENVIRONMENT = """environment:
+  SAHAB_DEBUG=1            print the Python traceback behind an `error:` line (and a program's own output in full)
+  SAHAB_PROGRAM_TIMEOUT=S  default --timeout of plan and check: stop a program that runs longer (default 300)
+  SAHAB_EVIDENCE_KEY_PASSPHRASE  the passphrase of an encrypted evidence signing key (sahab evidence)
+  SOURCE_DATE_EPOCH=T      the time sahab evidence records, so a re-run gives the same bytes
+  NO_COLOR=1               no colours in any output (as --no-color); see https://no-color.org"""
+NO_COLOR_HELP = "no colours in the output (also: the NO_COLOR environment variable)"
 
 # Order is the order shown in --help.
 COMMANDS = ("init", "plan", "check", "doctor", "forwarders", "registry", "audit", "evidence", "bench",
@@ -30,9 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="sahab",
         description="Sahab: UAE-resident ML training fleets. Plan, check, audit, benchmark and train.",
+        epilog=ENVIRONMENT, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"sahab {version()}",
                         help="print Sahab's version (the CLI's, the policy pack's and the reports') and exit")
+    parser.add_argument("--no-color", action="store_true", help=NO_COLOR_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name in COMMANDS:
         try:
@@ -43,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
             continue  # a command that is not built yet is simply absent
         cmd = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(cmd)
+        # After the command too (`sahab check --no-color`); SUPPRESS keeps a flag given before it.
+        cmd.add_argument("--no-color", action="store_true", default=argparse.SUPPRESS, help=NO_COLOR_HELP)
         cmd.set_defaults(_module=module)
     return parser
 
@@ -50,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
+        if args.no_color:
+            os.environ["NO_COLOR"] = "1"  # rich's consoles (and what the commands start) honour it
         if getattr(args, "_module", None) is None:
             build_parser().print_help()
             return 2

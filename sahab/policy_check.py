@@ -1,22 +1,34 @@
-"""`sahab check` offline: the policy pack's own `Policy` objects, run over the resources of a plan.
+"""`sahab check` offline: the policy pack's own `Policy` objects, run over the resources of a program's two runs.
 
-This does what the Pulumi engine does for an analyzer during `pulumi preview`: every resource goes to every
-resource policy as `ResourceValidationArgs` (its inputs behind the SDK's unknown-checking proxy, its provider
-with that provider's settings), then the whole stack goes to every stack policy as `PolicyResource`s linked by
-parent and property dependencies. Enforcement levels and policy settings come from a policy-pack config file
-in the format of `pulumi preview --policy-pack-config`; waivers from `policies/waivers.yaml`.
+This does what the Pulumi engine does for an analyzer: every resource goes to every resource policy as
+`ResourceValidationArgs` (its inputs behind the SDK's unknown-checking proxy, its provider with that provider's
+settings), then the whole stack goes to every stack policy as `PolicyResource`s linked by parent and property
+dependencies. Enforcement levels and policy settings come from a policy-pack config file in the format of
+`pulumi preview --policy-pack-config`; waivers from `policies/waivers.yaml`.
+
+The pack judges the preview (`pulumi preview --policy-pack`) and, where the preview left a value unknown, the
+update run (what `pulumi up` would compute, `apply()` bodies included): a resource whose preview inputs (or its
+provider's) hold an unknown is judged by its update-run inputs, and so is a resource only the update run
+registers; stack policies are judged on the update run when the preview held any unknown. Every finding says
+which run produced it (`phase`). A value still unknown in the update run (a lookup of an existing resource the
+stack does not declare, a stack this check cannot read) cannot be judged: a rule that reads one and must fail
+closed on it (by its own declaration; by default, at mandatory enforcement) fails, naming the value. A program
+that previews but cannot make its update run offline (it parses a secret setting offline cannot decrypt) is
+judged on its preview alone, as `pulumi preview --policy-pack` judges it, and the check says so.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import gc
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sahab.engine import Plan, PlannedResource
+from sahab.engine.model import PREVIEW, UNKNOWN, UPDATE, Plan, PlannedResource
 from sahab.errors import ConfigError
 
 LEVELS = ("advisory", "mandatory", "remediate", "disabled")
@@ -34,11 +46,12 @@ class Violation:
     name: str | None
     message: str
     source: tuple[str, int] | None = None  # file and line where the program constructed the resource
+    phase: str = PREVIEW  # the run that produced it: preview, or update (a value the preview left unknown)
 
     def contract(self) -> dict[str, Any]:
         return {"policy": self.policy, "id": self.rule_id, "enforcement": self.enforcement,
                 "severity": self.severity, "urn": self.urn, "type": self.type, "name": self.name,
-                "message": self.message}
+                "message": self.message, "phase": self.phase}
 
 
 @dataclass
@@ -50,6 +63,7 @@ class Waived:
     approver: str
     expires: str
     reason: str
+    phase: str = PREVIEW
 
 
 @dataclass
@@ -74,7 +88,9 @@ class CheckResult:
                 "policies": sum(1 for level in self.levels.values() if level != "disabled"),
                 "violations": len(self.violations), "mandatory": len(self.mandatory),
                 "advisory": len(self.violations) - len(self.mandatory), "waived": len(self.waived),
-                "by_severity": by_severity, "passed": self.exit_code == 0}
+                "by_severity": by_severity, "passed": self.exit_code == 0,
+                # null when both runs were judged; else why the update run failed (judged on the preview alone)
+                "update_failure": self.plan.update_failure}
 
     def contract(self) -> dict[str, Any]:
         from sahab.schema import versions
@@ -265,10 +281,65 @@ def relaxations(settings: dict[str, dict]) -> list[str]:
 # Running the pack over a plan
 
 
-def _policy_objects(plan: Plan, resources: list[PlannedResource]):
+class _Reads:
+    """Which unknown values each rule read, by the resource they belong to (`owner`)."""
+
+    def __init__(self):
+        self.current: tuple[str, str | None] | None = None  # (policy, the resource being validated, or None)
+        self.found: dict[tuple[str, str | None], list[str]] = {}  # (policy, resource URN) -> paths read unknown
+
+    def unknown(self, owner: str, path: list[str]) -> None:
+        if self.current is None:
+            return
+        policy, resource = self.current
+        shown = ".".join(path)
+        paths = self.found.setdefault((policy, resource or owner), [])
+        if shown not in paths:
+            paths.append(shown)
+
+
+def _tracked(value: Any, reads: _Reads, owner: str, path: list[str]) -> Any:
+    """The SDK's unknown-checking proxy (same classes by name, which rules recognise), noting unknown reads."""
+    dict_proxy, list_proxy = _tracking_proxies()
+
+    def wrap(item: Any, at: list[str]) -> Any:
+        if isinstance(item, list):
+            return list_proxy([wrap(e, [*at, str(i)]) for i, e in enumerate(item)], at, reads, owner)
+        if isinstance(item, dict):
+            return dict_proxy({k: wrap(v, [*at, str(k)]) for k, v in item.items()}, at, reads, owner)
+        return item
+
+    return wrap(value, path)
+
+
+@functools.cache
+def _tracking_proxies() -> tuple[type, type]:
+    """The two proxy classes, made once: a class made per resource would grow the subclass lists of the ABCs
+    (Mapping, Sequence) the rules test against, and every isinstance() walks them (quadratic in resources)."""
+    from pulumi_policy import proxy
+
+    def noting(base: type) -> type:
+        class Tracking(base):
+            def __init__(self, target: Any, props_acc: list[str], reads: _Reads, owner: str):
+                super().__init__(target, props_acc)
+                self._reads, self._owner = reads, owner
+
+            def __getitem__(self, key):
+                try:
+                    return super().__getitem__(key)
+                except proxy.UnknownValueError as exc:
+                    self._reads.unknown(self._owner, exc.props)
+                    raise
+
+        Tracking.__name__ = Tracking.__qualname__ = base.__name__
+        return Tracking
+
+    return noting(proxy._DictProxy), noting(proxy._ListProxy)
+
+
+def _policy_objects(resources: list[PlannedResource], reads: _Reads):
     """The SDK argument objects the engine would send, built once per resource."""
     from pulumi_policy import PolicyCustomTimeouts, PolicyProviderResource, PolicyResource, PolicyResourceOptions
-    from pulumi_policy.proxy import unknown_checking_proxy
 
     by_urn = {r.urn: r for r in resources}
     providers: dict[str, Any] = {}
@@ -281,15 +352,15 @@ def _policy_objects(plan: Plan, resources: list[PlannedResource]):
             props = prov.inputs if prov else {}
             name = prov.name if prov else res.provider.rsplit("::", 1)[-1]
             ptype = prov.type if prov else res.provider.split("::")[2]
-            providers[res.provider] = PolicyProviderResource(ptype, unknown_checking_proxy(props), res.provider,
-                                                             name)
+            providers[res.provider] = PolicyProviderResource(ptype, _tracked(props, reads, res.provider, []),
+                                                             res.provider, name)
         return providers[res.provider]
 
     items = []
     stack_resources: dict[str, Any] = {}
     for res in resources:
         opts = PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), [], res.parent)
-        props = unknown_checking_proxy(res.inputs)
+        props = _tracked(res.inputs, reads, res.urn, [])
         provider = provider_of(res)
         items.append((res, props, opts, provider))
         # Stack policies see the resource's state; identities (id, ARN) come from what the engine recorded.
@@ -298,8 +369,8 @@ def _policy_objects(plan: Plan, resources: list[PlannedResource]):
             value = res.id if key == "id" else res.outputs.get(key)
             if isinstance(value, str) and key not in state:
                 state[key] = value
-        stack_resources[res.urn] = PolicyResource(res.type, unknown_checking_proxy(state), res.urn, res.name, opts,
-                                                  provider, None, [], {})
+        stack_resources[res.urn] = PolicyResource(res.type, _tracked(state, reads, res.urn, []), res.urn, res.name,
+                                                  opts, provider, None, [], {})
     for res in resources:
         pr = stack_resources[res.urn]
         pr.parent = stack_resources.get(res.parent) if res.parent else None
@@ -310,41 +381,40 @@ def _policy_objects(plan: Plan, resources: list[PlannedResource]):
 
 
 def preload() -> None:
-    """Import the pack (and the policy SDK) in the background while the program is planned in its worker:
-    the two imports are a large part of a check's time and need not wait for each other."""
+    """Import the pack (and the policy SDK) in the background while the program runs in its own process: the
+    two take a large part of a check's time and need not wait for each other."""
     import importlib
     import threading
 
     threading.Thread(target=importlib.import_module, args=("policies.pack",), daemon=True).start()
 
 
-def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | None = None,
-               config_where: str = "policy config", waivers_path: Path | str | None = None,
-               today: dt.date | None = None) -> CheckResult:
-    """Run the pack over a plan. `policy_config` is one trusted config document (as `--policy-config`) or the
-    layers `policy_config_layers` returns."""
+@dataclass
+class _Verdict:
+    """What the pack found in one run: findings and waived findings by (policy, resource URN or None)."""
+
+    violations: dict[tuple[str, str | None], list[Violation]] = field(default_factory=dict)
+    waived: dict[tuple[str, str | None], list[Waived]] = field(default_factory=dict)
+    reads: _Reads = field(default_factory=_Reads)
+
+
+def _judge(plan: Plan, levels: dict[str, str], settings: dict[str, dict], waivers: list, today: dt.date,
+           wanted: Callable[[Any, PlannedResource | None], bool]) -> _Verdict:
+    """Run every policy the config enables over `plan`, where `wanted(policy, resource)` says so (resource None:
+    a stack policy)."""
     from pulumi_policy import ResourceValidationArgs, ResourceValidationPolicy, StackValidationArgs
 
     from policies import pack
-    from policies.waivers import WaiverError, load_waivers
 
-    today = today or dt.datetime.now(dt.UTC).date()
-    try:
-        waivers = load_waivers(waivers_path, today=today)
-    except WaiverError as exc:
-        raise ConfigError(exc.path, exc.message) from None
-    layers = policy_config if isinstance(policy_config, list) else \
-        [ConfigLayer(policy_config, config_where)] if policy_config else []
-    levels, settings = _levels_and_settings(pack.POLICIES, layers, plan.stack)
+    verdict = _Verdict()
     resources = [r for r in plan.resources if r.type != "pulumi:pulumi:Stack"]
     by_urn = {r.urn: r for r in resources}
     session = pack.Session(stack_config={k: pack.parse_config_value(v) for k, v in plan.config.items()},
                            waivers=waivers, today=today, phase="preview" if plan.preview else "update")
     token = pack.open_session(session)
-    violations: list[Violation] = []
     gc.freeze()  # the plan's objects outlive the check: keep the collector from rescanning them for each policy
     try:
-        items, stack_resources = _policy_objects(plan, resources)
+        items, stack_resources = _policy_objects(resources, verdict.reads)
         for policy in pack.POLICIES:
             level = levels[policy.name]
             if level == "disabled":
@@ -353,30 +423,135 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | N
 
             def report(message: str, urn: str | None = None, *, _rule=rule, _level=level) -> None:
                 target = by_urn.get(urn or "")
-                violations.append(Violation(
+                verdict.violations.setdefault((_rule.name, urn), []).append(Violation(
                     policy=_rule.name, rule_id=_rule.id, enforcement=_level, severity=_rule.severity.value,
                     urn=target.urn if target else urn, type=target.type if target else None,
                     name=target.name if target else None, message=_clean(message, _rule.id),
-                    source=target.source if target else None))
+                    source=target.source if target else None, phase=plan.phase))
 
             if isinstance(policy, ResourceValidationPolicy):
                 for res, props, opts, provider in items:
-                    if not rule.applies_to(res.type):
+                    if not rule.applies_to(res.type) or not wanted(policy, res):
                         continue
+                    verdict.reads.current = (policy.name, res.urn)
                     args = ResourceValidationArgs(res.type, props, res.urn, res.name, opts, provider,
                                                   settings[policy.name])
                     policy.validate(args, lambda m, u=None, _urn=res.urn: report(m, u or _urn))
-            else:
+            elif wanted(policy, None):
+                verdict.reads.current = (policy.name, None)
                 policy.validate(StackValidationArgs(stack_resources, settings[policy.name]), report)
+            verdict.reads.current = None
     finally:
         gc.unfreeze()
         pack.close_session(token)
-    waived = [Waived(name, pack.RULES_BY_NAME[name].id, urn, _clean(message, ""), w.approver, w.expires.isoformat(),
-                     w.reason) for name, urn, message, w in session.waived]
+    for name, urn, message, w in session.waived:
+        verdict.waived.setdefault((name, urn), []).append(
+            Waived(name, pack.RULES_BY_NAME[name].id, urn, _clean(message, ""), w.approver, w.expires.isoformat(),
+                   w.reason, plan.phase))
+    return verdict
+
+
+def _holds_unknown(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_holds_unknown(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_unknown(v) for v in value)
+    return isinstance(value, str) and value in _UNKNOWNS
+
+
+def _unknown_sentinels() -> frozenset[str]:
+    from policies.core import UNKNOWN_SENTINELS
+
+    return frozenset({UNKNOWN, *UNKNOWN_SENTINELS})
+
+
+_UNKNOWNS: frozenset[str] = frozenset()
+
+
+def fails_closed_when_unknown(rule: Any, level: str) -> bool:
+    """Whether `rule` fails on a value it reads that is still unknown in the update run: as the rule declares
+    (`Rule.unknown`: every handling but "ignored" fails closed once the update has run), else when its
+    enforcement is mandatory."""
+    declared = getattr(rule, "unknown", None)
+    if declared is not None:
+        return str(getattr(declared, "value", declared)) != "ignored"
+    return level == "mandatory"
+
+
+def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | None = None,
+               config_where: str = "policy config", waivers_path: Path | str | None = None,
+               today: dt.date | None = None, update: Plan | None = None) -> CheckResult:
+    """Run the pack over a preview (`plan`) and, where it left values unknown, over the update run (`update`).
+    `policy_config` is one trusted config document (as `--policy-config`) or the layers `policy_config_layers`
+    returns."""
+    global _UNKNOWNS
+    from policies import pack
+    from policies.waivers import WaiverError, decide, load_waivers
+
+    _UNKNOWNS = _UNKNOWNS or _unknown_sentinels()
+    today = today or dt.datetime.now(dt.UTC).date()
+    layers = policy_config if isinstance(policy_config, list) else \
+        [ConfigLayer(policy_config, config_where)] if policy_config else []
+    levels, settings = _levels_and_settings(pack.POLICIES, layers, plan.stack)
+    try:  # a rule this check makes mandatory is waived as a mandatory one: listed resources, 90 days at most
+        waivers = load_waivers(waivers_path, today=today,
+                               mandatory={plan.stack: {n for n, level in levels.items() if level == "mandatory"}})
+    except WaiverError as exc:
+        raise ConfigError(exc.path, exc.message) from None
+
+    def open_in_preview(res: PlannedResource) -> bool:
+        provider = previewed.get(res.provider or "")
+        return _holds_unknown(res.inputs) or (provider is not None and _holds_unknown(provider.inputs))
+
+    previewed = {r.urn: r for r in plan.resources}
+    first = _judge(plan, levels, settings, waivers, today, lambda _p, _r: True)
+    violations = {k: list(v) for k, v in first.violations.items()}
+    waived = {k: list(v) for k, v in first.waived.items()}
+    unknowns: dict[tuple[str, str | None], list[str]] = {}  # values still unknown after the update run
+    by_urn = previewed
+    if update is not None:
+        reopened = {r.urn for r in plan.resources if open_in_preview(r)} | \
+            {r.urn for r in update.resources if r.urn not in previewed}
+        stack_open = bool(reopened)
+
+        def wanted(_policy: Any, res: PlannedResource | None) -> bool:
+            return stack_open if res is None else res.urn in reopened
+
+        second = _judge(update, levels, settings, waivers, today, wanted)
+        stack_policies = {r.name for r in pack.RULES_BY_NAME.values() if r.scope == "stack"}
+        for found, taken in ((violations, second.violations), (waived, second.waived)):
+            for key in list(found):
+                policy, urn = key
+                if (policy in stack_policies and stack_open) or (policy not in stack_policies and urn in reopened):
+                    del found[key]
+            found.update({k: v for k, v in taken.items() if k[0] in stack_policies or k[1] in reopened})
+        by_urn = {r.urn: r for r in update.resources}
+        unknowns = second.reads.found
+    for (policy, urn), paths in unknowns.items():
+        rule = pack.RULES_BY_NAME[policy]
+        if violations.get((policy, urn)) or waived.get((policy, urn)):
+            continue
+        if not fails_closed_when_unknown(rule, levels[policy]):
+            continue
+        target = by_urn.get(urn or "")
+        message = (f"{', '.join(paths)} is unknown even in the update run (a lookup of an existing resource the stack "
+                   f"does not declare in sahab:existing, or a stack this check cannot read): the rule cannot judge "
+                   f"it and fails closed")
+        active, _ = decide(waivers, rule.id, rule.name, urn, today)
+        if active is not None:
+            waived.setdefault((policy, urn), []).append(Waived(policy, rule.id, urn, message, active.approver,
+                                                               active.expires.isoformat(), active.reason, UPDATE))
+            continue
+        violations[(policy, urn)] = [Violation(
+            policy=policy, rule_id=rule.id, enforcement=levels[policy], severity=rule.severity.value, urn=urn,
+            type=target.type if target else None, name=target.name if target else None, message=message,
+            source=target.source if target else None, phase=UPDATE)]
+    found_all = [v for group in violations.values() for v in group]
     order = {s: i for i, s in enumerate(SEVERITY_ORDER)}
-    violations.sort(key=lambda v: (v.enforcement != "mandatory", order.get(v.severity, 9), v.rule_id, v.urn or ""))
-    return CheckResult(plan=plan, violations=violations, waived=waived, levels=levels,
-                       relaxations=relaxations(settings))
+    found_all.sort(key=lambda v: (v.enforcement != "mandatory", order.get(v.severity, 9), v.rule_id, v.urn or "",
+                                  v.message))
+    return CheckResult(plan=plan, violations=found_all, waived=[w for group in waived.values() for w in group],
+                       levels=levels, relaxations=relaxations(settings))
 
 
 def _clean(message: str, rule_id: str) -> str:

@@ -13,6 +13,7 @@ import yaml
 from sahab.errors import ConfigError, UsageError
 
 REDACTED = "[secret]"
+TOOLCHAINS = ("pip", "poetry", "uv")  # what the Pulumi CLI's Python host accepts (sdk/python/toolchain)
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,12 @@ class Project:
     stack_config_dir: Path
     config: dict[str, Any] = field(default_factory=dict)  # Pulumi.yaml `config:` (project-level settings)
     virtualenv: str | None = None  # Pulumi.yaml `runtime.options.virtualenv`
+    toolchain: str | None = None  # Pulumi.yaml `runtime.options.toolchain`: pip, poetry or uv (None: detected)
+
+    @property
+    def main_dir(self) -> Path:
+        """The program's folder: `main` itself, or the folder of a `main` file."""
+        return self.main if self.main.is_dir() else self.main.parent
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,19 @@ class StackConfig:
     # Structured values, with every `secure:` leaf replaced by REDACTED (safe to print).
     redacted: dict[str, object] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()  # e.g. a credential stored in plaintext
+
+
+def project_dir(program: str | Path | None) -> Path:
+    """The project `--program` names, else the nearest folder holding a Pulumi.yaml from the current folder up,
+    as the Pulumi CLI finds its project."""
+    if program is not None:
+        return Path(program)
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / "Pulumi.yaml").is_file() or (folder / "Pulumi.yml").is_file():
+            return folder
+    raise UsageError(f"no Pulumi.yaml in {here} or any folder above it; run inside a Pulumi project or name one "
+                     f"with --program DIR")
 
 
 def find_project(program_dir: Path) -> Project:
@@ -63,8 +83,11 @@ def find_project(program_dir: Path) -> Project:
         raise ConfigError(f"{file}: config", "must be a mapping of settings")
     options = runtime.get("options") if isinstance(runtime, dict) else None
     venv = options.get("virtualenv") if isinstance(options, dict) else None
+    toolchain = options.get("toolchain") if isinstance(options, dict) else None
+    if toolchain is not None and toolchain not in TOOLCHAINS:
+        raise ConfigError(f"{file}: runtime.options.toolchain", f"{toolchain!r}; allowed: {', '.join(TOOLCHAINS)}")
     return Project(name=doc["name"], root=program_dir, main=main, stack_config_dir=stack_dir, config=config,
-                   virtualenv=str(venv) if venv else None)
+                   virtualenv=str(venv) if venv else None, toolchain=toolchain)
 
 
 def program_virtualenv(project: Project) -> Path | None:

@@ -48,8 +48,9 @@ def render_plan_text(plan: Plan, console: Console | None = None) -> None:
         console.print(f"[yellow]warning:[/] {warning}")
 
 
-def render_readiness_text(readiness: Readiness, console: Console | None = None) -> None:
-    """Would the fleet come up: ready, or each problem (cluster, object, why); then where workloads run."""
+def render_readiness_text(readiness: Readiness, console: Console | None = None, quiet: bool = False) -> None:
+    """Would the fleet come up: ready, or each problem (cluster, object, why); then where workloads run
+    (`quiet`: the problems alone)."""
     console = console or Console(highlight=False)
     if readiness.ok:
         console.print("[bold green]Readiness: ready[/]")
@@ -57,6 +58,8 @@ def render_readiness_text(readiness: Readiness, console: Console | None = None) 
         console.print(f"[bold red]Readiness: not ready[/] ({len(readiness.problems)} problem(s))")
         for p in readiness.problems:
             console.print(f"  [red]x[/] {escape(p.cluster)}: {escape(p.object)}: {escape(p.problem)}")
+    if quiet:
+        return
     if readiness.placements:
         table = Table(title="Placements")
         for column in ("workload", "cluster", "pool", "nodes"):

@@ -42,4 +42,4 @@ def junit(result: CheckResult) -> str:
 
 
 def _lines(violations) -> str:
-    return "\n".join(f"{v.urn or 'stack'}: {v.message}" for v in violations)
+    return "\n".join(f"{v.urn or 'stack'} [{v.phase}]: {v.message}" for v in violations)

@@ -49,6 +49,7 @@ def sarif(result: CheckResult) -> dict[str, Any]:
             **({"relatedLocations": related} if related else {}),
             "partialFingerprints": {"sahabViolation/v1": f"{v.rule_id}:{v.urn or ''}:{v.message}"},
             "properties": {"enforcement": v.enforcement, "severity": v.severity, "stack": result.plan.stack,
+                           "phase": v.phase,
                            **({"setting": setting.path} if setting is not None else {})},
         })
     return {

@@ -8,15 +8,23 @@ from sahab.policy_check import SEVERITY_ORDER, CheckResult
 from sahab.report_locations import location, repository_root
 
 
-def render_text(result: CheckResult, out: TextIO) -> None:
+def render_text(result: CheckResult, out: TextIO, quiet: bool = False) -> None:
+    """The report; `quiet` (--quiet): only the failures, the mandatory violations and the verdict, and nothing at
+    all when the stack passes."""
     from policies.core import rule_by
 
     summary = result.summary()
+    if quiet and not result.exit_code:
+        return
+    violations = result.mandatory if quiet else result.violations
     root = repository_root(result.plan.program_dir)
     out.write(f"sahab check: {summary['project']} / stack {summary['stack']}: {summary['resources']} resources, "
               f"{summary['policies']} policies\n")
+    if any(v.phase != "preview" for v in result.violations):
+        out.write("findings marked [update] judge values only `pulumi up` computes (what apply() returns), which a "
+                  "preview leaves unknown\n")
     for severity in SEVERITY_ORDER:
-        group = [v for v in result.violations if v.severity == severity]
+        group = [v for v in violations if v.severity == severity]
         if not group:
             continue
         out.write(f"\n{severity.upper()} ({len(group)})\n")
@@ -29,12 +37,12 @@ def render_text(result: CheckResult, out: TextIO) -> None:
             for v in found:
                 file, line = location(result, v, root)
                 what = f"{v.type} {v.name}" if v.type else "stack"
-                out.write(f"    - {what} ({file}:{line})\n      {v.message}\n")
+                out.write(f"    - {what} ({file}:{line}) [{v.phase}]\n      {v.message}\n")
             if rule is not None:
                 out.write(f"    fix: {rule.remediation}\n")
-    for note in result.relaxations:
+    for note in [] if quiet else result.relaxations:
         out.write(f"\nrelaxed: {note}\n")
-    for w in result.waived:
+    for w in [] if quiet else result.waived:
         out.write(f"\nwaived: {w.policy} on {w.urn} by {w.approver} until {w.expires} ({w.reason})\n")
     verdict = "FAILED" if result.exit_code else "passed"
     out.write(f"\n{verdict}: {summary['mandatory']} mandatory, {summary['advisory']} advisory, "

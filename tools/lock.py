@@ -1,57 +1,127 @@
-"""The lock files: every dependency of Sahab pinned to one version and one file hash.
+"""The lock files: every dependency of Sahab pinned to one version, with the hash of every file the index offers.
 
-    python tools/lock.py compile   # `make lock`: resolve pyproject.toml with pip, write both lock files
+    python tools/lock.py compile   # `make lock`: resolve pyproject.toml with uv, write every lock file
     python tools/lock.py check     # `make install` runs this first: fail if pyproject.toml changed since
+    python tools/lock.py verify    # `make lock-verify`: pip resolves each lock for other machines, hashes required
 
-`requirements.lock` holds what the program, the policy pack and `sahab check` need (the runtime dependencies);
-`requirements-dev.lock` adds the test tools and the workload (torch, the CPU build on this machine's disk).
-The workload image installs from two more, cut from the dev lock (same versions, same hashes) so that its pip
-runs `--require-hashes`: `workloads/requirements.lock` (what `python -m workloads` imports beyond torch, and
-torch's own dependencies) and `workloads/requirements-torch-cpu.lock` (torch, for the CPU image; the CUDA image's
-base brings its own build). `python tools/lock.py image` re-cuts them from the installed .venv.
-Both come from one pip resolution, so a package shared by the two has one version. pip resolves (not uv:
-only pip reads this machine's configured indexes and wheel folders, where the CPU torch lies), and torch is
-pinned to TORCH below, so no resolver ever picks a newer torch and its multi-GB CUDA build.
+The locks install on CPython 3.11 to 3.13 on Linux (x86_64, aarch64), macOS (arm64, x86_64) and Windows (x86_64):
+`uv pip compile --universal` resolves once for all of them, writing an environment marker where a package (or
+its version) differs, and each pin carries the sha256 of every wheel and sdist the index offers for that
+version, so pip's `--require-hashes` accepts whichever file it picks on the machine at hand.
 
-The locks are for CPython 3.11 on Linux x86_64 (this machine, CI and the GitHub workflow's runner). Each lock's
-first lines record a digest of the dependency tables of pyproject.toml it was made from; `check` compares.
+- `requirements-dev.lock`: everything `make install` puts into .venv (runtime, test tools, the workload, the
+  release tools). The other locks are cut from the same resolution (uv, constrained to its pins), so a package
+  they share has one version everywhere.
+- `requirements.lock`: what the program and `sahab check` need (`pulumi install` reads it via
+  stacks/requirements.txt).
+- `requirements-pack.lock`: what the published policy pack needs (`make policy-pack` copies it).
+- `requirements-release.lock`: build and twine (the release workflow, `make dist`).
+
+The workload image installs from two more, cut from the dev lock (same versions, same hashes: nothing resolved
+anew) for the image's one machine, Linux x86_64 CPython 3.11, so that its pip runs `--require-hashes`:
+`workloads/requirements.lock` (what `python -m workloads` imports beyond torch, and torch's own dependencies) and
+`workloads/requirements-torch-cpu.lock` (the CPU torch, for the CPU image; the CUDA image's base brings its own
+build). `python tools/lock.py image` cuts them from the dev lock, reading who depends on whom from the .venv that
+`make install` built from it (`make lock` runs both).
+
+torch (dev lock only) is the CPU 2.13.0 build everywhere: on Linux the `+cpu` wheels of PyTorch's CPU index
+(never PyPI's Linux wheels, which are CUDA builds), on macOS arm64 and Windows PyPI's (CPU) wheels, and none on
+Intel macOS, for which PyTorch publishes no 2.13 wheel. uv reads the CPU build from a wheel folder on this
+machine when one holds it, else from the CPU index; its hashes are kept in tools/torch-cpu-wheels.json, which is
+rewritten from the index's answer wherever the index answers.
+
+Each lock's header records a digest of what it was made from (pyproject.toml's dependency tables and the pins
+and Pythons below); `check` compares.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = ROOT / "pyproject.toml"
-RUNTIME_LOCK = ROOT / "requirements.lock"
 DEV_LOCK = ROOT / "requirements-dev.lock"
+RUNTIME_LOCK = ROOT / "requirements.lock"
+PACK_LOCK = ROOT / "requirements-pack.lock"
+RELEASE_LOCK = ROOT / "requirements-release.lock"
+TORCH_WHEELS = ROOT / "tools" / "torch-cpu-wheels.json"
 IMAGE_LOCK = ROOT / "workloads" / "requirements.lock"
 IMAGE_TORCH_LOCK = ROOT / "workloads" / "requirements-torch-cpu.lock"
-# What the workload's commands import beyond the standard library (workloads/: rich for the status line, boto3
-# and azure-* for s3:// and az:// checkpoints, jinja2 and matplotlib for the fleet report, numpy and torch).
-IMAGE_PACKAGES = ("rich", "jinja2", "matplotlib", "numpy", "boto3", "azure-storage-blob", "azure-identity")
-EXTRAS = ("dev", "workload")
-TORCH = "torch==2.13.0"  # the CPU wheel on disk; a newer torch resolves to a CUDA build
-# The build backend, locked too: `make install` builds the editable install without build isolation.
-BUILD = "setuptools>=68"
+
+PYTHONS = ("3.11", "3.12", "3.13")  # the CPython versions the locks are made and verified for
+MACHINES = ("manylinux_2_28_x86_64", "manylinux_2_28_aarch64")  # the Linux torch wheels kept
+EXTRAS = ("dev", "workload", "release")  # the dev lock: all of them
+# What policies/ imports beyond the standard library (the pack imports no component and no cloud SDK).
+PACK_REQUIREMENTS = ("pulumi-policy", "pyyaml")
+TORCH_VERSION = "2.13.0"
+# torch where each build comes from: the CPU index's `+cpu` wheels on Linux, PyPI's CPU wheels on Apple silicon
+# and Windows, nothing on Intel macOS (no wheel exists). uv applies these in place of the workload extra's range.
+TORCH_PINS = (
+    f"torch=={TORCH_VERSION}+cpu ; sys_platform == 'linux'",
+    f"torch=={TORCH_VERSION} ; sys_platform == 'win32' or (sys_platform == 'darwin' and platform_machine == 'arm64')",
+)
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu/torch/"
+# Where the newest release of a package has no wheel for one of the machines, that machine keeps the last release
+# that has one (a lock that needs a compiler is no lock). `make lock-verify` finds the next such package.
+MACHINE_PINS = (
+    # cryptography 49 and later publish no macOS x86_64 wheel (PyPI's files for 50.0.2: arm64 only).
+    "cryptography<49 ; sys_platform == 'darwin' and platform_machine == 'x86_64'",
+)
 DIGEST_PREFIX = "# inputs: sha256:"
+HEADER = """# {title}
+# Generated by `make lock` (tools/lock.py: uv pip compile --universal) from pyproject.toml; do not edit by hand.
+# CPython {pythons}; Linux x86_64/aarch64, macOS arm64/x86_64, Windows x86_64; every file of each version hashed.
+# Install: pip install --require-hashes --no-deps -r {name}{extra}
+{digest_prefix}{digest}"""
+
+
+@dataclass(frozen=True)
+class Lock:
+    path: Path
+    title: str
+    extra: str = ""  # more header text (a line of its own)
+
+
+LOCKS = (
+    Lock(DEV_LOCK, "Everything `make install` puts into .venv: runtime, test tools, the workload, the release tools.",
+         "\n# torch: on Linux the CPU build (2.13.0+cpu) from PyTorch's CPU index: add "
+         "--extra-index-url https://download.pytorch.org/whl/cpu\n# (or a folder holding the wheel); none on Intel "
+         "macOS, where PyTorch publishes no wheel."),
+    Lock(RUNTIME_LOCK, "Sahab's runtime dependencies (the program, `sahab check`; `pulumi install` reads it)."),
+    Lock(PACK_LOCK, "The published policy pack's dependencies (`make policy-pack` copies this file into the pack)."),
+    Lock(RELEASE_LOCK, "Building and checking the distribution: build, twine and the build backend."),
+)
+
+
+def _pyproject(pyproject: Path | None = None) -> dict:
+    return tomllib.loads((pyproject or PYPROJECT).read_text())
+
+
+def build_requirements(doc: dict) -> list[str]:
+    return list(doc.get("build-system", {}).get("requires", []))
 
 
 def inputs_digest(pyproject: Path | None = None) -> str:
-    """What the locks depend on: the dependency tables of pyproject.toml and the pins this script adds."""
-    doc = tomllib.loads((pyproject or PYPROJECT).read_text())
+    """What the locks depend on: the dependency tables of pyproject.toml and the pins and Pythons set here."""
+    doc = _pyproject(pyproject)
     project = doc.get("project", {})
     inputs = {
         "requires-python": project.get("requires-python"),
         "dependencies": project.get("dependencies", []),
         "optional-dependencies": project.get("optional-dependencies", {}),
-        "build-system": doc.get("build-system", {}).get("requires", []),
-        "pins": [TORCH, BUILD],
+        "build-system": build_requirements(doc),
+        "pins": [*TORCH_PINS, *MACHINE_PINS, *PACK_REQUIREMENTS],
+        "pythons": list(PYTHONS),
     }
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
 
@@ -67,8 +137,7 @@ def recorded_digest(lock: Path) -> str | None:
 
 def check() -> int:
     want = inputs_digest()
-    stale = [str(lock.relative_to(ROOT)) for lock in (RUNTIME_LOCK, DEV_LOCK, IMAGE_LOCK, IMAGE_TORCH_LOCK)
-             if recorded_digest(lock) != want]
+    stale = [lock.path.name for lock in LOCKS if recorded_digest(lock.path) != want]
     if stale:
         print(f"error: {', '.join(stale)} out of date with pyproject.toml's dependencies: run `make lock` "
               "and commit the result", file=sys.stderr)
@@ -76,33 +145,320 @@ def check() -> int:
     return 0
 
 
-def resolve(python: str) -> dict:
-    """pip's installation report for the whole project: what `pip install -e .[dev,workload]` would install."""
-    command = [python, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet", "--report", "-",
-               "-e", f".[{','.join(EXTRAS)}]", TORCH, BUILD]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+# --- resolving --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Package:
+    name: str
+    version: str
+    marker: str | None
+    files: dict[str, str]  # file name -> sha256
+
+
+def uv_command() -> str:
+    """uv, from this virtualenv (the dev lock installs it), PATH, or installed here from the dev lock's pin."""
+    here = Path(sys.executable).parent
+    for candidate in (here / "uv", here / "uv.exe", shutil.which("uv")):
+        if candidate and Path(candidate).is_file():
+            return str(candidate)
+    pinned = [e for e in read_lock(DEV_LOCK) if e.name == "uv"] if DEV_LOCK.is_file() else []
+    if not pinned:
+        raise SystemExit("error: uv not found: install it into this virtualenv (pip install uv), then run `make lock`")
+    with tempfile.TemporaryDirectory(prefix="sahab-uv-") as tmp:
+        pin = Path(tmp) / "uv.txt"
+        pin.write_text(f"uv=={pinned[0].version} " + " ".join(f"--hash=sha256:{h}" for h in pinned[0].hashes) + "\n")
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--require-hashes", "--no-deps", "-r",
+                        str(pin)], check=True)
+    return str(here / "uv")
+
+
+def torch_source() -> str:
+    """Where uv reads torch's CPU build: $SAHAB_TORCH_FIND_LINKS, a wheel folder of pip's config holding it, or
+    PyTorch's CPU index."""
+    if os.environ.get("SAHAB_TORCH_FIND_LINKS"):
+        return os.environ["SAHAB_TORCH_FIND_LINKS"]
+    folders = os.environ.get("PIP_FIND_LINKS", "").split()
+    done = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True, check=False)
+    for line in done.stdout.splitlines():
+        key, _, value = line.partition("=")
+        if key.endswith("find-links"):
+            folders += value.strip("'\"").split()
+    for folder in folders:
+        if Path(folder).is_dir() and any(Path(folder).glob(f"torch-{TORCH_VERSION}+cpu-*.whl")):
+            return folder
+    return TORCH_CPU_INDEX
+
+
+def resolve(uv: str, work: Path, name: str, sources: list[Path], *, extras: tuple[str, ...] = (),
+            constraints: Path | None = None, overrides: Path | None = None, find_links: str | None = None,
+            no_deps: bool = False) -> list[Package]:
+    out = work / f"pylock.{name}.toml"
+    command = [uv, "pip", "compile", *map(str, sources), "--universal", "--python-version", PYTHONS[0],
+               "--format", "pylock.toml", "-o", str(out), "--no-header", "--quiet"]
+    command += [f"--extra={e}" for e in extras]
+    command += ["--constraint", str(constraints)] if constraints else []
+    command += ["--override", str(overrides)] if overrides else []
+    command += ["--find-links", find_links] if find_links else []
+    command += ["--no-deps"] if no_deps else []
+    # No uv.toml of whoever runs this, no project settings: the same inputs give the same locks.
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False,
+                          env={**os.environ, "UV_NO_CONFIG": "1"})
     if done.returncode != 0:
-        errors = [line for line in done.stderr.splitlines() if "is ignored: it is neither" not in line]
-        raise SystemExit("error: pip could not resolve the dependencies:\n" + "\n".join(errors[-20:]))
-    return json.loads(done.stdout)
+        raise SystemExit(f"error: uv could not resolve the {name} lock:\n{done.stderr.strip()[-3000:]}")
+    doc = tomllib.loads(out.read_text())
+    packages = []
+    for item in doc.get("packages", []):
+        files = {}
+        for dist in [item["sdist"]] if "sdist" in item else []:
+            files[_file_name(dist)] = dist["hashes"]["sha256"]
+        for dist in item.get("wheels", []):
+            files[_file_name(dist)] = dist["hashes"]["sha256"]
+        if not files:
+            raise SystemExit(f"error: uv found no file with a hash for {item['name']} {item['version']}")
+        packages.append(Package(item["name"], item["version"], _marker(item.get("marker"), doc), files))
+    return packages
 
 
-def _requirement(text: str):
+def _file_name(dist: dict) -> str:
+    from urllib.parse import unquote
+
+    return dist.get("name") or unquote((dist.get("url") or dist.get("path", "")).rsplit("/", 1)[-1])
+
+
+def _marker(marker: str | None, doc: dict) -> str | None:
+    """uv's marker without the conjunct every install satisfies (the lock's own requires-python)."""
+    if not marker:
+        return None
+    floor = f"python_full_version >= '{PYTHONS[0]}'"
+    if marker == floor:
+        return None
+    return marker.removeprefix(f"{floor} and ")
+
+
+def with_torch_builds(packages: list[Package], torch_wheels: dict) -> list[Package]:
+    """The dev lock's torch entries, each with exactly the files of its build: the Linux `+cpu` entry gets every
+    CPU wheel for the Pythons and machines locked (from the index's answer, else the recorded ones; a wheel uv
+    read from a local folder must match its record), PyPI's entry only its macOS and Windows wheels."""
+    result = []
+    for package in packages:
+        if package.name == "torch" and package.version.endswith("+cpu"):
+            recorded = {name: w["sha256"] for name, w in torch_wheels["wheels"].items()}
+            for name, digest in package.files.items():
+                if name in recorded and recorded[name] != digest:
+                    raise SystemExit(f"error: {name} has sha256 {digest}, but {TORCH_WHEELS.name} records "
+                                     f"{recorded[name]}: which is the real wheel?")
+            wanted = {n: d for n, d in {**recorded, **package.files}.items() if _locked_torch_wheel(n)}
+            package = Package(package.name, package.version, package.marker, wanted)
+        elif package.name == "torch":
+            package = Package(package.name, package.version, package.marker,
+                              {n: d for n, d in package.files.items() if "linux" not in n})
+        result.append(package)
+    return result
+
+
+def _locked_torch_wheel(name: str) -> bool:
+    tags = name.removesuffix(".whl").split("-")
+    return len(tags) == 5 and tags[2] in {f"cp{p.replace('.', '')}" for p in PYTHONS} and tags[4] in MACHINES
+
+
+def refresh_torch_wheels(packages: list[Package], torch_wheels: dict, source: str) -> dict:
+    """When the CPU index answered, its hashes replace the recorded ones (with where they were read)."""
+    cpu = next((p for p in packages if p.name == "torch" and p.version.endswith("+cpu")), None)
+    if not source.startswith("http") or cpu is None:
+        return torch_wheels
+    wheels = {n: {"sha256": d, "source": f"read from {source} by `make lock`"} for n, d in sorted(cpu.files.items())
+              if _locked_torch_wheel(n)}
+    return {**torch_wheels, "version": cpu.version, "wheels": wheels}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One pin of a lock file as written: `name==version ; marker` and its hashes."""
+
+    name: str
+    version: str
+    marker: str | None
+    hashes: tuple[str, ...]
+
+
+ENTRY = re.compile(r"^([a-z0-9][a-z0-9._-]*)==(\S+?)(?: ; ([^\\\n]+?))? \\\n"
+                   r"((?:    --hash=sha256:[0-9a-f]{64}(?: \\)?\n?)+)", re.M)
+
+
+def read_lock(path: Path) -> list[Entry]:
+    return [Entry(m[1], m[2], m[3], tuple(re.findall(r"sha256:([0-9a-f]{64})", m[4])))
+            for m in ENTRY.finditer(path.read_text())]
+
+
+# --- writing ----------------------------------------------------------------------------------------------------
+
+
+def entries(packages: list[Package]) -> list[str]:
+    lines = []
+    for p in sorted(packages, key=lambda p: (p.name, p.marker or "")):
+        head = f"{p.name}=={p.version}" + (f" ; {p.marker}" if p.marker else "")
+        hashes = " \\\n".join(f"    --hash=sha256:{d}" for d in sorted(set(p.files.values())))
+        lines.append(f"{head} \\\n{hashes}")
+    return lines
+
+
+def write(lock: Lock, packages: list[Package], digest: str) -> None:
+    header = HEADER.format(title=lock.title, pythons=f"{PYTHONS[0]} to {PYTHONS[-1]}", name=lock.path.name,
+                           extra=lock.extra, digest_prefix=DIGEST_PREFIX, digest=digest)
+    lock.path.write_text("\n".join([header, *entries(packages)]) + "\n")
+
+
+def pins(packages: list[Package]) -> str:
+    """The dev resolution as constraints: the other locks may only take these versions."""
+    return "".join(f"{p.name}=={p.version}" + (f" ; {p.marker}" if p.marker else "") + "\n" for p in packages)
+
+
+def compile_locks() -> int:
+    doc = _pyproject()
+    uv = uv_command()
+    source = torch_source()
+    torch_wheels = json.loads(TORCH_WHEELS.read_text())
+    with tempfile.TemporaryDirectory(prefix="sahab-lock-") as tmp:
+        work = Path(tmp)
+
+        def text(name: str, lines: list[str]) -> Path:
+            (work / name).write_text("".join(f"{line}\n" for line in lines))
+            return work / name
+
+        backend = text("backend.in", build_requirements(doc))
+        dev = resolve(uv, work, "dev", [PYPROJECT, backend], extras=EXTRAS, overrides=text("torch.txt", TORCH_PINS),
+                      constraints=text("machines.txt", MACHINE_PINS), find_links=source)
+        constraints = work / "dev-pins.txt"
+        constraints.write_text(pins(dev))
+        runtime = resolve(uv, work, "runtime", [PYPROJECT, backend], constraints=constraints)
+        pack = resolve(uv, work, "pack", [text("pack.in", PACK_REQUIREMENTS)], constraints=constraints)
+        release_roots = doc["project"]["optional-dependencies"]["release"] + build_requirements(doc)
+        release = resolve(uv, work, "release", [text("release.in", release_roots)], constraints=constraints)
+    torch_wheels = refresh_torch_wheels(dev, torch_wheels, source)
+    TORCH_WHEELS.write_text(json.dumps(torch_wheels, indent=2) + "\n")
+    dev = with_torch_builds(dev, torch_wheels)
+    digest = inputs_digest()
+    for lock, packages in zip(LOCKS, (dev, runtime, pack, release), strict=True):
+        write(lock, packages, digest)
+        print(f"{lock.path.name}: {len(packages)} pins, {sum(len(set(p.files.values())) for p in packages)} hashes")
+    return 0
+
+
+# --- verifying ------------------------------------------------------------------------------------------------
+
+# The machines the locks are for: pip's platform tags for each (a glibc 2.28 Linux takes every older manylinux;
+# pip widens a macOS version itself) and the environment its markers are judged in.
+_MANYLINUX = [f"manylinux_2_{minor}_{{arch}}" for minor in range(28, 16, -1)] + ["manylinux2014_{arch}"]
+TARGETS = {
+    "linux-x86_64": ([t.format(arch="x86_64") for t in _MANYLINUX],
+                     {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "x86_64"}),
+    "linux-aarch64": ([t.format(arch="aarch64") for t in _MANYLINUX],
+                      {"sys_platform": "linux", "platform_system": "Linux", "platform_machine": "aarch64"}),
+    "macos-arm64": (["macosx_14_0_arm64"],
+                    {"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "arm64"}),
+    "macos-x86_64": (["macosx_14_0_x86_64"],
+                     {"sys_platform": "darwin", "platform_system": "Darwin", "platform_machine": "x86_64"}),
+    "windows-x86_64": (["win_amd64"], {"sys_platform": "win32", "platform_system": "Windows",
+                                       "platform_machine": "AMD64", "os_name": "nt"}),
+}
+# (lock, machine, Python): each resolved by pip alone from the lock, as that machine would, hashes required.
+# The dev lock's Linux torch is on PyTorch's CPU index, which a machine reaching only PyPI cannot read: here it is
+# verified on macOS and Windows; the build workflow installs it on Linux runners.
+VERIFY = (
+    (RUNTIME_LOCK, "linux-aarch64", "3.12"),
+    (RUNTIME_LOCK, "macos-arm64", "3.13"),
+    (RUNTIME_LOCK, "macos-x86_64", "3.11"),
+    (RUNTIME_LOCK, "windows-x86_64", "3.12"),
+    (PACK_LOCK, "windows-x86_64", "3.13"),
+    (PACK_LOCK, "macos-arm64", "3.11"),
+    (DEV_LOCK, "macos-arm64", "3.12"),
+    (DEV_LOCK, "windows-x86_64", "3.13"),
+    (RELEASE_LOCK, "linux-x86_64", "3.13"),
+)
+OFFLINE = 3  # verify's exit status when the index could not be reached at all
+_NETWORK = re.compile(r"NewConnectionError|Failed to establish a new connection|Temporary failure in name resolution|"
+                      r"Max retries exceeded|Network is unreachable|ConnectTimeout|ReadTimeout")
+
+
+def for_machine(lock: Path, machine: str, python: str) -> str:
+    """The lock's pins that apply on that machine, markers judged there (pip would judge them here)."""
     try:
-        from packaging.requirements import Requirement
-        from packaging.utils import canonicalize_name
+        from packaging.markers import Marker
     except ImportError:  # pip's own copy
-        from pip._vendor.packaging.requirements import Requirement
-        from pip._vendor.packaging.utils import canonicalize_name
-    req = Requirement(text)
-    return req, canonicalize_name(req.name)
+        from pip._vendor.packaging.markers import Marker
+    env = machine_environment(machine, python)
+    return "".join(f"{e.name}=={e.version} " + " ".join(f"--hash=sha256:{h}" for h in e.hashes) + "\n"
+                   for e in read_lock(lock) if e.marker is None or Marker(e.marker).evaluate(env))
 
 
-def closure(roots: list[str], requires) -> set[str]:
-    """`roots` and everything they depend on (markers evaluated here); `requires(name)` gives a package's
-    requirement strings, None when it is not in the resolution."""
+def verify_one(lock: Path, machine: str, python: str) -> subprocess.CompletedProcess:
+    """pip, as a user's machine of that kind would run it: the lock alone, hashes required, wheels only."""
+    abi = f"cp{python.replace('.', '')}"
+    platforms = [arg for tag in TARGETS[machine][0] for arg in ("--platform", tag)]
+    with tempfile.TemporaryDirectory(prefix="sahab-verify-") as target:
+        requirements = Path(target) / "requirements.txt"
+        requirements.write_text(for_machine(lock, machine, python))
+        return subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet", "--no-deps",
+             "--require-hashes", "--only-binary=:all:", *platforms, "--python-version", python,
+             "--implementation", "cp", "--abi", abi, "--abi", "abi3", "--abi", "none",
+             "--target", str(Path(target) / "site"), "-r", str(requirements)],
+            capture_output=True, text=True, check=False, timeout=900,
+            env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_RETRIES": "1"})
+
+
+def verify(pairs=VERIFY) -> int:
+    """Each (lock, machine, Python) resolved by pip, side by side (the time is the index's, not this CPU's)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda pair: (pair, verify_one(*pair)), pairs))
+    failed = offline = 0
+    for (lock, machine, python), done in results:
+        errors = [ln for ln in done.stderr.splitlines() if "is ignored: it is neither" not in ln]
+        if done.returncode == 0:
+            print(f"ok    {lock.name}: {machine}, CPython {python}")
+        elif _NETWORK.search(done.stderr):
+            offline += 1
+            print(f"skip  {lock.name}: {machine}, CPython {python}: the index cannot be reached")
+        else:
+            failed += 1
+            print(f"FAIL  {lock.name}: {machine}, CPython {python}:\n" + "\n".join(errors[-6:])[-1500:])
+    if failed:
+        return 1
+    return OFFLINE if offline == len(pairs) else 0
+
+
+# --- the workload image's locks ---------------------------------------------------------------------------------
+
+# What the workload's commands import beyond the standard library (workloads/: rich for the status line, boto3
+# and azure-* for s3:// and az:// checkpoints, jinja2 and matplotlib for the fleet report, numpy and torch).
+IMAGE_PACKAGES = ("rich", "jinja2", "matplotlib", "numpy", "boto3", "azure-storage-blob", "azure-identity")
+IMAGE_MACHINE = ("linux-x86_64", "3.11")  # the images' base (workloads/Dockerfile*): CPython 3.11, Linux x86_64
+IMAGE_HEADER = """# {title}
+# Cut by `tools/lock.py image` from requirements-dev.lock (its pins for CPython 3.11, Linux x86_64, the image's base,
+# with all their hashes); do not edit by hand. Install: pip install --require-hashes --no-deps -r {name}
+{digest_prefix}{digest}"""
+
+
+def machine_environment(machine: str, python: str) -> dict[str, str]:
+    """The marker environment of that machine and Python (how pip there would judge a lock's markers)."""
+    return {"python_version": python, "python_full_version": f"{python}.0", "implementation_name": "cpython",
+            "platform_python_implementation": "CPython", "os_name": "posix", **TARGETS[machine][1]}
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def closure(roots: list[str], requires, env: dict[str, str]) -> set[str]:
+    """`roots` and everything they depend on, markers judged in `env`; `requires(name)` gives a package's
+    requirement strings (None when it is not installed)."""
+    from packaging.requirements import Requirement
+
     needed: set[str] = set()
-    todo: list[tuple[str, str]] = [(_requirement(r)[1], "") for r in roots]
+    todo: list[tuple[str, str]] = [(_canonical(Requirement(r).name), "") for r in roots]
     seen: set[tuple[str, str]] = set()
     while todo:
         name, extra = todo.pop()
@@ -114,44 +470,11 @@ def closure(roots: list[str], requires) -> set[str]:
             continue
         needed.add(name)
         for text in texts:
-            req, dep = _requirement(text)
-            if req.marker is not None and not req.marker.evaluate({"extra": extra}):
+            req = Requirement(text)
+            if req.marker is not None and not req.marker.evaluate({**env, "extra": extra}):
                 continue
-            todo.append((dep, ""))
-            todo.extend((dep, e) for e in req.extras)
+            todo += [(_canonical(req.name), e) for e in ("", *req.extras)]
     return needed
-
-
-def _report_requires(report: dict):
-    items = {_requirement(i["metadata"]["name"])[1]: i for i in report["install"]}
-    return lambda name: (items[name]["metadata"].get("requires_dist") or []) if name in items else None
-
-
-def runtime_closure(report: dict) -> set[str]:
-    """The names the project needs without extras: its dependencies and theirs, markers evaluated here."""
-    return closure(["sahab"], _report_requires(report))
-
-
-def image_closures(requires) -> tuple[set[str], set[str]]:
-    """(the image's packages without torch, and torch's own dependencies with them; torch alone)."""
-    torch_deps = closure(["torch"], requires) - {"torch"}
-    return closure(list(IMAGE_PACKAGES), requires) - {"torch"} | torch_deps, {"torch"}
-
-
-def write_image_locks(dev_lock_text: str, requires, digest: str) -> None:
-    """Cut the image's locks from the dev lock: the same `name==version --hash` entries, nothing resolved anew."""
-    text = dev_lock_text.replace(" \\\n    --hash", " --hash")
-    lines = {_requirement(line.split("==", 1)[0])[1]: line.replace(" --hash", " \\\n    --hash")
-             for line in text.splitlines() if line and not line.startswith("#")}
-    common, torch = image_closures(requires)
-    missing = sorted((common | torch) - set(lines))
-    if missing:
-        raise SystemExit(f"error: the dev lock has no {', '.join(missing)}; run `make lock`")
-    note = "Install: pip install --require-hashes --no-deps -r {} (workloads/Dockerfile*)"
-    write(IMAGE_LOCK, "What the workload image installs beyond its base: `python -m workloads`'s imports and "
-          "torch's dependencies.", [lines[n] for n in sorted(common)], digest, note.format(IMAGE_LOCK.name))
-    write(IMAGE_TORCH_LOCK, "torch for the CPU workload image (download.pytorch.org/whl/cpu); the CUDA image's base "
-          "has its own.", [lines[n] for n in sorted(torch)], digest, note.format(IMAGE_TORCH_LOCK.name))
 
 
 def _installed_requires(name: str):
@@ -164,41 +487,40 @@ def _installed_requires(name: str):
         return None
 
 
-def lock_lines(report: dict, names: set[str] | None) -> list[str]:
-    lines = []
-    for item in sorted(report["install"], key=lambda i: i["metadata"]["name"].lower()):
-        meta = item["metadata"]
-        _, name = _requirement(meta["name"])
-        if name == "sahab" or (names is not None and name not in names):
-            continue
-        hashes = (item.get("download_info", {}).get("archive_info") or {}).get("hashes") or {}
-        if "sha256" not in hashes:
-            raise SystemExit(f"error: pip reported no sha256 for {name} {meta['version']}; cannot lock it")
-        lines.append(f"{name}=={meta['version']} \\\n    --hash=sha256:{hashes['sha256']}")
-    return lines
+def image_pins(dev: list[Entry], requires) -> tuple[list[Entry], list[Entry]]:
+    """The dev lock's pins the image installs, on its machine: (the workload's packages and torch's dependencies;
+    torch alone). Each keeps the dev lock's version and hashes; its marker, which holds there, is dropped."""
+    env = machine_environment(*IMAGE_MACHINE)
+    from packaging.markers import Marker
+
+    here = {}
+    for e in dev:
+        if e.marker is None or Marker(e.marker).evaluate(env):
+            if _canonical(e.name) in here:
+                raise SystemExit(f"error: requirements-dev.lock pins {e.name} twice for the image's machine")
+            here[_canonical(e.name)] = Entry(e.name, e.version, None, e.hashes)
+    torch_deps = closure(["torch"], requires, env) - {"torch"}
+    common = closure(list(IMAGE_PACKAGES), requires, env) - {"torch"} | torch_deps
+    missing = sorted((common | {"torch"}) - set(here))
+    if missing:
+        raise SystemExit(f"error: requirements-dev.lock has no {', '.join(missing)} for the image; run `make lock`")
+    if not here["torch"].version.endswith("+cpu"):
+        raise SystemExit(f"error: the image's torch is {here['torch'].version}, not the CPU build")
+    return [here[n] for n in sorted(common)], [here["torch"]]
 
 
-def write(lock: Path, title: str, lines: list[str], digest: str, install: str | None = None) -> None:
-    header = [
-        f"# {title}",
-        "# Generated by `make lock` (tools/lock.py) from pyproject.toml; do not edit by hand.",
-        "# CPython 3.11, Linux x86_64. "
-        + (install or f"Install: pip install --require-hashes --no-deps -r {lock.name}"),
-        f"{DIGEST_PREFIX}{digest}",
-    ]
-    lock.write_text("\n".join(header + lines) + "\n")
-
-
-def compile_locks(python: str) -> int:
-    report = resolve(python)
-    digest = inputs_digest()
-    runtime = runtime_closure(report) | {"setuptools"}
-    write(RUNTIME_LOCK, "Sahab's runtime dependencies (the program, the policy pack, `sahab check`).",
-          lock_lines(report, runtime), digest)
-    write(DEV_LOCK, "Everything `make install` puts into .venv: runtime, test tools and the workload (CPU torch).",
-          lock_lines(report, None), digest)
-    write_image_locks(DEV_LOCK.read_text(), _report_requires(report), digest)
-    print(f"{RUNTIME_LOCK.name}: {len(runtime) - 1} packages; {DEV_LOCK.name}: {len(report['install']) - 1} packages")
+def write_image_locks(requires) -> int:
+    common, torch = image_pins(read_lock(DEV_LOCK), requires)
+    digest = recorded_digest(DEV_LOCK) or ""
+    titles = ("What the workload image installs beyond its base: `python -m workloads`'s imports and torch's "
+              "dependencies.", "torch for the CPU workload image (download.pytorch.org/whl/cpu); the CUDA image's "
+              "base has its own.")
+    for path, pinned, title in zip((IMAGE_LOCK, IMAGE_TORCH_LOCK), (common, torch), titles, strict=True):
+        header = IMAGE_HEADER.format(title=title, name=path.name, digest_prefix=DIGEST_PREFIX, digest=digest)
+        lines = [f"{e.name}=={e.version} \\\n" + " \\\n".join(f"    --hash=sha256:{h}" for h in e.hashes)
+                 for e in pinned]
+        path.write_text("\n".join([header, *lines]) + "\n")
+        print(f"{path}: {len(pinned)} pins")
     return 0
 
 
@@ -206,11 +528,12 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["check"]:
         return check()
     if argv[:1] == ["compile"]:
-        return compile_locks(argv[1] if len(argv) > 1 else sys.executable)
+        return compile_locks()
+    if argv[:1] == ["verify"]:
+        return verify()
     if argv[:1] == ["image"]:
-        write_image_locks(DEV_LOCK.read_text(), _installed_requires, recorded_digest(DEV_LOCK) or "")
-        return 0
-    print("usage: tools/lock.py compile [PYTHON] | image | check", file=sys.stderr)
+        return write_image_locks(_installed_requires)
+    print("usage: tools/lock.py compile | check | verify | image", file=sys.stderr)
     return 2
 
 

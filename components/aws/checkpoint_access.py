@@ -19,6 +19,7 @@ import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
+from components.kubernetes.checkpoint_key import checkpoint_key
 from components.kubernetes.common import MANAGED_BY, Args
 
 
@@ -81,7 +82,8 @@ class CheckpointAccess(pulumi.ComponentResource):
                                     "labels": MANAGED_BY, "annotations": {"eks.amazonaws.com/role-arn": role.arn}},
             automount_service_account_token=False, opts=child)
         self.account = args.service_account
-        self.env: list[dict] = []  # the pod identity webhook injects AWS_ROLE_ARN, AWS_WEB_IDENTITY_TOKEN_FILE
+        # The pod identity webhook injects AWS_ROLE_ARN and AWS_WEB_IDENTITY_TOKEN_FILE; the key signs checkpoints.
+        self.env: list[dict] = [checkpoint_key(name, args.namespace, self)]
         self.pod_labels: dict[str, str] = {}
         self.role_arn = role.arn
         self.uri = pulumi.Output.concat("s3://", args.bucket_name, "/", args.namespace)

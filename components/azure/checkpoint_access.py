@@ -29,6 +29,7 @@ import pulumi_kubernetes as k8s
 from pydantic import Field
 
 from components.azure.roles import STORAGE_BLOB_DATA_CONTRIBUTOR, role_definition_id
+from components.kubernetes.checkpoint_key import checkpoint_key
 from components.kubernetes.common import MANAGED_BY, Args
 
 TOKEN_AUDIENCE = "api://AzureADTokenExchange"  # what AKS's projected service account tokens are issued for
@@ -94,7 +95,8 @@ class CheckpointAccess(pulumi.ComponentResource):
             metadata={"name": "allow-entra-id", "namespace": args.namespace, "labels": MANAGED_BY},
             spec=entra_egress_spec(), opts=child)
         self.account = args.service_account
-        self.env = [{"name": "AZURE_STORAGE_ACCOUNT", "value": args.account_name}]
+        self.env = [{"name": "AZURE_STORAGE_ACCOUNT", "value": args.account_name},
+                    checkpoint_key(name, args.namespace, self)]
         self.pod_labels = {USE_LABEL: "true"}
         self.client_id = identity.client_id
         self.uri = pulumi.Output.concat("az://", container.name)

@@ -11,13 +11,20 @@ Kueue forbids scoping a MultiKueue check to some flavors of a queue, so on-prem 
 share one ClusterQueue: the on-prem queue is the team's own (`<team>`), the burst one is separate.
 
 The manager reaches each worker with a kubeconfig held in a Secret in its Kueue namespace: a token of a
-`multikueue` service account on the worker, allowed only what MultiKueue does there (Jobs and Kueue
-Workloads), never the operator's credentials. The kubeconfig is a Pulumi secret end to end.
+`multikueue` service account on the worker, never the operator's credentials. That account changes Jobs and
+Workloads only in the team namespaces (a Role in each); across the cluster it may only read them, because Kueue
+v0.19.2 watches a worker's Workloads and Jobs in every namespace (kubernetes-sigs/kueue v0.19.2,
+pkg/controller/admissionchecks/multikueue/multikueuecluster.go, establishWatch lists with no namespace). Its token
+is short-lived: a CronJob on the manager (components/kubernetes/multikueue_rotation.py) mints a new one every hour
+through the TokenRequest API and revokes the bootstrap token Pulumi created. The kubeconfig is a Pulumi secret
+end to end.
 """
 
 from __future__ import annotations
 
 import base64
+import json
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -45,7 +52,8 @@ QUEUE_SUFFIX = "-burst"
 LABEL_REGION = "sahab.io/region"
 LABEL_WORKER_KIND = "sahab.io/cluster-kind"
 
-# What MultiKueue does on a worker (Kueue's MultiKueue setup): create and follow Jobs and their Workloads.
+# What MultiKueue does on a worker (Kueue's MultiKueue setup): create and follow Jobs and their Workloads, in the
+# team namespaces only.
 WORKER_RULES = [
     {"apiGroups": ["batch"], "resources": ["jobs"],
      "verbs": ["create", "delete", "get", "list", "watch", "update", "patch"]},
@@ -55,6 +63,18 @@ WORKER_RULES = [
     {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads/status"], "verbs": ["get", "patch", "update"]},
     {"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list", "watch"]},
 ]
+# Across the cluster, read only: the watches Kueue opens on a worker have no namespace.
+WATCH_RULES = [{"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list", "watch"]},
+               {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads"], "verbs": ["get", "list", "watch"]}]
+# The rotation: a new token for itself, and the end of its bootstrap token.
+TOKEN_RULES = [{"apiGroups": [""], "resources": ["serviceaccounts/token"], "verbs": ["create"],
+                "resourceNames": [WORKER_ACCOUNT]},
+               {"apiGroups": [""], "resources": ["secrets"], "verbs": ["delete"],
+                "resourceNames": ["multikueue-bootstrap-token"]}]
+ROTATOR = "multikueue-token-rotation"
+ROTATION_SCRIPT = Path(__file__).with_name("multikueue_rotation.py")
+TOKEN_SECONDS = 6 * 3600  # each token's life; the CronJob replaces it every hour
+ROTATION_SCHEDULE = "17 * * * *"
 
 
 class BurstWorker(Args):
@@ -79,6 +99,9 @@ class BurstArgs(Args):
     """Cloud clusters that run dispatched Jobs."""
     teams: tuple[Team, ...]
     """Tenants: a burst queue each, on the manager and on every worker."""
+    rotation_image: str
+    """Image with Python 3 that runs the token rotation on the manager (the training image, in the manager's
+    registry)."""
 
 
 def queue_name(team: Team) -> str:
@@ -110,18 +133,40 @@ def burst_queue_spec(team: Team, pools: tuple[NodePool, ...], dispatch: bool) ->
 
 def worker_kubeconfig(name: str, cluster_kubeconfig: str | None, token: str) -> str:
     """A kubeconfig for the manager: the worker's API server and CA from its own kubeconfig, authenticated
-    with the worker's `multikueue` service account token."""
+    with the worker's `multikueue` service account token. JSON (which is YAML), so the rotation reads it with the
+    standard library."""
     doc = yaml.safe_load(cluster_kubeconfig or "") or {}
     cluster = ((doc.get("clusters") or [{}])[0] or {}).get("cluster") or {}
     entry = {"server": cluster.get("server", "")}
     if cluster.get("certificate-authority-data"):
         entry["certificate-authority-data"] = cluster["certificate-authority-data"]
-    return yaml.safe_dump({
+    return json.dumps({
         "apiVersion": "v1", "kind": "Config", "current-context": name,
         "clusters": [{"name": name, "cluster": entry}],
         "users": [{"name": WORKER_ACCOUNT, "user": {"token": token}}],
         "contexts": [{"name": name, "context": {"cluster": name, "user": WORKER_ACCOUNT}}],
-    }, sort_keys=False)
+    }, indent=1)
+
+
+def rotation_job_spec(image: str, workers: list[str]) -> dict:
+    """The CronJob that keeps every worker's token short-lived (multikueue_rotation.py, from its ConfigMap)."""
+    hardened = {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "runAsNonRoot": True,
+                "capabilities": {"drop": ["ALL"]}, "seccompProfile": {"type": "RuntimeDefault"}}
+    pod = {"serviceAccountName": ROTATOR, "restartPolicy": "OnFailure",
+           "securityContext": {"runAsNonRoot": True, "runAsUser": 10001, "seccompProfile": {"type": "RuntimeDefault"}},
+           "containers": [{
+               "name": "rotate", "image": image, "command": ["python", "/rotation/multikueue_rotation.py"],
+               "env": [{"name": "ROTATION_WORKERS", "value": ",".join(workers)},
+                       {"name": "ROTATION_NAMESPACE", "value": NAMESPACE},
+                       {"name": "ROTATION_TOKEN_SECONDS", "value": str(TOKEN_SECONDS)}],
+               "resources": {"requests": {"cpu": "50m", "memory": "64Mi"},
+                             "limits": {"cpu": "200m", "memory": "128Mi"}},
+               "securityContext": hardened,
+               "volumeMounts": [{"name": "script", "mountPath": "/rotation", "readOnly": True}]}],
+           "volumes": [{"name": "script", "configMap": {"name": ROTATOR}}]}
+    return {"schedule": ROTATION_SCHEDULE, "concurrencyPolicy": "Forbid", "startingDeadlineSeconds": 600,
+            "successfulJobsHistoryLimit": 1, "failedJobsHistoryLimit": 3,
+            "jobTemplate": {"spec": {"backoffLimit": 2, "activeDeadlineSeconds": 600, "template": {"spec": pod}}}}
 
 
 def _token(data: Any) -> str:
@@ -137,17 +182,25 @@ class Burst(pulumi.ComponentResource):
         on_manager = pulumi.ResourceOptions(parent=self, provider=args.manager)
         clusters = []
         worker_queues: list[pulumi.Resource] = []
+        kubeconfig_secrets: list[str] = []
         for worker in args.workers:
             on_worker = pulumi.ResourceOptions(parent=self, provider=worker.provider)
-            token = self._worker_access(f"{name}-{worker.name}", on_worker)
+            token = self._worker_access(f"{name}-{worker.name}", args.teams, on_worker)
             worker_queues += self._queues(f"{name}-{worker.name}", worker.pools, args.teams, on_worker,
                                           dispatch=False)
             secret_name = f"multikueue-{worker.name}"
             kubeconfig = pulumi.Output.secret(pulumi.Output.all(worker.kubeconfig, token).apply(
                 lambda values, cluster=worker.name: worker_kubeconfig(cluster, values[0], values[1])))
+            # The bootstrap (server, CA, first token) Pulumi keeps current; the Secret Kueue reads starts as its copy
+            # and then holds the rotation's short-lived tokens, which Pulumi never writes over.
+            k8s.core.v1.Secret(f"{name}-{worker.name}-bootstrap", metadata={
+                "name": f"{secret_name}-bootstrap", "namespace": NAMESPACE, "labels": MANAGED_BY},
+                type="Opaque", string_data={"kubeconfig": kubeconfig}, opts=on_manager)
             secret = k8s.core.v1.Secret(f"{name}-{worker.name}-kubeconfig", metadata={
                 "name": secret_name, "namespace": NAMESPACE, "labels": MANAGED_BY},
-                type="Opaque", string_data={"kubeconfig": kubeconfig}, opts=on_manager)
+                type="Opaque", string_data={"kubeconfig": kubeconfig}, opts=pulumi.ResourceOptions.merge(
+                    on_manager, pulumi.ResourceOptions(ignore_changes=["stringData", "data"])))
+            kubeconfig_secrets += [secret_name, f"{secret_name}-bootstrap"]
             clusters.append(k8s.apiextensions.CustomResource(
                 f"{name}-{worker.name}-cluster", api_version=API_VERSION, kind="MultiKueueCluster",
                 metadata={"name": worker.name, "labels": {**MANAGED_BY, LABEL_REGION: worker.region,
@@ -155,6 +208,7 @@ class Burst(pulumi.ComponentResource):
                 spec={"clusterSource": {"kubeConfig": {"locationType": "Secret", "location": secret_name}}},
                 opts=pulumi.ResourceOptions(parent=self, provider=args.manager, depends_on=[secret])))
 
+        self._rotation(name, args, kubeconfig_secrets, on_manager)
         config = k8s.apiextensions.CustomResource(
             f"{name}-config", **kueue_object("MultiKueueConfig", CHECK_NAME,
                                              {"clusters": [w.name for w in args.workers]}),
@@ -174,26 +228,66 @@ class Burst(pulumi.ComponentResource):
                                "queues": self.queues})
 
     @staticmethod
-    def _worker_access(name: str, on_worker: pulumi.ResourceOptions) -> pulumi.Output[str]:
-        """The worker-side identity MultiKueue uses, and its long-lived token (a secret Output)."""
+    def _worker_access(name: str, teams: tuple[Team, ...], on_worker: pulumi.ResourceOptions) -> pulumi.Output[str]:
+        """The worker-side identity MultiKueue uses, its rights, and its bootstrap token (a secret Output), which
+        the rotation revokes once it has minted a short-lived one."""
         labels = {**MANAGED_BY, "app.kubernetes.io/name": "multikueue"}
+        subject = [{"kind": "ServiceAccount", "name": WORKER_ACCOUNT, "namespace": NAMESPACE}]
         account = k8s.core.v1.ServiceAccount(f"{name}-mk-sa", metadata={
             "name": WORKER_ACCOUNT, "namespace": NAMESPACE, "labels": labels},
             automount_service_account_token=False, opts=on_worker)
-        role = k8s.rbac.v1.ClusterRole(f"{name}-mk-role", metadata={"labels": labels}, rules=WORKER_RULES,
-                                       opts=on_worker)
+        watch = k8s.rbac.v1.ClusterRole(f"{name}-mk-watch", metadata={"labels": labels}, rules=WATCH_RULES,
+                                        opts=on_worker)
         k8s.rbac.v1.ClusterRoleBinding(
-            f"{name}-mk-binding", metadata={"labels": labels},
-            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role.metadata.name},
-            subjects=[{"kind": "ServiceAccount", "name": WORKER_ACCOUNT, "namespace": NAMESPACE}],
+            f"{name}-mk-watch-binding", metadata={"labels": labels},
+            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": watch.metadata.name},
+            subjects=subject, opts=on_worker)
+        for team in teams:
+            role = k8s.rbac.v1.Role(f"{name}-mk-role-{team.name}", metadata={
+                "name": WORKER_ACCOUNT, "namespace": team.name, "labels": labels}, rules=WORKER_RULES, opts=on_worker)
+            k8s.rbac.v1.RoleBinding(
+                f"{name}-mk-binding-{team.name}", metadata={"name": WORKER_ACCOUNT, "namespace": team.name,
+                                                            "labels": labels},
+                role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role.metadata.name},
+                subjects=subject, opts=on_worker)
+        tokens = k8s.rbac.v1.Role(f"{name}-mk-token-role", metadata={
+            "name": f"{WORKER_ACCOUNT}-token", "namespace": NAMESPACE, "labels": labels}, rules=TOKEN_RULES,
             opts=on_worker)
+        k8s.rbac.v1.RoleBinding(
+            f"{name}-mk-token-binding", metadata={"name": f"{WORKER_ACCOUNT}-token", "namespace": NAMESPACE,
+                                                  "labels": labels},
+            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": tokens.metadata.name},
+            subjects=subject, opts=on_worker)
         token = k8s.core.v1.Secret(f"{name}-mk-token", metadata={
-            "name": f"{WORKER_ACCOUNT}-token", "namespace": NAMESPACE, "labels": labels,
+            "name": "multikueue-bootstrap-token", "namespace": NAMESPACE, "labels": labels,
             "annotations": {"kubernetes.io/service-account.name": WORKER_ACCOUNT}},
             type="kubernetes.io/service-account-token",
             opts=pulumi.ResourceOptions.merge(on_worker, pulumi.ResourceOptions(
                 depends_on=[account], additional_secret_outputs=["data"])))
         return pulumi.Output.secret(token.data.apply(_token))
+
+    @staticmethod
+    def _rotation(name: str, args: BurstArgs, secrets: list[str], on_manager: pulumi.ResourceOptions) -> None:
+        """On the manager: the account that may read and replace the workers' kubeconfig Secrets and nothing else,
+        the script, and the hourly CronJob that runs it."""
+        labels = {**MANAGED_BY, "app.kubernetes.io/name": ROTATOR}
+        meta = {"name": ROTATOR, "namespace": NAMESPACE, "labels": labels}
+        live = [s for s in secrets if not s.endswith("-bootstrap")]
+        k8s.core.v1.ServiceAccount(f"{name}-rotation-sa", metadata=meta, opts=on_manager)
+        role = k8s.rbac.v1.Role(f"{name}-rotation-role", metadata=meta, rules=[
+            {"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"], "resourceNames": secrets},
+            {"apiGroups": [""], "resources": ["secrets"], "verbs": ["update"], "resourceNames": live}],
+            opts=on_manager)
+        k8s.rbac.v1.RoleBinding(
+            f"{name}-rotation-binding", metadata=meta,
+            role_ref={"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role.metadata.name},
+            subjects=[{"kind": "ServiceAccount", "name": ROTATOR, "namespace": NAMESPACE}], opts=on_manager)
+        script = k8s.core.v1.ConfigMap(f"{name}-rotation-script", metadata=meta,
+                                       data={ROTATION_SCRIPT.name: ROTATION_SCRIPT.read_text()}, opts=on_manager)
+        k8s.batch.v1.CronJob(f"{name}-rotation", metadata=meta,
+                             spec=rotation_job_spec(args.rotation_image, [w.name for w in args.workers]),
+                             opts=pulumi.ResourceOptions.merge(on_manager, pulumi.ResourceOptions(
+                                 depends_on=[script, role])))
 
     @staticmethod
     def _queues(name: str, pools: tuple[NodePool, ...], teams: tuple[Team, ...], opts: pulumi.ResourceOptions,

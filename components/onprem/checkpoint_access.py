@@ -20,6 +20,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.config import ObjectStore
+from components.kubernetes.checkpoint_key import checkpoint_key
 from components.kubernetes.common import MANAGED_BY, Args
 
 SECRET_NAME = "checkpoint-store"
@@ -64,7 +65,7 @@ class CheckpointAccess(pulumi.ComponentResource):
             string_data=pulumi.Output.secret({ACCESS_KEY_ID: args.access_key_id,
                                               SECRET_ACCESS_KEY: args.secret_access_key}),
             opts=pulumi.ResourceOptions(parent=self, additional_secret_outputs=["data", "stringData"]))
-        self.env = pod_env(args.store)
+        self.env = [*pod_env(args.store), checkpoint_key(name, args.namespace, self)]
         self.pod_labels: dict[str, str] = {}
         self.account: str | None = None  # credentials come from the Secret, not an identity
         self.uri = f"s3://{args.store.bucket}/{args.namespace}"

@@ -13,10 +13,11 @@ from typing import Any
 
 import pulumi
 import pulumi_random as random
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from components import validation
 from components.onprem.inventory import converge_inputs, hosts_for
-from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
+from components.onprem.models import OnPremAccessArgs, OnPremHostArgs, host_port
 from components.onprem.playbook_run import PlaybookRun
 from components.onprem.runner import Host
 
@@ -56,6 +57,14 @@ class OnPremClusterArgs(BaseModel):
     )
     access: OnPremAccessArgs = Field(description="SSH access and converge settings.")
 
+    @field_validator("vip")
+    @classmethod
+    def _vip(cls, value: str | None) -> str | None:
+        problem = None if value is None else validation.host_address(value)
+        if problem:
+            raise ValueError(f"{validation.shown(value)}: allowed: {problem}")
+        return value
+
     @model_validator(mode="after")
     def _ha(self) -> OnPremClusterArgs:
         n = len(self.control_plane_hosts)
@@ -67,7 +76,7 @@ class OnPremClusterArgs(BaseModel):
 
     @property
     def endpoint(self) -> str:
-        return f"{self.vip or self.control_plane_hosts[0].address}:{API_SERVER_PORT}"
+        return host_port(self.vip or self.control_plane_hosts[0].address, API_SERVER_PORT)
 
 
 def control_plane_inventory(args: OnPremClusterArgs) -> list[Host]:

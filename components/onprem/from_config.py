@@ -12,7 +12,7 @@ from components.artifacts import UPSTREAMS, Images, read_digest_lock
 from components.config import Cluster, FleetConfig, NodePool, Site
 from components.onprem.cluster import API_SERVER_PORT, OnPremClusterArgs
 from components.onprem.inventory import group_for
-from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
+from components.onprem.models import OnPremAccessArgs, OnPremHostArgs, host_port
 from components.onprem.node_pool import OnPremNodePoolArgs, TaintArgs, pool_vars
 
 
@@ -57,7 +57,7 @@ def access_for(site: Site, cluster: Cluster, ssh_private_key: Any = None,
     """How Ansible reaches the site; nodes join through the API server's VIP (or its only host); where the nodes
     pull images from (registry_variables)."""
     first = next(h for h in site.hosts if h.name == cluster.control_plane_hosts[0])
-    endpoint = f"{cluster.control_plane_vip or first.address}:{API_SERVER_PORT}"
+    endpoint = host_port(cluster.control_plane_vip or first.address, API_SERVER_PORT)
     return OnPremAccessArgs(
         ssh_private_key=ssh_private_key,
         known_hosts=known_hosts(site),

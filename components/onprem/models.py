@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from components import validation
 
 HOSTNAME = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
+
+
+def host_port(address: str, port: int) -> str:
+    """`address:port`, an IPv6 address in brackets, as kubeadm's controlPlaneEndpoint and a URL take it."""
+    return f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
 
 
 class OnPremHostArgs(BaseModel):
@@ -23,6 +30,29 @@ class OnPremHostArgs(BaseModel):
     memory_gib: int | None = Field(default=None, ge=1, description="Memory in GiB (default unknown).")
     data_disk: str | None = Field(default=None, min_length=1, description="Block device of the LUKS2 data volume "
                                   "(default none).")
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, value: str) -> str:
+        """A canonical IP or a DNS name: it reaches Ansible's inventory, ssh's command line and kubeadm."""
+        looks_like_ip = ":" in value or all(c.isdigit() or c == "." for c in value)
+        if looks_like_ip:
+            problem = validation.host_address(value)
+        elif len(value) > 253 or not validation.DNS1123_SUBDOMAIN.fullmatch(value):
+            problem = "an IP address or a lower-case DNS name"
+        else:
+            problem = None
+        if problem:
+            raise ValueError(f"{validation.shown(value)}: allowed: {problem}")
+        return value
+
+    @field_validator("user")
+    @classmethod
+    def _user(cls, value: str) -> str:
+        problem = validation.linux_user(value)
+        if problem:
+            raise ValueError(f"{validation.shown(value)}: allowed: {problem}")
+        return value
 
 
 class OnPremAccessArgs(BaseModel):

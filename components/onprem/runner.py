@@ -2,7 +2,20 @@
 
 Plain Python (no Pulumi): the dynamic provider calls it, and so do the host tests and the benchmark.
 The SSH key reaches ssh-agent through ansible-runner's FIFO, never a regular file and never a log. Everything
-the run writes (inventory, variables, artifacts) lives in a private 0700 directory removed afterwards.
+the run writes (inventory, variables, artifacts, ssh's connection sockets) lives in a private 0700 directory
+removed afterwards.
+
+Two things hold whatever the operator's environment or ansible.cfg say:
+- Host keys are verified. ansible-runner sets ANSIBLE_HOST_KEY_CHECKING=False unless told otherwise, and then
+  ansible-core's ssh plugin adds `-o StrictHostKeyChecking=no` right after `ssh_args` and before the inventory's
+  `ssh_common_args`; ssh keeps the first value it reads (ansible-core 2.19.14,
+  lib/ansible/plugins/connection/ssh.py `_build_command`; ansible-runner 2.4.3, config/_base.py). So the
+  inventory sets `ansible_host_key_checking: true` and puts the host key options in `ansible_ssh_args`, the
+  first options on every ssh, scp and sftp command line; with a known_hosts given, it is the only one read.
+- Nothing Sahab hands Ansible is templated: the inventory and the variables are JSON whose every string is
+  marked unsafe (`{"__ansible_unsafe": ...}`), so a value that reads `{{ lookup('pipe', ...) }}` reaches the
+  hosts as that text and runs nothing on the operator's machine. Connection settings (`ansible_*`) are Sahab's
+  own: a variable may not set one.
 """
 
 from __future__ import annotations
@@ -11,6 +24,7 @@ import hashlib
 import itertools
 import json
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -91,21 +105,63 @@ class RunResult:
         return {name: asdict(outcome) for name, outcome in sorted(self.outcomes.items())}
 
 
+# ssh's own options, first on every command line Ansible runs (ansible.cfg's ssh_args, which these replace).
+CONNECTION_REUSE = ("ControlMaster=auto", "ControlPersist=60s", "ServerAliveInterval=15")
+
+
+def ssh_args(known_hosts_file: str | None) -> str:
+    """The options that make ssh verify every host key: strict checking, no key learned or replaced on the way
+    (UpdateHostKeys, DNS), and with ``known_hosts_file`` that file alone (not ~/.ssh/known_hosts, not
+    /etc/ssh/ssh_known_hosts, no KnownHostsCommand from the operator's ssh_config)."""
+    options = ["StrictHostKeyChecking=yes", "UpdateHostKeys=no", "VerifyHostKeyDNS=no"]
+    if known_hosts_file:
+        if '"' in known_hosts_file or not known_hosts_file.isprintable():
+            raise ValueError(f"known_hosts path {known_hosts_file!r}: no quotes or control characters")
+        # Quoted for ssh_config, which splits a file list at spaces.
+        options += [f'UserKnownHostsFile="{known_hosts_file}"', "GlobalKnownHostsFile=/dev/null",
+                    "KnownHostsCommand=none"]
+    return " ".join(f"-o {shlex.quote(option)}" for option in (*options, *CONNECTION_REUSE))
+
+
+def _check_variable_names(names: Iterable[str], where: str) -> None:
+    reserved = sorted(name for name in names if str(name).startswith("ansible_"))
+    if reserved:
+        raise ValueError(f"{where} sets {', '.join(reserved)}: connection settings are Sahab's own "
+                         "(host keys are always verified)")
+
+
 def build_inventory(hosts: Iterable[Host], known_hosts_file: str | None = None) -> dict[str, Any]:
-    """The YAML-shaped inventory ansible-runner takes: every group present, host vars per host."""
+    """The YAML-shaped inventory ansible-runner takes: every group present, host vars per host, and the
+    connection settings that verify host keys (see the module doc)."""
     groups: dict[str, dict[str, Any]] = {group: {"hosts": {}} for group in GROUPS}
     for host in hosts:
+        _check_variable_names(host.vars, f"host {host.name}")
         groups[host.group]["hosts"][host.name] = {
             "ansible_host": host.address,
             "ansible_port": host.port,
             "ansible_user": host.user,
             **dict(host.vars),
         }
-    # Host keys are always verified: against the given known_hosts, else the operator's own known_hosts.
-    ssh_args = "-o StrictHostKeyChecking=yes"
-    if known_hosts_file:
-        ssh_args = f"-o UserKnownHostsFile={known_hosts_file} {ssh_args}"
-    return {"all": {"children": groups, "vars": {"ansible_ssh_common_args": ssh_args}}}
+    return {"all": {"children": groups, "vars": {"ansible_host_key_checking": True,
+                                                 "ansible_ssh_args": ssh_args(known_hosts_file)}}}
+
+
+def _unsafe(value: Any) -> Any:
+    """Every string wrapped in Ansible's JSON marker for unsafe text (read as a string, whatever it looks like,
+    and never templated). YAML's `!unsafe` tag is not enough in ansible-core 2.19: it still resolves `'true'` and
+    `'123'` to a bool and an int."""
+    if isinstance(value, str):
+        return {"__ansible_unsafe": value}
+    if isinstance(value, Mapping):
+        return {key: _unsafe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_unsafe(item) for item in value]
+    return value
+
+
+def ansible_json(data: Mapping[str, Any]) -> str:
+    """JSON for Ansible (an inventory, an extra-vars file) in which every string value is unsafe text."""
+    return json.dumps(_unsafe(data), sort_keys=True)
 
 
 def content_hash(playbook_dir: Path, inventory: Mapping[str, Any], variables: Mapping[str, Any]) -> str:
@@ -213,7 +269,9 @@ def _failure_messages(events: Iterable[Mapping[str, Any]], secrets: Iterable[str
             failed = [r for r in result["results"] if isinstance(r, Mapping) and r.get("failed")]
             if failed:
                 result = failed[0]
-        messages[host] = _redact(_describe_failure(data, result), secrets)
+        refused_key = _host_key_problem(str(result.get("msg") or ""))
+        described = f"{data.get('task', 'task')}: {refused_key}" if refused_key else _describe_failure(data, result)
+        messages[host] = _redact(described, secrets)
     return messages
 
 
@@ -226,6 +284,18 @@ def _secret_strings(value: Any) -> list[str]:
     if isinstance(value, (list, tuple)):
         return [s for v in value for s in _secret_strings(v)]
     return []
+
+
+def _host_key_problem(ssh_message: str) -> str | None:
+    """ssh's refusal of a host key, said in one sentence (ssh's own banner is long and gets cut)."""
+    if "Host key verification failed" not in ssh_message:
+        return None
+    if "REMOTE HOST IDENTIFICATION HAS CHANGED" in ssh_message:
+        return ("SSH host key verification failed: the key the server offered differs from the one in known_hosts "
+                "(another machine answering at its address, or a reinstalled server); nothing was sent to it. "
+                "Check the server's key out of band and update known_hosts")
+    return ("SSH host key verification failed: there is no key in known_hosts for this address; nothing was sent "
+            "to it. Add the server's host key, checked out of band, to known_hosts")
 
 
 def _skip_notes(events: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
@@ -266,10 +336,18 @@ def _artifacts(events: list[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def _ansible_env() -> dict[str, str]:
-    """ansible-playbook and ssh-agent from the running Python's environment, whatever PATH the caller had."""
+    """ansible-playbook and ssh-agent from the running Python's environment, whatever PATH the caller had; host
+    key checking on whatever the caller's environment says (ansible-runner would otherwise turn it off)."""
     bin_dir = str(Path(sys.executable).parent)
     path = os.environ.get("PATH", "/usr/bin:/bin")
-    return {"PATH": f"{bin_dir}:{path}", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0"}
+    return {"PATH": f"{bin_dir}:{path}", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_FORCE_COLOR": "0",
+            "ANSIBLE_HOST_KEY_CHECKING": "True"}
+
+
+def _private_file(path: Path, text: str) -> str:
+    path.touch(mode=0o600)
+    path.write_text(text)
+    return str(path)
 
 
 def run_playbook(
@@ -301,24 +379,29 @@ def run_playbook(
     try:
         os.chmod(work, 0o700)
         shutil.copytree(playbook_dir, work / "project", ignore=shutil.ignore_patterns("__pycache__", "*.retry"))
+        _check_variable_names(dict(variables or {}), "the variables")
         known_hosts_file = None
         if known_hosts is not None:
-            known_hosts_file = str(work / "known_hosts")
-            Path(known_hosts_file).write_text(known_hosts.rstrip("\n") + "\n")
+            known_hosts_file = _private_file(work / "known_hosts", known_hosts.rstrip("\n") + "\n")
+        (work / "inventory").mkdir(mode=0o700)
+        inventory_file = _private_file(work / "inventory" / "hosts.json",
+                                       ansible_json(build_inventory(hosts, known_hosts_file)))
         # Variables may hold secrets: a 0600 file in the private directory, never the command line (ps).
-        variables_file = work / "variables.json"
-        variables_file.touch(mode=0o600)
-        variables_file.write_text(json.dumps({**dict(variables or {}), **dict(secret_variables or {})}))
+        _check_variable_names(dict(secret_variables or {}), "the secret variables")
+        variables_file = _private_file(work / "variables.json",
+                                       ansible_json({**dict(variables or {}), **dict(secret_variables or {})}))
+        # ssh's connection sockets live and die with the run: no master from another run is ever reused.
+        envvars = {**_ansible_env(), "ANSIBLE_SSH_CONTROL_PATH_DIR": str(work / "cp")}
         runner = ansible_runner.run(
             private_data_dir=str(work),
             playbook=playbook,
-            inventory=build_inventory(hosts, known_hosts_file),
+            inventory=inventory_file,
             cmdline=f"-e @{variables_file}",
             ssh_key=private_key or None,
             limit=limit,
             tags=",".join(tags) if tags else None,
             forks=forks or min(MAX_FORKS, max(5, len(hosts))),
-            envvars=_ansible_env(),
+            envvars=envvars,
             quiet=True,
             suppress_env_files=True,  # the key goes to ssh-agent through a FIFO, never into env/ssh_key
         )

@@ -1,8 +1,10 @@
 """Kubernetes: persistent volumes only on storage classes that encrypt, namespaces under Pod Security.
 
 A storage class encrypts when its provisioner does and says so: the EBS CSI driver with `encrypted: "true"`,
-the Azure Disk CSI driver with a `diskEncryptionSetID`, Ceph RBD with `encrypted: "true"`, or an on-prem class
-on LUKS-encrypted node disks, which carries the annotation `sahab.io/encryption: luks`."""
+the Azure Disk CSI driver with a `diskEncryptionSetID`, Ceph RBD with `encrypted: "true"`, or Sahab's own on-prem
+class: its local-path provisioner (`sahab.io/luks-local-path`, components/kubernetes/storage.py) putting volumes on
+the LUKS-encrypted data volume, annotated `sahab.io/encryption: luks`. The annotation says nothing on any other
+provisioner (an NFS or hostPath class could carry it as easily)."""
 
 from __future__ import annotations
 
@@ -35,6 +37,9 @@ EBS_CSI = ("ebs.csi.aws.com", "kubernetes.io/aws-ebs")
 AZURE_DISK_CSI = ("disk.csi.azure.com", "kubernetes.io/azure-disk")
 ONPREM_ENCRYPTION_ANNOTATION = "sahab.io/encryption"
 ONPREM_ENCRYPTION_VALUE = "luks"
+# Sahab's on-prem provisioner and where the LUKS data volume is mounted (components.kubernetes.storage).
+ONPREM_LUKS_PROVISIONER = "sahab.io/luks-local-path"
+ONPREM_LUKS_PATH = "/var/lib/sahab/volumes"
 DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 # What storage_class_problem answers when a value it needs is unknown.
 UNKNOWN_CLASS = "a value of the class (provisioner, parameters or annotation) is unknown"
@@ -68,13 +73,21 @@ def storage_class_problem(view: ResourceView) -> str | None:
         if truthy(encrypted):
             return None
         return f"Ceph RBD class with `parameters.encrypted` {describe(encrypted)}"
+    if provisioner != ONPREM_LUKS_PROVISIONER:
+        return f"provisioner {provisioner!r} is not known to encrypt (the annotation {ONPREM_ENCRYPTION_ANNOTATION} " \
+               f"counts only on Sahab's own {ONPREM_LUKS_PROVISIONER})"
     marker = lookup(view.props, "metadata", "annotations", ONPREM_ENCRYPTION_ANNOTATION)
-    if marker is UNKNOWN:
+    path = lookup(view.props, "parameters", "nodePath")
+    if marker is UNKNOWN or path is UNKNOWN:
         return UNKNOWN_CLASS
-    if marker == ONPREM_ENCRYPTION_VALUE:
-        return None
-    return f"provisioner {provisioner!r} is not known to encrypt and the class lacks the annotation " \
-           f"{ONPREM_ENCRYPTION_ANNOTATION}: {ONPREM_ENCRYPTION_VALUE}"
+    if marker != ONPREM_ENCRYPTION_VALUE:
+        return f"{ONPREM_LUKS_PROVISIONER} class without the annotation {ONPREM_ENCRYPTION_ANNOTATION}: " \
+               f"{ONPREM_ENCRYPTION_VALUE}"
+    if path is not MISSING and not (isinstance(path, str) and
+                                    (path == ONPREM_LUKS_PATH or path.startswith(ONPREM_LUKS_PATH + "/"))):
+        return f"{ONPREM_LUKS_PROVISIONER} class with `parameters.nodePath` {describe(path)}, outside the LUKS " \
+               f"volume at {ONPREM_LUKS_PATH}"
+    return None
 
 
 def chart_storage_classes(view: ResourceView) -> list[ResourceView]:
@@ -107,10 +120,10 @@ def chart_storage_classes(view: ResourceView) -> list[ResourceView]:
 @rule(id="SAHAB-K8S-001", name="kubernetes-storage-storageclass-encrypted",
       title="Storage classes encrypt volumes at rest",
       description="Every StorageClass provisions encrypted volumes: EBS CSI with `encrypted: \"true\"`, Azure "
-                  "Disk CSI with a `diskEncryptionSetID`, Ceph RBD with `encrypted: \"true\"`, or an on-prem class "
-                  "on LUKS-encrypted disks annotated `sahab.io/encryption: luks`; so does every class a Helm "
-                  "release's values create (policies/data/chart_values.json: the aws-ebs-csi-driver chart's "
-                  "`storageClasses`).",
+                  "Disk CSI with a `diskEncryptionSetID`, Ceph RBD with `encrypted: \"true\"`, or Sahab's on-prem "
+                  "class (provisioner `sahab.io/luks-local-path`, volumes on the LUKS data volume) annotated "
+                  "`sahab.io/encryption: luks`; so does every class a Helm release's values create "
+                  "(policies/data/chart_values.json: the aws-ebs-csi-driver chart's `storageClasses`).",
       remediation="Add the provisioner's encryption parameter (see the description) or use Sahab's encrypted "
                   "storage classes.",
       severity=Severity.HIGH, frameworks=(pdpl("Art. 20 (security of processing)"), iso27001("A.8.24")),

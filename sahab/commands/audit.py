@@ -13,6 +13,7 @@ import re
 HELP = "Audit a live AWS account (read-only) against the policy pack's residency and encryption rules."
 DEFAULT_TIMEOUT_S = 900.0
 
+CLOUDS = ("aws",)
 AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 ANY_REGION = re.compile(r"^[a-z0-9-]+$")  # AWS regions and Azure locations (uaenorth) alike
 
@@ -25,7 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = ("Read-only: the auditor needs exactly the actions in policies/iam/auditor-policy.json. "
                      "Exit 0 clean, 1 on a mandatory finding or a part of the account that could not be read, "
                      "2 on bad arguments or credentials.")
-    parser.add_argument("cloud", choices=("aws",), help="the cloud to audit (aws)")
+    # Optional to argparse only so the options may come first: `--regions me-central-1 aws` hands the cloud to
+    # --regions (nargs="+"), and _cloud() takes it back; a missing cloud is still an error.
+    parser.add_argument("cloud", nargs="?", choices=CLOUDS, metavar="{aws}",
+                        help="the cloud to audit (aws); options may come before or after it")
     parser.add_argument("--regions", nargs="+", metavar="REGION", default=None,
                         help="allowed regions; resources anywhere else are findings "
                              "(default: the pack's list, me-central-1 uaenorth uaecentral)")
@@ -52,9 +56,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"answer, after 3 attempts (default: {DEFAULT_TIMEOUT_S:g})")
 
 
+def _cloud(args: argparse.Namespace) -> str:
+    """The cloud, wherever it was typed: a list option (--regions, --scan-regions) just before it swallows it."""
+    from sahab.errors import UsageError
+
+    if args.cloud:
+        return args.cloud
+    for option in ("regions", "scan_regions"):
+        values = getattr(args, option)
+        if values and values[-1] in CLOUDS:
+            args.cloud = values.pop()
+            if not values:
+                raise UsageError(f"--{option.replace('_', '-')}: expected at least one region before {args.cloud}")
+            return args.cloud
+    raise UsageError(f"the cloud to audit is missing; allowed: {', '.join(CLOUDS)} (e.g. sahab audit aws)")
+
+
 def _validate(args: argparse.Namespace) -> tuple[list[str] | None, list[str] | None]:
     from sahab.errors import UsageError
 
+    _cloud(args)
     allowed = [r for v in args.regions for r in _region_list(v)] if args.regions else None
     scan = [r for v in args.scan_regions for r in _region_list(v)] if args.scan_regions else None
     for region in allowed or []:

@@ -13,8 +13,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stack", "-s", default="dev", type=stack_name,
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
-                        help="folder holding Pulumi.yaml (default: this Sahab project)")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
+                        help="folder holding Pulumi.yaml (default: the nearest one from the current folder up)")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="print only failures (mandatory violations; nothing when the stack passes) and no "
+                             "progress line; --report files stay complete")
     parser.add_argument("--format", choices=("text", "json", "sarif", "junit"), default="text",
                         help="output format (default: text)")
     parser.add_argument("--output", "-o", metavar="FILE", default=None, help="write the report here (default: stdout)")
@@ -29,6 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="waivers file (default: the pack's policies/waivers.yaml)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", default=None,
                         help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")
+    parser.add_argument("--isolated", action="store_true",
+                        help="for CI on unreviewed code: run the program with Sahab's own interpreter (never a "
+                             "virtualenv the program names), Sahab itself isolated (python -I) outside the program's "
+                             "folder")
     parser.add_argument("--list-policies", action="store_true",
                         help="print the pack's rules (id, name, default enforcement, severity) and exit")
 
@@ -37,9 +43,10 @@ def run(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from sahab.engine import default_program_dir, plan
+    from sahab.engine import plan_phases
     from sahab.errors import UsageError
     from sahab.policy_check import check_plan, policy_config_layers, preload
+    from sahab.project import project_dir
 
     if args.list_policies:
         from policies.core import all_rules
@@ -47,12 +54,14 @@ def run(args: argparse.Namespace) -> int:
         for rule in all_rules():
             print(f"{rule.id:<17} {rule.name:<58} {rule.enforcement.value:<9} {rule.severity.value:<8} {rule.title}")
         return 0
+    if args.isolated and not sys.flags.isolated:
+        return _run_isolated(args)
 
     if args.output:
         from sahab.writable import ensure_writable
 
         ensure_writable(args.output, "--output")
-    program_dir = Path(args.program) if args.program else default_program_dir()
+    program_dir = project_dir(args.program)
     # The pack's own config, the operator's --policy-config, then the program folder's (which can only narrow).
     layers = policy_config_layers(program_dir, args.stack, args.policy_config)
 
@@ -66,13 +75,14 @@ def run(args: argparse.Namespace) -> int:
     from sahab.progress import spinner
 
     preload()
-    with spinner(f"checking {args.stack}", args.quiet):
-        planned = plan(program_dir, args.stack, preview=True, timeout=args.timeout)
-        result = check_plan(planned, layers, waivers_path=args.waivers)
-    for warning in planned.notices:
+    with spinner(f"checking {args.stack}", args.quiet) as progress:
+        preview, update = plan_phases(program_dir, args.stack, timeout=args.timeout, isolated=args.isolated,
+                                      on_resource=progress)
+        result = check_plan(preview, layers, waivers_path=args.waivers, update=update)
+    for warning in preview.notices:
         print(f"warning: {warning}", file=sys.stderr)
 
-    text = _render(result, args.format)
+    text = _render(result, args.format, quiet=args.quiet)
     for fmt, file in reports:
         try:
             file.write_text(_render(result, fmt))
@@ -93,7 +103,40 @@ def run(args: argparse.Namespace) -> int:
     return result.exit_code
 
 
-def _render(result, fmt: str) -> str:
+def _run_isolated(args: argparse.Namespace) -> int:
+    """Run this very check again as `python -I -m sahab check --isolated ...` from an empty folder: no
+    PYTHONPATH, no user site, no current folder on Sahab's path, so nothing a pull request adds to its folder
+    or environment can stand in for Sahab's own modules. Paths are made absolute first."""
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from sahab.project import project_dir
+
+    def absolute(path: str | None) -> str | None:
+        return str(Path(path).resolve()) if path else None
+
+    argv = [sys.executable, "-I", "-m", "sahab", "check", "--isolated", "--stack", args.stack,
+            "--program", str(project_dir(args.program).resolve()), "--format", args.format]
+    for flag, value in (("--output", absolute(args.output)), ("--policy-config", absolute(args.policy_config)),
+                        ("--waivers", absolute(args.waivers)),
+                        ("--timeout", None if args.timeout is None else repr(args.timeout))):
+        if value is not None:
+            argv += [flag, value]
+    for spec in args.report:
+        fmt, _, file = spec.partition("=")
+        argv += ["--report", f"{fmt}={absolute(file) if file else ''}"]
+    if args.quiet:
+        argv.append("--quiet")
+    with tempfile.TemporaryDirectory(prefix="sahab-isolated-") as elsewhere:
+        done = subprocess.run(argv, cwd=elsewhere, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    sys.stdout.write(done.stdout.decode("utf-8", "replace"))
+    sys.stderr.write(done.stderr.decode("utf-8", "replace"))
+    return done.returncode
+
+
+def _render(result, fmt: str, quiet: bool = False) -> str:
     import json
 
     if fmt == "json":
@@ -111,5 +154,5 @@ def _render(result, fmt: str) -> str:
     from sahab.report_text import render_text
 
     buffer = io.StringIO()
-    render_text(result, buffer)
+    render_text(result, buffer, quiet=quiet)
     return buffer.getvalue()

@@ -14,7 +14,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stack", "-s", default="dev", type=stack_name,
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
-                        help="folder holding Pulumi.yaml (default: this Sahab project)")
+                        help="folder holding Pulumi.yaml (default: the nearest one from the current folder up)")
     parser.add_argument("--only", action="append", default=[], metavar="AREA",
                         help="run only this area's checks (repeatable)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
@@ -36,19 +36,17 @@ def endpoint(text: str) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     import json
     import sys
-    from pathlib import Path
 
     from components.config import parse_fleet
     from sahab.doctor import FAIL, DoctorContext, areas, run_checks
-    from sahab.engine import default_program_dir
     from sahab.errors import UsageError
-    from sahab.project import find_project, load_stack
+    from sahab.project import find_project, load_stack, project_dir
 
     known = {m.AREA for m in areas()}
     unknown = sorted(set(args.only) - known)
     if unknown:
         raise UsageError(f"--only: {', '.join(unknown)} is not an area; allowed: {', '.join(sorted(known))}")
-    project = find_project(Path(args.program) if args.program else default_program_dir())
+    project = find_project(project_dir(args.program))
     stack = load_stack(project, args.stack)
     raw = stack.values.get("sahab:fleet")
     fleet = parse_fleet(json.loads(raw)) if raw is not None else None

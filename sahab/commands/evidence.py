@@ -74,17 +74,18 @@ def _build(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from sahab.engine import default_program_dir, plan
+    from sahab.engine import plan
     from sahab.evidence import bundle, signing
     from sahab.evidence.provenance import generated_at
     from sahab.policy_check import policy_config_layers, preload
     from sahab.progress import spinner
+    from sahab.project import project_dir
 
     out = Path(_required(args.out, "--out", "a new or empty folder for the bundle"))
     signer = signing.load_signer(Path(_required(args.key, "--key", signing.KEY_HELP)))
     bundle.require_empty_folder(out)
     audit, audit_raw = bundle.read_audit(Path(args.audit)) if args.audit else (None, None)
-    program_dir = Path(args.program) if args.program else default_program_dir()
+    program_dir = project_dir(args.program)
     layers = policy_config_layers(program_dir, args.stack, args.policy_config)
     when = generated_at()
 

@@ -22,15 +22,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
     import sys
-    from pathlib import Path
 
     from components.config import parse_fleet
     from components.hybrid_plan import render_forwarders, site_forwarders
-    from sahab.engine import default_program_dir
     from sahab.errors import UsageError
-    from sahab.project import find_project, load_stack
+    from sahab.project import find_project, load_stack, project_dir
 
-    project = find_project(Path(args.program) if args.program else default_program_dir())
+    project = find_project(project_dir(args.program))
     raw = load_stack(project, args.stack).values.get("sahab:fleet")
     fleet = parse_fleet(json.loads(raw)) if raw is not None else None
     linked = [s for s in (fleet.sites if fleet else ()) if s.links]

@@ -88,13 +88,12 @@ def run(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
-    from sahab.engine import default_program_dir
     from sahab.errors import UsageError
-    from sahab.project import find_project
+    from sahab.project import find_project, project_dir
     from sahab.starter import session
     from sahab.starter.propose import Choices
 
-    project = find_project(Path(args.program) if args.program else default_program_dir())
+    project = find_project(project_dir(args.program))
     path = project.stack_config_dir / f"Pulumi.{args.name}.yaml"
     if path.exists() and not args.force:
         raise UsageError(f"{path}: already exists; rerun with --force to replace it (the old file is kept as "

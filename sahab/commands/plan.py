@@ -23,8 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stack", "-s", default="dev", type=stack_name,
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
-                        help="folder holding Pulumi.yaml (default: this Sahab project)")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
+                        help="folder holding Pulumi.yaml (default: the nearest one from the current folder up)")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="print only failures (the readiness problems; nothing when the fleet would come up) "
+                             "and no progress line")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", default=None,
                         help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")
@@ -48,8 +50,8 @@ def run(args: argparse.Namespace) -> int:
     from sahab.readiness.referenced import referenced_resources
     from sahab.render import render_plan_text, render_readiness_text
 
-    with spinner(f"planning {args.stack}", args.quiet):
-        result = plan(args.program, args.stack, preview=True, timeout=args.timeout)
+    with spinner(f"planning {args.stack}", args.quiet) as progress:
+        result = plan(args.program, args.stack, preview=True, timeout=args.timeout, on_resource=progress)
         referenced, warnings = referenced_resources(result)
     for warning in result.notices:
         print(f"warning: {warning}", file=sys.stderr)
@@ -58,7 +60,9 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         doc = {**result.contract(), "readiness": readiness.contract()}
         print(json.dumps(doc, indent=2, sort_keys=False))
-    else:
+    elif not args.quiet:
         render_plan_text(result)
         render_readiness_text(readiness)
+    elif not readiness.ok:
+        render_readiness_text(readiness, quiet=True)
     return 0 if readiness.ok else 1

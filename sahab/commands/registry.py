@@ -43,7 +43,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stack", "-s", default="dev", type=stack_name,
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
-                        help="folder holding Pulumi.yaml (default: this Sahab project)")
+                        help="folder holding Pulumi.yaml (default: the nearest one from the current folder up)")
 
 
 def _registry_options(parser: argparse.ArgumentParser) -> None:
@@ -103,12 +103,9 @@ def text(doc: dict) -> str:
 
 
 def _project(program_dir):
-    from pathlib import Path
+    from sahab.project import find_project, project_dir
 
-    from sahab.engine import default_program_dir
-    from sahab.project import find_project
-
-    return find_project(Path(program_dir) if program_dir else default_program_dir())
+    return find_project(project_dir(program_dir))
 
 
 def registry_document(program_dir, stack_name: str) -> dict:

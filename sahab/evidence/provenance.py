@@ -104,12 +104,9 @@ def _versions_in(interpreter: str, dists: list[str]) -> dict[str, str | None]:
 
 
 def program_interpreter(program_dir: Path) -> str:
-    """The Python that runs the program, as `pulumi preview` picks it: Pulumi.yaml's virtualenv, else Sahab's."""
-    from sahab.project import find_project, program_virtualenv
+    """The Python that runs the program, as `pulumi preview` picks it (the engine's own choice: the virtualenv of
+    the program's toolchain, else Sahab's)."""
+    from sahab.engine.toolchain import resolve
+    from sahab.project import find_project
 
-    venv = program_virtualenv(find_project(program_dir))
-    if venv is not None:
-        for candidate in (venv / "bin" / "python", venv / "Scripts" / "python.exe"):
-            if candidate.is_file() and os.access(candidate, os.X_OK):
-                return str(candidate)
-    return sys.executable
+    return resolve(find_project(program_dir)).python

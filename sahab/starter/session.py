@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -69,7 +70,10 @@ def _init(project: Project, path: Path, hosts: Sequence[tuple[str, int]], choice
         proposal = propose(facts, choices, keys)
         text = render(proposal)
         _schema(text)
+        policy_config = _policy_config(project, choices)
         _write(path, text, out)
+        if policy_config is not None:
+            _write(policy_config[0], policy_config[1], out)
         verdict = judge(project, choices.name, out)
         if bench_command:
             from sahab.starter.bench import bench_all
@@ -148,6 +152,20 @@ def _write(path: Path, text: str, out: TextIO) -> None:
     print(f"wrote {path}", file=out)
 
 
+def policy_config_path(project: Project, stack: str) -> Path:
+    """The stack's trusted policy config: in Sahab's own checkout, the pack's policies/config/<stack>.json."""
+    return project.root / "policies" / "config" / f"{stack}.json"
+
+
+def _policy_config(project: Project, choices: Choices) -> tuple[Path, str] | None:
+    """The site's mirror shows no region, so only the stack's trusted policy config can allow it (the stack's own
+    sahab:fleet.registries cannot): the person running init names it, and init writes it beside the stack."""
+    if not choices.registry_mirror:
+        return None
+    document = {"kubernetes-all-workload-image-registry-allowed": {"allowedRegistries": [choices.registry_mirror]}}
+    return policy_config_path(project, choices.name), json.dumps(document, indent=2) + "\n"
+
+
 def judge(project: Project, stack: str, out: TextIO) -> int:
     """The schema, readiness and policy verdicts on the written stack, as `sahab plan` and `sahab check` give them;
     1 when the fleet would not come up or a mandatory policy fails."""
@@ -168,7 +186,8 @@ def judge(project: Project, stack: str, out: TextIO) -> int:
         print(f"readiness: not ready ({len(readiness.problems)} problem(s))", file=out)
         for p in readiness.problems:
             print(f"  {p.cluster}: {p.object}: {p.problem}", file=out)
-    checked = check_plan(planned, policy_config_layers(project.root, stack, None))
+    trusted = policy_config_path(project, stack)
+    checked = check_plan(planned, policy_config_layers(project.root, stack, trusted if trusted.is_file() else None))
     s = checked.summary()
     print(f"policy: {'passed' if checked.exit_code == 0 else 'failed'} ({s['mandatory']} mandatory, "
           f"{s['advisory']} advisory, {s['waived']} waived)", file=out)
@@ -193,8 +212,11 @@ def _next_steps(project: Project, p: Proposal, identity: str | None, out: TextIO
               f"pulumi stack select --create {stack}"]
     if identity:
         steps.append(f"pulumi config set --secret onpremSshPrivateKey -s {stack} < {identity}")
-    steps += [f"pulumi preview -s {stack} --policy-pack policies",
-              f"pulumi up -s {stack} --policy-pack policies"]
+    with_config = ""
+    if policy_config_path(project, stack).is_file():
+        with_config = f" --policy-pack-config {policy_config_path(project, stack).relative_to(project.root)}"
+    steps += [f"pulumi preview -s {stack} --policy-pack policies{with_config}",
+              f"pulumi up -s {stack} --policy-pack policies{with_config}"]
     print("next:", file=out)
     for step in steps:
         print(f"  {step}", file=out)

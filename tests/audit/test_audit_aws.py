@@ -35,7 +35,9 @@ def test_every_finding_by_rule_and_resource_and_nothing_else(aws, capsys, tmp_pa
         assert seeded.ids[compliant] in scanned
         assert seeded.ids[compliant] not in flagged
     by_rule = {f["rule"]: f for f in report["findings"]}
-    assert by_rule["SAHAB-AWS-004"]["message"].startswith("rules[0] destination region 'eu-west-1' is outside")
+    replication = by_rule["SAHAB-AWS-004"]["message"]
+    assert replication.startswith("`rules[0].destination.bucket`") and "'eu-west-1'" in replication
+    assert "outside the allowed places" in replication
     assert by_rule["SAHAB-AWS-001"]["enforcement"] == "mandatory"
     assert report["summary"]["passed"] is False
 
@@ -110,8 +112,9 @@ def test_clean_account_exits_zero_and_encryption_by_default_off_fails(aws, capsy
 def test_sarif_names_rules_and_suppresses_waived(aws, capsys, tmp_path):
     seeded = seed_account()
     waivers = tmp_path / "waivers.yaml"
-    waivers.write_text("waivers:\n  - {policy: SAHAB-AWS-012, resource: 'arn:aws:ec2:me-central-1:*:volume/vol-*', "
-                       "reason: scratch disk, approver: ops@example.ae, expires: 2099-01-01}\n")
+    soon = dt.datetime.now(dt.UTC).date() + dt.timedelta(days=30)  # a mandatory rule: one resource, 90 days at most
+    waivers.write_text(f"waivers:\n  - {{policy: SAHAB-AWS-012, resource: '{seeded.ids['me-volume-plain']}', "
+                       f"reason: scratch disk, approver: ops@example.ae, expires: {soon}}}\n")
     code, out, _ = audit(capsys, *THREE_REGIONS, "--format", "sarif", "--waivers", str(waivers),
                          "--evidence-dir", str(tmp_path / "ev"))
     assert code == 1
@@ -153,3 +156,29 @@ def test_endpoint_url_sends_every_call_to_a_moto_server_on_loopback(moto_server,
     rules = {(f["rule"], f["resource"].rsplit("/", 1)[-1].split(":")[-1]) for f in report["findings"]}
     assert {("SAHAB-AWS-010", "served-bucket"), ("SAHAB-AWS-091", ME)} <= rules
     assert report["summary"]["resources"]["aws:ebs/volume:Volume"] == 1
+
+
+@pytest.mark.parametrize("order", [
+    ["--regions", "me-central-1", "uaenorth", "aws"],  # options first, as the usage line shows them
+    ["--regions", "me-central-1,uaenorth", "aws", "--format", "json"],
+])
+def test_options_before_the_cloud_audit_as_options_after_it(aws, capsys, tmp_path, order):
+    args = [*order, "--scan-regions", ME, "--evidence-dir", str(tmp_path / "ev")]
+    if "--format" not in args:
+        args += ["--format", "json"]
+    code = main(["audit", *args])
+    out, err = capsys.readouterr()
+    assert code == 1, err  # a new account leaves EBS encryption by default off: a finding, not a usage error
+    # The cloud was taken back from --regions: the allowed regions are the two given, not "aws".
+    assert json.loads(out)["allowedRegions"] == ["me-central-1", "uaenorth"]
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--regions", "me-central-1"], "the cloud to audit is missing; allowed: aws"),
+    (["--regions", "aws"], "--regions: expected at least one region before aws"),
+    (["gcp"], "invalid choice: 'gcp'"),
+])
+def test_a_missing_or_unknown_cloud_is_one_error_line(capsys, args, says):
+    assert main(["audit", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and says in err and len(err.splitlines()) == 1

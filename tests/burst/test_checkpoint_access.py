@@ -20,9 +20,12 @@ from tests.kubernetes.manifests import validate
 
 JOB = "kubernetes:batch/v1:Job"
 SECRET = "kubernetes:core/v1:Secret"
-STORE = {"endpoint": "https://s3.auh.example.ae:9443", "bucket": "sahab-checkpoints", "addresses": ["10.10.5.0/28"]}
+# Each team has its own key, which the store limits to <bucket>/<team>/.
+STORE = {"endpoint": "https://s3.auh.example.ae:9443", "bucket": "sahab-checkpoints", "addresses": ["10.10.5.0/28"],
+         "team_credentials": {"research": {"access_key_id_secret": "auhResearchKeyId",
+                                           "secret_access_key_secret": "auhResearchSecretKey"}}}
 # Ciphertexts as `pulumi config set --secret` leaves them in a stack file: never in a plan.
-SECURE = {"onpremS3AccessKeyId": "v1:ACCESSKEYCIPHERTEXT01", "onpremS3SecretAccessKey": "v1:SECRETKEYCIPHERTEXT02"}
+SECURE = {"auhResearchKeyId": "v1:ACCESSKEYCIPHERTEXT01", "auhResearchSecretKey": "v1:SECRETKEYCIPHERTEXT02"}
 
 
 @pytest.fixture(scope="module")
@@ -180,12 +183,23 @@ def test_on_prem_training_checkpoints_to_the_sites_store_with_secret_credentials
 
 
 def test_an_object_store_whose_secret_setting_is_not_set_stops_the_plan(capsys, tmp_path):
-    secrets = {k: v for k, v in SECURE.items() if k != "onpremS3SecretAccessKey"}
+    secrets = {k: v for k, v in SECURE.items() if k != "auhResearchSecretKey"}
     code, out, err = _plan_json(capsys, _prod_program(tmp_path, STORE, secrets))
     assert code == 2 and out == ""
     (line,) = [line for line in err.splitlines() if line.startswith("error:")]
-    assert line.startswith("error: sahab:fleet.sites[0].object_store.secret_access_key_secret")
-    assert "onpremS3SecretAccessKey" in line and "Traceback" not in err
+    assert line.startswith("error: sahab:fleet.sites[0].object_store.team_credentials.research."
+                           "secret_access_key_secret")
+    assert "auhResearchSecretKey" in line and "Traceback" not in err
+
+
+def test_a_team_without_its_own_key_for_the_sites_store_stops_the_plan(capsys, tmp_path):
+    store = {**STORE, "team_credentials": {"ml-training": STORE["team_credentials"]["research"]}}
+    code, out, err = _plan_json(capsys, _prod_program(tmp_path, store, SECURE))
+    assert code == 2 and out == ""
+    (line,) = err.strip().splitlines()
+    assert line.startswith("error: sahab:fleet.sites[0].object_store.team_credentials: team research trains on "
+                           "cluster auh-onprem")
+    assert "sahab-checkpoints/research/" in line
 
 
 @pytest.mark.parametrize(("store", "field"), [
@@ -193,10 +207,38 @@ def test_an_object_store_whose_secret_setting_is_not_set_stops_the_plan(capsys, 
     ({**STORE, "bucket": "Checkpoints_1"}, "bucket"),
     ({**STORE, "addresses": ["52.95.0.0/24"]}, "addresses"),  # a public block would open the namespace to it
     ({k: v for k, v in STORE.items() if k != "addresses"}, "addresses"),
-    ({**STORE, "access_key_id_secret": "has-dash"}, "access_key_id_secret"),
+    ({**STORE, "team_credentials": {"research": {"access_key_id_secret": "has-dash",
+                                                   "secret_access_key_secret": "ok"}}},
+     r"team_credentials\.research\.access_key_id_secret"),
+    ({**STORE, "team_credentials": {"Research": STORE["team_credentials"]["research"]}}, "team_credentials"),
+    ({**STORE, "team_credentials": {"nobody": STORE["team_credentials"]["research"]}}, r"team_credentials\.nobody"),
 ])
 def test_the_schema_refuses_an_unusable_object_store(store, field):
     fleet = stack_fleet("prod")
     fleet["sites"][0]["object_store"] = store
     with pytest.raises(ConfigError, match=rf"sites\[0\]\.object_store\.{field}"):
+        parse_fleet(fleet)
+
+
+@pytest.mark.parametrize("shared", [
+    {"access_key_id_secret": "onpremS3AccessKeyId"},
+    {"secret_access_key_secret": "onpremS3SecretAccessKey"},
+    {"access_key_id_secret": "onpremS3AccessKeyId", "secret_access_key_secret": "onpremS3SecretAccessKey"},
+])
+def test_one_bucket_wide_key_for_every_team_is_refused_saying_why(shared):
+    fleet = stack_fleet("prod")
+    fleet["sites"][0]["object_store"] = {**{k: v for k, v in STORE.items() if k != "team_credentials"}, **shared}
+    with pytest.raises(ConfigError) as refused:
+        parse_fleet(fleet)
+    assert refused.value.path == f"sahab:fleet.sites[0].object_store.{next(iter(shared))}"
+    assert "would let each team read and overwrite the others' checkpoints" in refused.value.message
+    assert "team_credentials.<team>" in refused.value.message
+
+
+def test_two_teams_naming_one_key_is_the_shared_key_again():
+    fleet = stack_fleet("prod")
+    key = STORE["team_credentials"]["research"]
+    fleet["sites"][0]["object_store"] = {**STORE, "team_credentials": {"research": key, "ml-training": key}}
+    with pytest.raises(ConfigError, match=r"object_store\.team_credentials: teams research and ml-training both "
+                                          r"name the secret setting auhResearchKeyId"):
         parse_fleet(fleet)

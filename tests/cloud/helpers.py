@@ -51,35 +51,16 @@ def planned_stack(stack: str) -> Planned:
 
 
 def record(build: Callable[[], Any]) -> Planned:
-    """Run `build` (which constructs components) under the engine's recording mocks; return what it registered.
+    """Run `build` (which constructs components) against the engine, every output resolved; return what it
+    registered.
 
     Raises what `build` raises, as a program would fail. What `build` exports is in `.outputs` (secrets
     redacted) and `.revealed_outputs`."""
-    import pulumi
-    from pulumi.runtime import settings
-    from pulumi.runtime.stack import run_pulumi_func
-    from pulumi.runtime.sync_await import _sync_await
+    from sahab.engine.inprocess import record as record_run
+    from sahab.engine.wire import to_plain
 
-    from sahab.engine import _recording_monitor, _reset_runtime, to_plain
-    from sahab.mocks import CloudMocks
-
-    _reset_runtime()
-    mocks = CloudMocks()
-    holder: list[str] = []
-    monitor = _recording_monitor(mocks, holder)
-    pulumi.runtime.set_mocks(mocks, "sahab", "test", preview=False, monitor=monitor)
-    def program() -> None:
-        build()
-        # Register the exports, as the language host does when a program returns (see engine._run_entry).
-        root = settings.get_root_resource()
-        root._outputs_registered = False
-        root._finish()
-
-    try:
-        _sync_await(run_pulumi_func(program))
-    finally:
-        _reset_runtime()
-    raw = monitor.stack_outputs
-    planned = Planned(monitor.recorded, to_plain(raw))
+    recording = record_run(build)
+    raw = recording.stack_outputs
+    planned = Planned(recording.resources, to_plain(raw))
     planned.revealed_outputs = to_plain(raw, redact=False)
     return planned

@@ -9,15 +9,21 @@ was vendored and what was added) and `expected.json`:
      "residency_rules": ["cloud-all-resource-edge-service-forbidden", ...],  # the residency rules that failed
      "error": "..."}                       # exit 2: what the one `error:` line says
 
-`python -m tests.corpus.corpus [PROGRAM_DIR ...]` re-records expected.json from what the engine answers now;
-review the diff before committing it.
+`python -m tests.corpus.corpus [--installed PATH/TO/bin/sahab] [PROGRAM_DIR ...]` re-records expected.json from
+what the engine answers now; review the diff before committing it. The test's first run is Sahab installed from
+its wheel (a program with no virtualenv runs on that environment, whose packages are the runtime lock's), so
+record with `--installed` pointing at such an installation's `sahab` (the test's `wheel_venv`, kept under
+.pytest_cache/d/wheel-venv/) for programs whose answer depends on what is installed beside Sahab.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
+import tempfile
 from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
@@ -47,24 +53,33 @@ def check(program: Path) -> tuple[int, dict | None, str]:
     return code, (json.loads(text) if text.strip() else None), err.getvalue()
 
 
+def check_installed(program: Path, sahab: Path, cwd: Path) -> tuple[int, dict | None, str]:
+    """`sahab check --format json` as an installed Sahab runs it (the console script `sahab`), from `cwd`."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run([str(sahab), "check", "--program", str(program), "--stack", STACK, "--format", "json"],
+                          cwd=cwd, env=env, capture_output=True, text=True, timeout=600, check=False)
+    return done.returncode, (json.loads(done.stdout) if done.stdout.strip() else None), done.stderr
+
+
 def check_again(program: Path) -> tuple[dict[str, int], list[dict]]:
     """A second, independent run through the library: planned resource types and the violations found."""
-    from sahab.engine import plan
+    from sahab.engine import plan_phases
     from sahab.policy_check import check_plan
 
-    result = plan(program, STACK, preview=True)
-    counts = Counter(r.type for r in result.resources if r.type != "pulumi:pulumi:Stack")
-    return dict(sorted(counts.items())), check_plan(result).contract()["violations"]
+    preview, update = plan_phases(program, STACK)
+    counts = Counter(r.type for r in preview.resources if r.type != "pulumi:pulumi:Stack")
+    return dict(sorted(counts.items())), check_plan(preview, update=update).contract()["violations"]
 
 
 def observe(program: Path, checked: tuple[int, dict | None, str] | None = None,
-            again: tuple[dict[str, int], list[dict]] | None = None) -> dict:
-    """What the engine answers for a program now, in the shape of expected.json."""
+            again: tuple[dict[str, int], list[dict]] | None = None, python: str = sys.executable) -> dict:
+    """What the engine answers for a program now, in the shape of expected.json (`python`: the interpreter that
+    ran the programs, shown as PYTHON)."""
     code, report, err = checked or check(program)
     doc: dict = {"exit_code": code}
     if code == 2:
         doc["error"] = next((line for line in err.splitlines() if line.startswith("error:")), "")
-        doc["error"] = doc["error"].replace(str(program) + "/", "").replace(sys.executable, "PYTHON")
+        doc["error"] = doc["error"].replace(str(program) + "/", "").replace(python, "PYTHON")
         return doc
     doc["resources"] = (again or check_again(program))[0]
     residency = residency_rules()
@@ -78,8 +93,15 @@ def observe(program: Path, checked: tuple[int, dict | None, str] | None = None,
 
 
 def main(argv: list[str]) -> int:
+    installed = None
+    if argv[:1] == ["--installed"]:
+        installed, argv = Path(argv[1]), argv[2:]
     for program in [Path(a).resolve() for a in argv] or programs():
-        doc = observe(program)
+        if installed is None:
+            doc = observe(program)
+        else:
+            checked = check_installed(program, installed, Path(tempfile.gettempdir()))
+            doc = observe(program, checked, python=str(installed.parent / "python"))
         (program / "expected.json").write_text(json.dumps(doc, indent=1) + "\n")
         print(program.relative_to(CORPUS), doc["exit_code"], doc.get("residency"), file=sys.stderr)
     return 0

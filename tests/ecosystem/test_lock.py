@@ -4,8 +4,8 @@ the program folder and the policy pack install from them."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,41 +19,121 @@ ROOT = Path(__file__).resolve().parents[2]
 def _load(name: str):
     spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
 
 lock = _load("lock")
-ENTRY = re.compile(r"^([a-z0-9-]+)==(\S+) \\\n    --hash=sha256:[0-9a-f]{64}$", re.M)
+LOCKS = (lock.DEV_LOCK, lock.RUNTIME_LOCK, lock.PACK_LOCK, lock.RELEASE_LOCK)
 
 
-def entries(path: Path) -> dict[str, str]:
-    text = path.read_text()
-    body = [line for line in text.splitlines() if line and not line.startswith("#")]
-    found = dict(ENTRY.findall(text))
-    assert len(body) == 2 * len(found), f"{path.name}: a line that is not `name==version` plus its hash"
-    return found
+def entries(path: Path, machine: str | None = None) -> dict[str, str]:
+    """name -> version of a lock's pins (each `name==version[ ; marker]` and its hashes); with `machine`
+    ("linux-x86_64", ...) only those whose markers hold there, on CPython 3.11."""
+    pins = lock.read_lock(path)
+    body = [line for line in path.read_text().splitlines() if line and not line.startswith("#")]
+    assert len(body) == sum(1 + len(e.hashes) for e in pins), f"{path.name}: a line that is not a pin or its hash"
+    return {e.name: e.version for e in pins if machine is None or e.marker is None or _holds(e.marker, machine)}
+
+
+def _holds(marker: str, machine: str) -> bool:
+    from packaging.markers import Marker
+
+    env = {"python_version": "3.11", "python_full_version": "3.11.0", "implementation_name": "cpython",
+           "platform_python_implementation": "CPython", "os_name": "posix", **lock.TARGETS[machine][1]}
+    return Marker(marker).evaluate(env)
 
 
 def test_the_committed_locks_match_pyproject():
     assert lock.check() == 0
 
 
-def test_torch_is_the_cpu_2_13_0_build_and_only_in_the_dev_lock():
-    dev, runtime = entries(ROOT / "requirements-dev.lock"), entries(ROOT / "requirements.lock")
-    assert dev["torch"] == "2.13.0+cpu"
-    assert "torch" not in runtime
-    assert not [name for name in dev if name.startswith("nvidia-")]  # no CUDA build's libraries
+def test_every_pin_carries_every_file_of_its_version():
+    """A package with compiled wheels has one per platform and Python: one hash would fit one machine only."""
+    hashes = {e.name: len(e.hashes) for e in lock.read_lock(lock.RUNTIME_LOCK) if e.marker is None}
+    for compiled in ("pydantic-core", "grpcio", "pyyaml"):
+        assert hashes[compiled] >= 10, compiled
+    assert all(e.hashes for path in LOCKS for e in lock.read_lock(path))
 
 
-def test_the_runtime_lock_is_the_dev_lock_restricted():
-    dev, runtime = entries(ROOT / "requirements-dev.lock"), entries(ROOT / "requirements.lock")
-    assert {n: dev.get(n) for n in runtime} == runtime
+def test_torch_is_the_cpu_2_13_0_build_wherever_it_installs():
+    dev = lock.read_lock(lock.DEV_LOCK)
+    torch = {e.marker: e for e in dev if e.name == "torch"}
+    linux = torch["sys_platform == 'linux'"]
+    assert linux.version == "2.13.0+cpu"
+    # Exactly the recorded CPU wheels (the one on this machine's disk among them), never PyPI's CUDA builds.
+    recorded = json.loads(lock.TORCH_WHEELS.read_text())["wheels"]
+    assert set(linux.hashes) == {w["sha256"] for w in recorded.values()}
+    assert {n.split("-")[2] for n in recorded} == {"cp311", "cp312", "cp313"}
+    assert {n.rsplit("-", 1)[1] for n in recorded} == {"manylinux_2_28_x86_64.whl", "manylinux_2_28_aarch64.whl"}
+    (elsewhere,) = [e for m, e in torch.items() if m != "sys_platform == 'linux'"]
+    assert elsewhere.version == "2.13.0" and not set(elsewhere.hashes) & set(linux.hashes)
+    for machine in ("macos-arm64", "windows-x86_64"):
+        assert _holds(elsewhere.marker, machine)
+    for machine in ("linux-x86_64", "linux-aarch64", "macos-x86_64"):  # no PyPI torch there: CUDA, or none at all
+        assert not _holds(elsewhere.marker, machine)
+    assert not [e.name for e in dev if e.name.startswith(("nvidia-", "cuda-")) or e.name == "triton"]
+    for path in LOCKS[1:]:
+        assert "torch" not in entries(path)
+
+
+def test_the_other_locks_are_cut_from_the_dev_resolution():
+    dev = {(e.name, e.version) for e in lock.read_lock(lock.DEV_LOCK)}
+    for path in LOCKS[1:]:
+        assert {(e.name, e.version) for e in lock.read_lock(path)} <= dev, path.name
+    runtime = entries(lock.RUNTIME_LOCK)
     for needed in ("pulumi", "pulumi-aws", "pulumi-azure-native", "pulumi-kubernetes", "pulumi-policy", "pydantic",
                    "ansible-runner", "setuptools"):
         assert needed in runtime, needed
-    for dev_only in ("pytest", "hypothesis", "moto", "ruff"):
+    for dev_only in ("pytest", "hypothesis", "moto", "ruff", "uv", "twine"):
         assert dev_only not in runtime, dev_only
+    pack = entries(lock.PACK_LOCK)
+    assert {"pulumi-policy", "pyyaml", "pulumi"} <= set(pack)
+    assert not [n for n in pack if n.startswith("pulumi-a") or n in ("pulumi-kubernetes", "ansible-core", "boto3")]
+    assert {"build", "twine", "setuptools"} <= set(entries(lock.RELEASE_LOCK))
+
+
+def test_a_package_without_a_wheel_for_a_machine_keeps_one_that_has_it():
+    """cryptography 49+ has no macOS x86_64 wheel: Intel Macs keep 48, every other machine the newest."""
+    assert entries(lock.RUNTIME_LOCK, "macos-x86_64")["cryptography"].startswith("48.")
+    assert int(entries(lock.RUNTIME_LOCK, "macos-arm64")["cryptography"].split(".")[0]) >= 49
+
+
+@pytest.fixture(scope="module")
+def verified() -> dict:
+    """pip, as a Windows machine and an Apple-silicon Mac would run it, resolves the pack's and the runtime's
+    locks with every hash checked (a hash missing for one of their files fails it), side by side."""
+    pairs = [(lock.PACK_LOCK, "windows-x86_64", "3.13"), (lock.RUNTIME_LOCK, "macos-arm64", "3.12")]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(pairs)) as pool:
+        done = dict(zip(pairs, pool.map(lambda pair: lock.verify_one(*pair), pairs), strict=True))
+    if all(lock._NETWORK.search(d.stderr) for d in done.values()):
+        pytest.skip("the package index cannot be reached from here: the locks' hashes are checked where it can")
+    return done
+
+
+@pytest.mark.parametrize("pair", [("requirements-pack.lock", "windows-x86_64", "3.13"),
+                                  ("requirements.lock", "macos-arm64", "3.12")])
+def test_the_locks_resolve_on_other_machines_with_hashes_required(verified, pair):
+    name, machine, python = pair
+    done = verified[(lock.ROOT / name, machine, python)]
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_verification_fails_on_a_hash_the_lock_lacks(tmp_path):
+    """The same check refuses a lock whose hashes miss the file that machine would install."""
+    broken = tmp_path / "requirements-pack.lock"
+    text = lock.PACK_LOCK.read_text()
+    pyyaml = next(e for e in lock.read_lock(lock.PACK_LOCK) if e.name == "pyyaml")
+    for digest in pyyaml.hashes[1:]:
+        text = text.replace(f" \\\n    --hash=sha256:{digest}", "")
+    broken.write_text(text)
+    done = lock.verify_one(broken, "windows-x86_64", "3.13")
+    if lock._NETWORK.search(done.stderr):
+        pytest.skip("the package index cannot be reached from here")
+    assert done.returncode != 0 and "pyyaml" in done.stderr.lower()
 
 
 def test_a_dependency_edit_makes_the_locks_stale_and_install_says_how_to_fix(tmp_path, monkeypatch, capsys):
@@ -64,8 +144,8 @@ def test_a_dependency_edit_makes_the_locks_stale_and_install_says_how_to_fix(tmp
     monkeypatch.setattr(lock, "PYPROJECT", edited)
     assert lock.check() == 1
     err = capsys.readouterr().err
-    assert err.startswith("error: requirements.lock, requirements-dev.lock, workloads/requirements.lock, "
-                          "workloads/requirements-torch-cpu.lock out of date") and "make lock" in err
+    assert err.startswith("error: requirements-dev.lock, requirements.lock, requirements-pack.lock, "
+                          "requirements-release.lock out of date") and "make lock" in err
 
 
 def test_tool_settings_do_not_make_the_locks_stale(tmp_path):
@@ -100,11 +180,9 @@ def test_pulumi_install_would_install_the_locked_versions(tmp_path):
                           cwd=ROOT / "stacks", capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONWARNINGS": "ignore"})
     assert done.returncode == 0, done.stderr[-2000:]
-    import json
-
     report = json.loads((tmp_path / "report.json").read_text())
-    chosen = {lock._requirement(i["metadata"]["name"])[1]: i["metadata"]["version"] for i in report["install"]}
-    assert chosen == entries(ROOT / "requirements.lock")
+    chosen = {i["metadata"]["name"].lower().replace("_", "-"): i["metadata"]["version"] for i in report["install"]}
+    assert chosen == entries(ROOT / "requirements.lock", "linux-x86_64")
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +192,18 @@ def pack(tmp_path_factory) -> Path:
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return dest
+
+
+def test_the_pack_builds_with_the_standard_library_alone(tmp_path):
+    """`make policy-pack` needs no .venv: -S keeps every site-packages (yaml, packaging, pip) out of reach."""
+    dest = tmp_path / "dist" / "policy-pack"
+    done = subprocess.run([sys.executable, "-I", "-S", str(ROOT / "tools" / "policy_pack.py"), str(dest)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.parent == tmp_path) == ["dist"]
+    assert sorted(p.name for p in dest.iterdir()) == ["PulumiPolicy.yaml", "__main__.py", "policies",
+                                                      "requirements.txt"]
+    assert (dest / "requirements.txt").read_text() == lock.PACK_LOCK.read_text()
 
 
 def test_the_published_pack_is_self_contained(pack):

@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from sahab.version import version
+
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
@@ -60,11 +62,14 @@ def run_offline(command: str, tmp_path: Path) -> None:
         stack = words[words.index("-s") + 1]
         assert words[words.index("--policy-pack") + 1] == "policies" and (ROOT / "policies/PulumiPolicy.yaml").is_file()
         trusted_config(words, "--policy-pack-config", ROOT, stack)
-        done = sahab("check", "--stack", stack)  # reads the same policies/config/<stack>.json
+        done = sahab("check", "--stack", stack, *_policy_config(words))
         assert done.returncode == 0, done.stdout + done.stderr
     elif words[:2] == ["pulumi", "up"]:
-        trusted_config(words, "--policy-pack-config", ROOT, words[words.index("-s") + 1])
-        done = sahab("plan", "--stack", words[words.index("-s") + 1])
+        # The enforcement point: the pack and the stack's own trusted policy config, always both.
+        stack = words[words.index("-s") + 1]
+        assert words[words.index("--policy-pack") + 1] == "policies"
+        trusted_config(words, "--policy-pack-config", ROOT, stack)
+        done = sahab("plan", "--stack", stack)
         assert done.returncode == 0, done.stderr
     elif words[:3] == ["pulumi", "policy", "enable"]:
         from policies.pack import PACK_NAME
@@ -86,13 +91,39 @@ def run_offline(command: str, tmp_path: Path) -> None:
         assert done.returncode in (0, 1) and done.stdout.startswith(("ok", "fail")), done.stderr
     elif words[:3] == ["pulumi", "policy", "publish"]:
         pass  # needs a Pulumi Cloud organisation; the folder it publishes is tested in test_lock.py
+    elif words[:2] == ["pip", "wheel"]:
+        # As written, into a scratch dist/: Sahab's wheel and no other (never its 60 dependencies' wheels).
+        out = tmp_path / words[words.index("-w") + 1]
+        args = [str(out) if w == words[words.index("-w") + 1] else str(ROOT) if w == "." else w for w in words[1:]]
+        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", *args], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        built = {p.name.split("-")[0].lower().replace("_", "-") for p in out.iterdir()}
+        assert (out / f"sahab-{version()}-py3-none-any.whl").is_file()
+        locked = (ROOT / "requirements.lock").read_text()
+        assert not [n for n in built if re.search(rf"^{re.escape(n)}==", locked, re.M)]  # no dependency's wheel
+    elif words[:2] == ["pip", "install"] and "-r" in words:
+        assert {"--require-hashes", "--no-deps"} <= set(words) and words[words.index("-r") + 1] == "requirements.lock"
+        # pip resolves that lock on this machine (test_lock.py) and on others (tools/lock.py verify)
+    elif words[:2] == ["pip", "install"]:
+        assert "--no-deps" in words and list((tmp_path / "dist").glob(words[-1].removeprefix("dist/")))
     else:
         raise AssertionError(f"README command with no offline counterpart: {command}")
+
+
+def _policy_config(words: list[str]) -> list[str]:
+    """`--policy-pack-config FILE` as `sahab check` takes it; the file must exist."""
+    if "--policy-pack-config" not in words:
+        return []
+    file = words[words.index("--policy-pack-config") + 1]
+    assert (ROOT / file).is_file(), file
+    return ["--policy-config", file]
 
 
 def test_every_real_use_command_works_offline(tmp_path):
     commands = real_use_commands()
     assert any(c.startswith("pulumi install") for c in commands)
     assert any(c.startswith("pulumi preview") and "--policy-pack policies" in c for c in commands)
+    assert any(c.startswith("pulumi up") and "--policy-pack-config" in c for c in commands)
     for command in commands:
         run_offline(command, tmp_path)

@@ -1,62 +1,21 @@
-"""`pip install sahab` as a user gets it: the wheel alone, in a virtualenv that never saw this checkout.
-
-The virtualenv holds exactly requirements.lock (kept between runs under pytest's cache, keyed by the lock's
-contents, so only the first run pays for unpacking the provider SDKs); the wheel is built from this checkout
-and installed afresh every run. No torch: `sahab check` needs none."""
+"""`pip install sahab` as a user gets it: the wheel alone, in a virtualenv that never saw this checkout
+(the `wheel` and `wheel_venv` fixtures in tests/conftest.py; the corpus runs through it too)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
-import venv
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import quiet_env as _quiet_env
+
 ROOT = Path(__file__).resolve().parents[2]
-LOCK = ROOT / "requirements.lock"
 pytestmark = pytest.mark.slow
-INSTALL_BUDGET = 900  # seconds for unpacking the locked SDKs into a new virtualenv, on a busy machine
-
-
-def _quiet_env() -> dict[str, str]:
-    # Run from outside the checkout: nothing of it may be importable except through the wheel.
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["PYTHONWARNINGS"] = "ignore"
-    return env
-
-
-@pytest.fixture(scope="session")
-def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
-                    str(ROOT)], check=True, env=_quiet_env(), capture_output=True, timeout=300)
-    (built,) = out.glob("sahab-*.whl")
-    return built
-
-
-@pytest.fixture(scope="session")
-def wheel_venv(request, wheel, tmp_path_factory) -> Path:
-    digest = hashlib.sha256(LOCK.read_bytes()).hexdigest()[:16]
-    cache = Path(request.config.cache.mkdir("wheel-venv"))
-    home = cache / digest
-    python = home / "bin" / "python"
-    if not (home / ".complete").is_file():
-        shutil.rmtree(home, ignore_errors=True)
-        for stale in cache.iterdir():  # venvs of older locks
-            shutil.rmtree(stale, ignore_errors=True)
-        venv.EnvBuilder(with_pip=True).create(home)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "--require-hashes", "--no-deps", "-r", str(LOCK)],
-                       check=True, env=_quiet_env(), capture_output=True, timeout=INSTALL_BUDGET)
-        (home / ".complete").touch()
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(wheel)],
-                   check=True, env=_quiet_env(), capture_output=True, timeout=300)
-    return home
 
 
 def test_the_wheel_carries_the_rules_waivers_playbook_and_roles(wheel):
@@ -65,7 +24,8 @@ def test_the_wheel_carries_the_rules_waivers_playbook_and_roles(wheel):
                    "policies/PulumiPolicy.yaml", "sahab/playbook/site.yml", "sahab/playbook/ansible.cfg",
                    "sahab/playbook/roles/sahab_os/tasks/main.yml",
                    "sahab/playbook/roles/sahab_kubernetes/templates/kubeletconfiguration.yaml.j2",
-                   "sahab/playbook/filter_plugins/sahab_kubeadm.py"):
+                   "sahab/playbook/filter_plugins/sahab_kubeadm.py",
+                   "sahab/engine/langhost/sahab-language-python-exec"):
         assert needed in names, needed
     roles = {n.split("/")[3] for n in names if n.startswith("sahab/playbook/roles/")}
     assert roles == {p.name for p in (ROOT / "ansible" / "roles").iterdir() if p.is_dir()}
@@ -73,10 +33,13 @@ def test_the_wheel_carries_the_rules_waivers_playbook_and_roles(wheel):
 
 
 def test_the_installed_wheel_checks_a_stack_folder_from_another_directory(wheel_venv, tmp_path):
+    """A fleet repository as users keep it (the program and its components); the program imports its own
+    components, never the wheel's."""
     program = tmp_path / "fleet"
     program.mkdir()
     shutil.copy2(ROOT / "Pulumi.yaml", program / "Pulumi.yaml")
-    shutil.copytree(ROOT / "stacks", program / "stacks", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("stacks", "components", "workloads"):
+        shutil.copytree(ROOT / folder, program / folder, ignore=shutil.ignore_patterns("__pycache__"))
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     done = subprocess.run([str(wheel_venv / "bin" / "sahab"), "check", "--program", str(program), "--stack", "smb",
@@ -86,6 +49,13 @@ def test_the_installed_wheel_checks_a_stack_folder_from_another_directory(wheel_
     assert "Traceback" not in done.stderr
     report = json.loads(done.stdout)
     assert report["summary"]["stack"] == "smb" and report["summary"]["resources"] > 10
+
+
+def test_the_installed_wheel_outside_any_project_says_so_and_judges_nothing(wheel_venv, tmp_path):
+    done = subprocess.run([str(wheel_venv / "bin" / "sahab"), "check", "--stack", "dev"], cwd=tmp_path,
+                          env=_quiet_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"error: no Pulumi.yaml in {tmp_path}") and len(done.stderr.splitlines()) == 1
 
 
 def test_the_installed_wheel_serves_its_own_files(wheel_venv, tmp_path):

@@ -200,8 +200,10 @@ def test_a_hostile_fleet_through_the_cli_is_refused_naming_the_setting_or_plans_
         return
     assert code in (0, 1), err  # 1: accepted, but the readiness verdict says it would not come up
     assert json.loads(out)["resources"]
-    # What the plan accepted is plain: nothing that adds a line, a flag or an Ansible template where it lands.
-    assert not CONTROL.search(value) and "{{" not in value and " --" not in value, (field_path(field), value)
+    # What the plan accepted is plain: nothing that adds a line, a flag or an Ansible template where it lands. The
+    # schema strips surrounding whitespace (str_strip_whitespace), so what lands is the stripped value.
+    landed = value.strip()
+    assert not CONTROL.search(landed) and "{{" not in landed and " --" not in landed, (field_path(field), value)
 
 
 def test_an_accepted_fleet_reaches_the_clouds_with_its_values_intact(capfd, tmp_path):

@@ -7,24 +7,14 @@ from collections.abc import Callable
 import pulumi
 import pulumi_kubernetes as k8s
 
-from sahab.engine import PlannedResource, _recording_monitor, _reset_runtime
-from sahab.mocks import CloudMocks, kubeconfig_yaml
+from sahab.engine import PlannedResource
+from sahab.engine.inprocess import record as record_run
+from sahab.engine.kubernetes import kubeconfig_yaml
 
 
 def record(program: Callable[[], None]) -> list[PlannedResource]:
-    """Run `program` (which constructs resources) under mocks; return the recorded resources."""
-    from pulumi.runtime.stack import run_pulumi_func
-    from pulumi.runtime.sync_await import _sync_await
-
-    _reset_runtime()
-    mocks = CloudMocks()
-    monitor = _recording_monitor(mocks, [])
-    pulumi.runtime.set_mocks(mocks, "sahab", "test", preview=False, monitor=monitor)
-    try:
-        _sync_await(run_pulumi_func(program))
-    finally:
-        _reset_runtime()
-    return monitor.recorded
+    """Run `program` (which constructs resources) against the engine; return the recorded resources."""
+    return record_run(program).resources
 
 
 def provider(name: str = "cluster") -> k8s.Provider:

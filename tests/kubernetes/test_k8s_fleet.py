@@ -5,8 +5,8 @@ import pytest
 
 from components.config import parse_fleet
 from components.fleet import Fleet
+from sahab.engine.kubernetes import kubeconfig_yaml
 from sahab.errors import ConfigError
-from sahab.mocks import kubeconfig_yaml
 from tests.kubernetes.harness import one, record
 
 KEY_ARN = "arn:aws:kms:me-central-1:111122223333:key/5d0c3b7e-2f4a-4c1d-9e8b-6a7f1c2d3e4f"

@@ -72,7 +72,7 @@ def test_disks_by_stable_id_are_accepted(disk):
     (4, {"control_plane_hosts": ["h1", "h2", "h3"], "control_plane_vip": "127.0.0.1"}, "control_plane_vip",
      "cannot be a virtual IP"),
     (4, {"control_plane_hosts": ["h1", "h2", "h3"], "control_plane_vip": "10.0.0.300"}, "control_plane_vip",
-     "is not an IP address"),
+     "allowed: an IPv4 or IPv6 address"),
     (4, {"control_plane_hosts": ["h1", "h1", "h2"], "control_plane_vip": "10.0.0.9"}, "control_plane_hosts",
      "listed twice"),
     (4, {"schedule_on_control_plane": True}, "schedule_on_control_plane", "only on sites of up to 3 hosts"),

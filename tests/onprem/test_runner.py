@@ -28,14 +28,31 @@ def test_inventory_puts_each_host_in_its_group_and_verifies_host_keys():
     }
     assert groups["control_plane"]["hosts"]["cp-1"]["ansible_port"] == 2222
     assert groups["cpu_nodes"]["hosts"] == {}
-    ssh_args = inventory["all"]["vars"]["ansible_ssh_common_args"]
-    assert "UserKnownHostsFile=/run/kh" in ssh_args
-    assert "StrictHostKeyChecking=yes" in ssh_args
+    ssh_args = inventory["all"]["vars"]["ansible_ssh_args"]
+    assert ssh_args.startswith("-o StrictHostKeyChecking=yes ")
+    assert "-o 'UserKnownHostsFile=\"/run/kh\"' -o GlobalKnownHostsFile=/dev/null" in ssh_args
 
 
 def test_without_known_hosts_the_operators_file_is_used_strictly():
-    ssh_args = runner.build_inventory([Host("a", "10.0.0.1", "cpu_nodes")])["all"]["vars"]["ansible_ssh_common_args"]
-    assert ssh_args == "-o StrictHostKeyChecking=yes"
+    ssh_args = runner.build_inventory([Host("a", "10.0.0.1", "cpu_nodes")])["all"]["vars"]["ansible_ssh_args"]
+    assert ssh_args.startswith("-o StrictHostKeyChecking=yes ")
+    assert "KnownHostsFile" not in ssh_args
+
+
+def test_a_refused_host_key_is_said_in_one_sentence():
+    changed = ("Failed to connect to the host via ssh: @@@@@@@@@@@\r\n@    WARNING: REMOTE HOST IDENTIFICATION HAS "
+               "CHANGED!     @\r\n" + "x" * 2000 + "\r\nHost key verification failed.")
+    unknown = ("Failed to connect to the host via ssh: No ED25519 host key is known for [10.0.0.1]:22 and you have "
+               "requested strict checking.\r\nHost key verification failed.")
+    events = [{"event": "runner_on_unreachable",
+               "event_data": {"host": h, "task": "Gathering Facts", "res": {"msg": m}}}
+              for h, m in (("a", changed), ("b", unknown), ("c", "Connection refused"))]
+    messages = runner._failure_messages(events)
+    assert messages["a"].startswith("Gathering Facts: SSH host key verification failed: the key the server offered "
+                                    "differs from the one in known_hosts")
+    assert "no key in known_hosts for this address" in messages["b"]
+    assert messages["c"] == "Gathering Facts: Connection refused"
+    assert all(len(m) < runner.MESSAGE_LIMIT for m in messages.values())
 
 
 def test_a_host_must_be_in_a_known_group():

@@ -142,7 +142,8 @@ def test_waivers_file_is_honoured_and_expiry_reported(capsys, tmp_path):
     soon = (dt.datetime.now(dt.UTC).date() + dt.timedelta(days=30)).isoformat()
     waivers.write_text(f"waivers:\n  - policy: SAHAB-AWS-001\n    resource: '{remote}'\n    reason: migration\n"
                        f"    owner: dpo@example.ae\n    expires: {soon}\n"
-                       "  - policy: aws-s3-bucket-sse-kms-cmk\n    resource: 'urn:pulumi:dev::raw-aws::*::logs'\n"
+                       "  - policy: aws-s3-bucket-sse-kms-cmk\n"
+                       "    resource: 'urn:pulumi:dev::raw-aws::aws:s3/bucketV2:BucketV2::logs'\n"
                        "    reason: old\n    approver: dpo@example.ae\n    expires: 2020-01-31\n")
     _, out, _ = check(capsys, "--program", str(RAW_AWS), "--format", "json", "--waivers", str(waivers))
     report = json.loads(out)

@@ -115,9 +115,20 @@ def test_storage_classes_per_platform():
     assert run(STORAGE_CLASS, storage_class({"skuName": "Premium_LRS", "diskEncryptionSetID": des},
                                             provisioner="disk.csi.azure.com")) == []
     assert run(STORAGE_CLASS, storage_class({"skuName": "Premium_LRS"}, provisioner="disk.csi.azure.com"))
-    assert run(STORAGE_CLASS, storage_class({}, provisioner="rancher.io/local-path",
-                                            annotations={"sahab.io/encryption": "luks"})) == []
-    assert run(STORAGE_CLASS, storage_class({}, provisioner="rancher.io/local-path"))
+    luks = {"sahab.io/encryption": "luks"}
+    assert run(STORAGE_CLASS, storage_class({"nodePath": "/var/lib/sahab/volumes"},
+                                            provisioner="sahab.io/luks-local-path", annotations=luks)) == []
+    assert run(STORAGE_CLASS, storage_class({}, provisioner="sahab.io/luks-local-path", annotations=luks)) == []
+    assert run(STORAGE_CLASS, storage_class({}, provisioner="sahab.io/luks-local-path"))
+    # The annotation is Sahab's word about Sahab's own provisioner, on the LUKS volume: nothing else.
+    for other in ("rancher.io/local-path", "nfs.csi.k8s.io", "kubernetes.io/no-provisioner", "cluster.local/nfs",
+                  "example.com/luks-local-path", "sahab.io/luks-local-path-x"):
+        found = run(STORAGE_CLASS, storage_class({}, provisioner=other, annotations=luks))
+        assert found and "counts only on Sahab's own sahab.io/luks-local-path" in found[0][0], other
+    for path in ("/tmp", "/var/lib/sahab/volumes-other", "/var/lib/sahab", "relative/path"):
+        found = run(STORAGE_CLASS, storage_class({"nodePath": path}, provisioner="sahab.io/luks-local-path",
+                                                 annotations=luks))
+        assert found and "outside the LUKS volume" in found[0][0], path
     assert run(STORAGE_CLASS, storage_class({"encrypted": "true"}, provisioner="rook-ceph.rbd.csi.ceph.com")) == []
 
 

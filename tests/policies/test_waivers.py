@@ -46,9 +46,10 @@ def test_shipped_waivers_file_is_valid():
 
 def test_waiver_file_parsing(tmp_path):
     good = tmp_path / "waivers.yaml"
-    good.write_text("waivers:\n  - policy: SAHAB-AWS-014\n    resource: 'urn:pulumi:prod::sahab::*::legacy-key'\n"
+    good.write_text("waivers:\n  - policy: SAHAB-AWS-014\n"
+                    "    resource: 'urn:pulumi:prod::sahab::aws:kms/key:Key::legacy'\n"
                     "    reason: r\n    approver: a@example.ae\n    expires: 2026-12-31\n")
-    (w,) = load_waivers(good)
+    (w,) = load_waivers(good, today=dt.date(2026, 11, 1))
     assert w.expires == dt.date(2026, 12, 31) and w.policy == "aws-kms-key-rotation-enabled"  # the rule, by name
     bad = tmp_path / "bad.yaml"
     bad.write_text("waivers:\n  - policy: SAHAB-AWS-014\n    resource: x\n    reason: r\n    expires: 2026-12-31\n")
@@ -93,11 +94,94 @@ def test_residency_waiver_for_one_resource_within_90_days_is_accepted(tmp_path):
     file.write_text(entry(expires=(TODAY + dt.timedelta(days=90)).isoformat()))
     (w,) = load_waivers(file, today=TODAY)
     assert (w.resource, w.approver) == (REGION_URN, "dpo@example.ae")
-    # Rules outside residency still take a concrete glob and a longer exception; `approver` still names the owner.
-    file.write_text(entry(policy="aws-kms-key-rotation-enabled", resource="urn:pulumi:prod::sahab::*::legacy-*",
+    # An advisory rule still takes a concrete glob and a longer exception; `approver` still names the owner.
+    file.write_text(entry(policy="aws-s3-bucket-versioning-enabled", resource="urn:pulumi:prod::sahab::*::legacy-*",
                           expires="2027-12-31", owner=None) + "    approver: 'ciso@example.ae'\n")
     (w,) = load_waivers(file, today=TODAY)
     assert w.approver == "ciso@example.ae"
+
+
+ENCRYPTION = "aws-kms-key-rotation-enabled"  # mandatory in the pack, not a residency rule
+DIGESTS = "kubernetes-all-workload-image-digest-pinned"  # advisory in the pack, mandatory in prod's policy config
+ADVISORY = "aws-s3-bucket-versioning-enabled"
+
+
+@pytest.mark.parametrize("policy", [ENCRYPTION, ADVISORY, "SAHAB-AWS-001"])
+@pytest.mark.parametrize("resource", ["*t*", "?", "[a-z]*", "urn:pulumi:prod::sahab::*::*t*",
+                                      "urn:pulumi:prod::sahab::*::?y*", "urn:pulumi:*::sahab::*::legacy-key",
+                                      "urn:pulumi:prod::*::*::legacy-key", "*::legacy-key", "arn:aws:s3:::*t*"])
+def test_a_pattern_that_names_nothing_in_particular_is_refused_for_every_rule(tmp_path, policy, resource):
+    file = tmp_path / "waivers.yaml"
+    file.write_text(entry(policy=policy, resource=resource))
+    with pytest.raises(WaiverError) as caught:
+        load_waivers(file, today=TODAY)
+    assert caught.value.path == f"{file}: waivers[0].resource"
+
+
+@pytest.mark.parametrize("resource", ["urn:pulumi:prod::sahab::*::legacy-key",
+                                      "urn:pulumi:prod::sahab::aws:kms/key:Key::legacy-?ey",
+                                      "urn:pulumi:prod::sahab::aws:kms/key:Key::legacy-[kK]ey",
+                                      "arn:aws:kms:me-central-1:111122223333:key/legacy-*"])
+def test_a_mandatory_rule_is_never_waived_by_a_pattern(tmp_path, resource):
+    file = tmp_path / "waivers.yaml"
+    file.write_text(entry(policy=ENCRYPTION, resource=resource))
+    with pytest.raises(WaiverError) as caught:
+        load_waivers(file, today=TODAY)
+    assert caught.value.path == f"{file}: waivers[0].resource"
+    assert "is a pattern" in caught.value.message and "mandatory rule (the pack)" in caught.value.message
+
+
+@pytest.mark.parametrize("policy", [ENCRYPTION, "SAHAB-AWS-012", "SAHAB-K8S-001"])
+def test_every_mandatory_rule_is_waived_for_90_days_at_most(tmp_path, policy):
+    file = tmp_path / "waivers.yaml"
+    file.write_text(entry(policy=policy, expires=(TODAY + dt.timedelta(days=90)).isoformat()))
+    assert load_waivers(file, today=TODAY)
+    file.write_text(entry(policy=policy, expires=(TODAY + dt.timedelta(days=91)).isoformat()))
+    with pytest.raises(WaiverError, match=r"more than 90 days after 2026-06-01.*\(the pack\)") as caught:
+        load_waivers(file, today=TODAY)
+    assert caught.value.path == f"{file}: waivers[0].expires"
+
+
+def test_a_rule_a_stacks_policy_config_makes_mandatory_is_waived_as_one(tmp_path):
+    """Prod's config makes digest pinning mandatory: a prod waiver of it lists resources and lasts 90 days; the same
+    waiver for dev (advisory there) may be a pattern and last longer. A stack glob reaches prod too."""
+    file = tmp_path / "waivers.yaml"
+    file.write_text(entry(policy=DIGESTS, resource="urn:pulumi:prod::sahab::*::*-release"))
+    with pytest.raises(WaiverError, match=r"is a pattern; .* mandatory rule \(prod's policy config\)"):
+        load_waivers(file, today=TODAY)
+    file.write_text(entry(policy=DIGESTS, resource="urn:pulumi:prod::sahab::a:b:C::x-release", expires="2027-12-31"))
+    with pytest.raises(WaiverError, match=r"more than 90 days"):
+        load_waivers(file, today=TODAY)
+    file.write_text(entry(policy=DIGESTS, resource="urn:pulumi:dev::sahab::*::*-release", expires="2027-12-31"))
+    assert load_waivers(file, today=TODAY)
+    file.write_text(entry(policy=DIGESTS, resource="urn:pulumi:[dp]*::sahab::a:b:C::x-release"))
+    with pytest.raises(WaiverError):  # a stack pattern: never a literal stack, refused outright
+        load_waivers(file, today=TODAY)
+    # What the operator's --policy-config makes mandatory counts as well (sahab check passes it in).
+    file.write_text(entry(policy=ADVISORY, resource="urn:pulumi:dev::sahab::*::legacy-*"))
+    assert load_waivers(file, today=TODAY)
+    with pytest.raises(WaiverError, match=r"mandatory rule \(dev's policy config\)"):
+        load_waivers(file, today=TODAY, mandatory={"dev": {ADVISORY}})
+
+
+def test_a_waiver_lists_resources_one_by_one_and_covers_each_whatever_the_urns_parent_chain(tmp_path):
+    file = tmp_path / "waivers.yaml"
+    engine = "urn:pulumi:prod::sahab::sahab:index:Fleet$sahab:kubernetes:Kueue$kubernetes:helm.sh/v3:Release::k"
+    file.write_text(entry(policy=DIGESTS, resource=None)
+                    + f"    resource:\n      - '{engine}'\n      - 'urn:pulumi:prod::sahab::a:b:C::other'\n")
+    first, second = load_waivers(file, today=TODAY)
+    assert (first.resource, second.resource) == (engine, "urn:pulumi:prod::sahab::a:b:C::other")
+    covers = first.covers
+    assert covers("SAHAB-K8S-013", DIGESTS, "urn:pulumi:prod::sahab::sahab:kubernetes:Kueue$kubernetes:helm.sh/v3:"
+                                            "Release::k")  # `sahab plan` names the nearest parent only
+    assert covers("SAHAB-K8S-013", DIGESTS, engine.replace("Fleet$", "Fleet$sahab:kubernetes:Platform$")) is False
+    assert covers("SAHAB-K8S-013", DIGESTS, engine.replace("::k", "::k2")) is False
+    assert covers("SAHAB-K8S-013", DIGESTS, engine.replace("prod", "dev")) is False
+    assert covers("SAHAB-K8S-013", DIGESTS, engine.replace("Release::", "Deployment::")) is False
+    with pytest.raises(WaiverError, match=r"waivers\[0\]\.resource\[1\]: .* is a pattern"):
+        file.write_text(entry(policy=DIGESTS, resource=None) + f"    resource:\n      - '{engine}'\n"
+                        "      - 'urn:pulumi:prod::sahab::*::*-release'\n")
+        load_waivers(file, today=TODAY)
 
 
 def test_binary_waivers_file_is_an_error_naming_the_file(tmp_path):

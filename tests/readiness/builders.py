@@ -24,7 +24,7 @@ from components.kubernetes.placement import system_placement
 from components.kubernetes.platform import Platform, PlatformArgs
 from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 from sahab.engine import PlannedResource
-from sahab.mocks import kubeconfig_yaml
+from sahab.engine.kubernetes import kubeconfig_yaml
 from sahab.readiness import judge
 from sahab.readiness.model import Readiness
 from tests.cloud.helpers import record

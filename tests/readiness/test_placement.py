@@ -200,7 +200,7 @@ def test_a_pool_the_plan_says_nothing_about_is_not_judged():
     def program():
         import pulumi_kubernetes as k8s
 
-        from sahab.mocks import kubeconfig_yaml
+        from sahab.engine.kubernetes import kubeconfig_yaml
         control_plane = pulumi.ComponentResource("sahab:onprem:Cluster", "lab")
         converge = random.RandomString("lab-cp", length=8, opts=pulumi.ResourceOptions(parent=control_plane))
         pulumi.ComponentResource("sahab:onprem:NodePool", "lab-cpu", None,

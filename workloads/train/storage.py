@@ -99,10 +99,17 @@ class LocalStore:
         _fsync_dir(final.parent)  # and the rename itself durable
 
     def upload(self, key: str, path: Path) -> None:
+        """A copy that is whole and on disk before the manifest (written after it) can name it."""
         target = self.root / key
-        if target.resolve() != path.resolve():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(path, target)
+        if target.resolve() == path.resolve():
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(f".sahab-{target.name}.tmp-{os.getpid()}")
+        with open(path, "rb") as src, open(tmp, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+            dst.flush()
+            os.fsync(dst.fileno())
+        os.replace(tmp, target)
 
     def download(self, key: str, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
