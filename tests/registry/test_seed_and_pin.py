@@ -166,9 +166,12 @@ def recorded_argv(tmp_path_factory):
     return folder, log
 
 
-def check(program: Path, tmp_path: Path) -> dict:
+def check(program: Path, tmp_path: Path, host: str) -> dict:
+    # The digest rule mandatory; the site's mirror the one registry its images may come from (the trusted policy
+    # config names it, as policies/config/smb.json names smb's).
     mandatory = tmp_path / "mandatory.json"
-    mandatory.write_text(json.dumps({DIGEST_RULE: "mandatory"}))
+    mandatory.write_text(json.dumps({DIGEST_RULE: "mandatory",
+                                     "kubernetes-all-workload-image-registry-allowed": {"allowedRegistries": [host]}}))
     no_waivers = tmp_path / "waivers.yaml"
     no_waivers.write_text("waivers: []\n")
     done = sahab("check", "--stack", "site", "--program", str(program), "--policy-config", str(mandatory),
@@ -180,7 +183,7 @@ def check(program: Path, tmp_path: Path) -> dict:
 def test_seed_pin_and_check_against_a_real_registry(registry, program, layout, recorded_argv, tmp_path):
     host, ca, password = registry
     folder, manifests = layout
-    before = check(program, tmp_path)
+    before = check(program, tmp_path, host)
     assert before["code"] == 1 and [v for v in before["violations"] if v["policy"] == DIGEST_RULE]
 
     docker_config = tmp_path / "docker"
@@ -211,9 +214,9 @@ def test_seed_pin_and_check_against_a_real_registry(registry, program, layout, r
         assert lock[entry.target.removeprefix("oci://")] == manifests[layout_name(entry)], entry.target
     assert password not in pinned.stdout + pinned.stderr
 
-    after = check(program, tmp_path)
+    after = check(program, tmp_path, host)
     assert [v for v in after["violations"] if v["policy"] == DIGEST_RULE] == []
-    assert after["code"] == 0, [v for v in after["violations"] if v["enforcement"] == "mandatory"]
+    assert after["code"] == 0, [v["message"] for v in after["violations"] if v["enforcement"] == "mandatory"]
 
 
 def test_pin_refuses_without_the_right_credentials(registry, program):
