@@ -29,9 +29,12 @@ $(STAMP): pyproject.toml $(LOCKS)
 	touch $@
 
 # Resolve pyproject.toml again (uv, for every platform at once) and rewrite the lock files; commit them.
+# The workload image's locks are cut from the new dev lock once .venv holds it (tools/lock.py image).
 lock:
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) tools/lock.py compile
+	$(MAKE) install
+	$(PY) tools/lock.py image
 
 # pip resolves each lock for other machines (macOS, Windows, Linux aarch64; other Pythons), hashes required.
 # The .venv's pip (the dev lock's, 25.1+): an older pip judges Requires-Python by its own interpreter.
@@ -49,6 +52,8 @@ test-site: install host-deps
 
 # The on-prem tests build real Debian 12 hosts with debootstrap (as root; they skip, saying why, otherwise); the
 # site tests package stand-ins (dpkg-scanpackages), the key and firewall checks use gpg and nft -c.
+# The registry tests seed and pin a real registry on loopback: skopeo, docker-registry (distribution 2.8),
+# htpasswd (apache2-utils) and openssl.
 host-deps:
 	@if [ "$$(id -u)" = 0 ] && ! { command -v debootstrap && command -v dpkg-scanpackages && command -v gpg \
 	    && command -v nft; } >/dev/null; then \
@@ -63,6 +68,9 @@ host-deps:
 	@# captured with tcpdump. The gateways' own strongSwan and FRR come from a package snapshot beside the base image.
 	@if [ "$$(id -u)" = 0 ] && ! { command -v tcpdump && command -v ip && command -v nsenter; } >/dev/null; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tcpdump iproute2 util-linux >/dev/null; \
+	fi
+	@if [ "$$(id -u)" = 0 ] && ! { command -v skopeo && command -v docker-registry && command -v htpasswd; } >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq skopeo docker-registry apache2-utils openssl >/dev/null; \
 	fi
 
 # Azurite (Azure Storage emulator, npm) on loopback for the az:// checkpoint test; skipped without npm.

@@ -36,6 +36,7 @@ ROOT = "sahab:fleet"
 
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,38}[a-z0-9]$")]  # a lower-case DNS label
 Accelerator = Literal["h100", "h200", "a100", "l40s", "a10g", "t4", "cpu"]
+GpuAccelerator = Literal["h100", "h200", "a100", "l40s", "a10g", "t4"]
 Emirate = Literal["abu-dhabi", "dubai", "sharjah", "ajman", "umm-al-quwain", "ras-al-khaimah", "fujairah"]
 # A whole disk by its stable /dev/disk/by-id/ name: a kernel name (/dev/nvme1n1) can point at another disk after a
 # reboot, and luksFormat would erase that one.
@@ -161,6 +162,15 @@ class Clouds(_Model):
     """Azure settings; absent means no Azure resources. Default: absent."""
 
 
+class HostGpus(_Model):
+    """The NVIDIA GPUs one on-prem server carries (`nvidia-smi -L` lists them)."""
+
+    accelerator: GpuAccelerator
+    """Their model, from the hardware catalog (every GPU of one server is the same model). Required."""
+    count: Annotated[StrictInt, Field(ge=1, le=16)]
+    """How many. Required."""
+
+
 class Host(_Model):
     """One on-prem server reachable over SSH."""
 
@@ -184,6 +194,9 @@ class Host(_Model):
     """The server's SSH host public keys (`<type> <base64>`), as `sahab init --accept-new-host-keys` recorded them
     on first contact. When a site's hosts record theirs, Ansible trusts only these keys for them. Default: none
     (the operator's ~/.ssh/known_hosts)."""
+    gpus: HostGpus | None = None
+    """The server's GPUs, e.g. `{accelerator: h100, count: 8}`: a GPU pool takes only hosts that carry its
+    accelerator, a CPU pool only hosts without GPUs. Default: none (a server without GPUs)."""
 
     @field_validator("data_disk")
     @classmethod
@@ -395,7 +408,8 @@ class NodePool(_Model):
     time_slicing_replicas: Annotated[StrictInt, Field(ge=2, le=48)] | None = None
     """Share each GPU between this many pods by time-slicing. Default: unset (no sharing)."""
     gpus_per_node: Annotated[StrictInt, Field(ge=1, le=16)] | None = None
-    """GPUs on each node. Default: the instance type's count from the catalog; 1 on on-prem GPU hosts."""
+    """GPUs on each node. Default: the instance type's count from the catalog; on-prem, the count its hosts
+    declare (`sites[].hosts[].gpus`), which it must equal when set."""
     gpu_driver: Literal["operator", "preinstalled"] | None = None
     """Who installs the NVIDIA driver and container toolkit: the GPU operator, or the node image / host
     (components.gpu_stack). Default: per kind of cluster: preinstalled on EKS (the AL2023 NVIDIA AMI) and on-prem
@@ -1172,9 +1186,42 @@ def _resolve_onprem_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, p
     except ValueError as err:
         raise ConfigError(f"{path}.gpu_driver", str(err)) from None
     n = len(pool.hosts)
-    gpus = pool.gpus_per_node or (1 if pool.is_gpu else None)
+    gpus = _host_gpus(fleet, fleet.site(cluster.site), pool, path)
     return pool.model_copy(update={"min_size": n, "max_size": n, "desired_size": n, "gpus_per_node": gpus,
                                    "gpu_driver": driver, "efa": False})
+
+
+def _host_gpus(fleet: FleetConfig, site: Site, pool: NodePool, path: str) -> int | None:
+    """The pool's GPUs per node from what its hosts declare: a GPU pool's hosts all carry its accelerator, the
+    same number of them; a CPU pool's hosts carry none. A mismatch names the pool and the hosts."""
+    declared = {h.name: h.gpus for h in site.hosts if h.name in pool.hosts}
+    where = f"{ROOT}.sites[{fleet.sites.index(site)}].hosts[].gpus"
+    if not pool.is_gpu:
+        carrying = [f"{h} ({g.count} {g.accelerator})" for h, g in declared.items() if g is not None]
+        if carrying:
+            raise ConfigError(f"{path}.accelerator", f"pool {pool.name} is a cpu pool but its hosts "
+                              f"{', '.join(carrying)} carry GPUs; allowed: the hosts' accelerator, or hosts "
+                              "without GPUs")
+        return None
+    missing = [h for h, g in declared.items() if g is None]
+    if missing:
+        raise ConfigError(f"{path}.hosts", f"pool {pool.name} asks for {pool.accelerator} GPUs but hosts "
+                          f"{', '.join(missing)} declare no GPUs ({where}); declare each host's "
+                          f"`gpus: {{accelerator: {pool.accelerator}, count: N}}`, or make it a cpu pool")
+    other = [f"{h} ({g.accelerator})" for h, g in declared.items() if g.accelerator != pool.accelerator]
+    if other:
+        raise ConfigError(f"{path}.accelerator", f"pool {pool.name} asks for {pool.accelerator} GPUs but hosts "
+                          f"{', '.join(other)} carry other GPUs; a pool's hosts all carry its accelerator")
+    counts = {h: g.count for h, g in declared.items()}
+    if len(set(counts.values())) > 1:
+        listed = ", ".join(f"{h} ({c})" for h, c in counts.items())
+        raise ConfigError(f"{path}.hosts", f"pool {pool.name}'s hosts carry different numbers of GPUs: {listed}; "
+                          "a pool's nodes are alike: split it by GPU count")
+    count = next(iter(counts.values()))
+    if pool.gpus_per_node is not None and pool.gpus_per_node != count:
+        raise ConfigError(f"{path}.gpus_per_node", f"pool {pool.name} says {pool.gpus_per_node} GPUs per node but "
+                          f"hosts {', '.join(counts)} carry {count}; allowed: {count} (or unset)")
+    return count
 
 
 def _resolve_control_plane(fleet: FleetConfig, cluster: Cluster, path: str) -> Cluster:

@@ -15,6 +15,7 @@ from components.config import ROOT, Cluster, FleetConfig, secret_config
 from components.egress import storage_destinations
 from components.errors import ConfigError
 from components.kubernetes.platform import Platform, PlatformArgs
+from components.kubernetes.platform_fences import fence_args
 from components.kubernetes.training_job import TrainingJob, TrainingJobArgs, node_shape
 
 
@@ -24,7 +25,8 @@ class Fleet(pulumi.ComponentResource):
     Each area comes from its own component module; an area whose component is not part of Sahab yet is
     simply absent from the plan."""
 
-    def __init__(self, name: str, config: FleetConfig, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, config: FleetConfig, opts: pulumi.ResourceOptions | None = None,
+                 digests: dict[str, str] | None = None):
         super().__init__("sahab:index:Fleet", name, None, opts)
         self.fleet_name = name
         self.config = config
@@ -40,7 +42,8 @@ class Fleet(pulumi.ComponentResource):
         self._aws_account_id: Any = None
         self._azure_provider: Any = None
         self.buckets: dict[str, Any] = {}
-        self.digests = read_digest_lock()
+        # Recorded digests by in-country reference: the program's own stacks/digests.lock (sahab registry pin).
+        self.digests = read_digest_lock() if digests is None else dict(digests)
         self._azure_zones: dict[str, Any] = {}
         self._aws_networks: dict[str, Any] = {}
         self.clusters: dict[str, Any] = self._clusters()
@@ -136,6 +139,8 @@ class Fleet(pulumi.ComponentResource):
             PlatformArgs(cluster_kind=kind, pools=self.config.pools_of(cluster_name), encryption_key=encryption_id,
                          monitoring=self.config.monitoring, teams=self.config.workload.teams,
                          cluster_name=cluster_name, images=self.images(kind),
+                         kubernetes_version=self.config.cluster(cluster_name).kubernetes_version,
+                         fences=fence_args(self.config, self.config.cluster(cluster_name)),
                          object_storage=storage_destinations(self.config, self.config.cluster(cluster_name)),
                          validator_image=self._validator_image(kind)),
             opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": k8s_provider},
@@ -306,12 +311,14 @@ class Fleet(pulumi.ComponentResource):
         built: dict[str, Any] = {}
         for cluster in (c for c in self.config.clusters if c.kind == "onprem" and not c.stack_reference):
             key = secret_config(self.config.site(cluster.site).ssh_private_key_secret)
-            control_plane = OnPremCluster(f"{self.fleet_name}-{cluster.name}", cluster_args(self.config, cluster, key),
+            control_plane = OnPremCluster(f"{self.fleet_name}-{cluster.name}", cluster_args(self.config, cluster, key,
+                                                                                  digests=self.digests),
                                           opts=pulumi.ResourceOptions(parent=self))
             built[cluster.name] = control_plane
             for pool in self.config.pools_of(cluster.name):
                 self.node_pools[pool.name] = OnPremNodePool(
-                    f"{self.fleet_name}-{pool.name}", pool_args(self.config, pool, key, control_plane.data_volume_keys),
+                    f"{self.fleet_name}-{pool.name}", pool_args(self.config, pool, key, control_plane.data_volume_keys,
+                                                    digests=self.digests),
                     opts=pulumi.ResourceOptions(parent=self, depends_on=[control_plane]))
                 self._export_pool(pool.name, cluster.name, "onprem", pool.name)
             self.exports.setdefault("onpremClusters", {})[cluster.name] = {

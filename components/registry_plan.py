@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from components import gpu_stack
 from components.artifacts import CATALOG, Artifact, Images, autoscaler_image, components_of
 from components.config import FleetConfig
+from components.image_refs import RULES, split_reference
+from components.node_os import gpu_node_os_tag
 
 KINDS = ("eks", "aks", "onprem")
 # What the GPU operator pulls only where it installs the driver and the toolkit (components.gpu_stack).
@@ -50,9 +52,8 @@ def artifacts_for(fleet: FleetConfig, kind: str) -> list[Artifact]:
     if kind == "onprem":
         names += ["cilium", "storage", "onprem"]
     found = [a for component in names for a in components_of(component)]
-    if gpu and not any(gpu_stack.owners(k, p.gpu_driver).operator_installs for k, p in gpu):
-        # The node image or host brings the driver and the toolkit: their images would exist for no node.
-        found = [a for a in found if a.name not in OPERATOR_INSTALLED]
+    if not driver_os_tags(fleet, kind):
+        found = [a for a in found if a.name not in OPERATOR_INSTALLED]  # the nodes bring their own
     if kind == "onprem" and not any(c.control_plane_vip for c in created):
         found = [a for a in found if a.name != "kube-vip"]
     if kind == "eks":
@@ -63,6 +64,28 @@ def artifacts_for(fleet: FleetConfig, kind: str) -> list[Artifact]:
     for artifact in found:
         unique.setdefault(artifact.source, artifact)
     return list(unique.values())
+
+
+def driver_os_tags(fleet: FleetConfig, kind: str) -> list[str]:
+    """The OS suffixes of the driver images the GPU operator pulls on this stack's clusters of a kind: one per
+    cluster whose GPU pools leave the driver to the operator (components.gpu_stack, components.node_os)."""
+    tags = []
+    for cluster in (c for c in fleet.clusters if c.kind == kind and not c.stack_reference):
+        if any(p.is_gpu and gpu_stack.owners(kind, p.gpu_driver).operator_installs
+               for p in fleet.pools_of(cluster.name)):
+            tag = gpu_node_os_tag(kind, cluster.kubernetes_version)
+            if tag and tag not in tags:
+                tags.append(tag)
+    return tags
+
+
+def pulled(images: Images, artifact: Artifact, os_tags: list[str]) -> list[str]:
+    """The references a cluster pulls for an image artifact, read back through the chart's own join rule from the
+    very values Sahab gives it (the driver: one per node OS where the operator installs it)."""
+    rule = RULES[artifact.join]
+    if artifact.join == "nvidia-driver":
+        return [rule.pulls(images.values(artifact, f"{artifact.version}-{os}"), os) for os in os_tags]
+    return [rule.pulls(images.values(artifact))]
 
 
 def how(artifact: Artifact, kind: str, credentials: dict[str, str], airgapped: bool = False) -> str:
@@ -93,15 +116,19 @@ def seed_list(fleet: FleetConfig, digests: dict[str, str] | None = None) -> list
             continue
         images = Images(host=registry.host.lower(), digests=digests)
         credentials = getattr(registry, "upstream_credentials", {})
+        airgapped = any(s.airgapped for s in fleet.sites)
+        os_tags = driver_os_tags(fleet, kind)
         for artifact in artifacts_for(fleet, kind):
-            source = artifact.source
+            way = how(artifact, kind, credentials, airgapped)
             if artifact.kind == "chart":  # charts as `helm pull`/`helm push` name them: <chart ref>:<version>
                 chart, version, _ = images.chart(artifact.component)
-                source, target = f"{source}:{version}", f"{chart}:{version}"
-            else:
-                target, version = images.ref(artifact), artifact.version
-            entries.append(Entry(artifact.kind, kind, source, target, version, images.digest(artifact),
-                                 how(artifact, kind, credentials, any(s.airgapped for s in fleet.sites))))
+                entries.append(Entry("chart", kind, f"{artifact.source}:{version}", f"{chart}:{version}", version,
+                                     images.chart_digest(artifact.component), way))
+                continue
+            for target in pulled(images, artifact, os_tags):
+                ref = split_reference(target)
+                entries.append(Entry("image", kind, f"{artifact.upstream}:{ref.tag}", target, ref.tag, ref.digest,
+                                     way))
         if kind in workload_kinds:
             target = images.own_image(fleet.workload.image)
             name = target.partition("@")[0]

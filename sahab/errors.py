@@ -9,6 +9,7 @@ import sys
 import traceback
 
 from components.errors import ConfigError, SahabError
+from workloads.errors import WorkloadError
 
 __all__ = ["ConfigError", "ProgramError", "SahabError", "UsageError", "one_line", "report_error"]
 
@@ -29,7 +30,7 @@ def report_error(exc: BaseException) -> int:
     """Print `error: ...` for any exception and return its exit code; tracebacks only with SAHAB_DEBUG=1."""
     if os.environ.get("SAHAB_DEBUG"):
         traceback.print_exception(exc, file=sys.stderr)
-    if isinstance(exc, SahabError):
+    if isinstance(exc, SahabError | WorkloadError):  # the workload's commands (bench, train, node-validate)
         print(f"error: {one_line(exc)}", file=sys.stderr)
         return exc.exit_code
     print(f"error: {type(exc).__name__}: {one_line(exc)}", file=sys.stderr)

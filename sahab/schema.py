@@ -1,10 +1,8 @@
-"""The version of every JSON document the CLI writes (`"schemaVersion"`): bump it when a document's shape changes."""
+"""The version of every JSON document the CLI writes (`"schemaVersion"`): bump it when a document's shape changes.
 
-SCHEMA_VERSION = 2
+Defined in workloads/schema.py, which the workload image carries (it writes bench and training documents and has
+no `sahab` package), with `versions()`, the two keys every document starts with; these are the same."""
 
+from workloads.schema import SCHEMA_VERSION, versions
 
-def versions() -> dict[str, object]:
-    """The two keys every JSON document the CLI writes starts with: its shape's version and the Sahab that wrote it."""
-    from sahab.version import version
-
-    return {"schemaVersion": SCHEMA_VERSION, "sahabVersion": version()}
+__all__ = ["SCHEMA_VERSION", "versions"]

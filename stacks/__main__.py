@@ -8,13 +8,15 @@ import pulumi
 # Pulumi runs this file with the program folder (stacks/) as cwd; the project root holds the packages.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from components.artifacts import read_digest_lock
 from components.config import load_fleet_config
 from components.errors import ConfigError
 from components.fleet import Fleet
 
 try:
     config = load_fleet_config()
-    fleet = Fleet(config.name, config)
+    # Digests beside the stack files (written by `sahab registry pin`): this program's own, wherever it runs.
+    fleet = Fleet(config.name, config, digests=read_digest_lock(Path(__file__).resolve().parent / "digests.lock"))
 except ConfigError as err:
     # RunError prints one message, no traceback, under the Pulumi CLI too.
     raise pulumi.RunError(str(err)) from err

@@ -17,6 +17,13 @@ version, so pip's `--require-hashes` accepts whichever file it picks on the mach
 - `requirements-pack.lock`: what the published policy pack needs (`make policy-pack` copies it).
 - `requirements-release.lock`: build and twine (the release workflow, `make dist`).
 
+The workload image installs from two more, cut from the dev lock (same versions, same hashes: nothing resolved
+anew) for the image's one machine, Linux x86_64 CPython 3.11, so that its pip runs `--require-hashes`:
+`workloads/requirements.lock` (what `python -m workloads` imports beyond torch, and torch's own dependencies) and
+`workloads/requirements-torch-cpu.lock` (the CPU torch, for the CPU image; the CUDA image's base brings its own
+build). `python tools/lock.py image` cuts them from the dev lock, reading who depends on whom from the .venv that
+`make install` built from it (`make lock` runs both).
+
 torch (dev lock only) is the CPU 2.13.0 build everywhere: on Linux the `+cpu` wheels of PyTorch's CPU index
 (never PyPI's Linux wheels, which are CUDA builds), on macOS arm64 and Windows PyPI's (CPU) wheels, and none on
 Intel macOS, for which PyTorch publishes no 2.13 wheel. uv reads the CPU build from a wheel folder on this
@@ -48,6 +55,8 @@ RUNTIME_LOCK = ROOT / "requirements.lock"
 PACK_LOCK = ROOT / "requirements-pack.lock"
 RELEASE_LOCK = ROOT / "requirements-release.lock"
 TORCH_WHEELS = ROOT / "tools" / "torch-cpu-wheels.json"
+IMAGE_LOCK = ROOT / "workloads" / "requirements.lock"
+IMAGE_TORCH_LOCK = ROOT / "workloads" / "requirements-torch-cpu.lock"
 
 PYTHONS = ("3.11", "3.12", "3.13")  # the CPython versions the locks are made and verified for
 MACHINES = ("manylinux_2_28_x86_64", "manylinux_2_28_aarch64")  # the Linux torch wheels kept
@@ -378,8 +387,7 @@ def for_machine(lock: Path, machine: str, python: str) -> str:
         from packaging.markers import Marker
     except ImportError:  # pip's own copy
         from pip._vendor.packaging.markers import Marker
-    env = {"python_version": python, "python_full_version": f"{python}.0", "implementation_name": "cpython",
-           "platform_python_implementation": "CPython", "os_name": "posix", **TARGETS[machine][1]}
+    env = machine_environment(machine, python)
     return "".join(f"{e.name}=={e.version} " + " ".join(f"--hash=sha256:{h}" for h in e.hashes) + "\n"
                    for e in read_lock(lock) if e.marker is None or Marker(e.marker).evaluate(env))
 
@@ -422,6 +430,100 @@ def verify(pairs=VERIFY) -> int:
     return OFFLINE if offline == len(pairs) else 0
 
 
+# --- the workload image's locks ---------------------------------------------------------------------------------
+
+# What the workload's commands import beyond the standard library (workloads/: rich for the status line, boto3
+# and azure-* for s3:// and az:// checkpoints, jinja2 and matplotlib for the fleet report, numpy and torch).
+IMAGE_PACKAGES = ("rich", "jinja2", "matplotlib", "numpy", "boto3", "azure-storage-blob", "azure-identity")
+IMAGE_MACHINE = ("linux-x86_64", "3.11")  # the images' base (workloads/Dockerfile*): CPython 3.11, Linux x86_64
+IMAGE_HEADER = """# {title}
+# Cut by `tools/lock.py image` from requirements-dev.lock (its pins for CPython 3.11, Linux x86_64, the image's base,
+# with all their hashes); do not edit by hand. Install: pip install --require-hashes --no-deps -r {name}
+{digest_prefix}{digest}"""
+
+
+def machine_environment(machine: str, python: str) -> dict[str, str]:
+    """The marker environment of that machine and Python (how pip there would judge a lock's markers)."""
+    return {"python_version": python, "python_full_version": f"{python}.0", "implementation_name": "cpython",
+            "platform_python_implementation": "CPython", "os_name": "posix", **TARGETS[machine][1]}
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def closure(roots: list[str], requires, env: dict[str, str]) -> set[str]:
+    """`roots` and everything they depend on, markers judged in `env`; `requires(name)` gives a package's
+    requirement strings (None when it is not installed)."""
+    from packaging.requirements import Requirement
+
+    needed: set[str] = set()
+    todo: list[tuple[str, str]] = [(_canonical(Requirement(r).name), "") for r in roots]
+    seen: set[tuple[str, str]] = set()
+    while todo:
+        name, extra = todo.pop()
+        if (name, extra) in seen:
+            continue
+        seen.add((name, extra))
+        texts = requires(name)
+        if texts is None:
+            continue
+        needed.add(name)
+        for text in texts:
+            req = Requirement(text)
+            if req.marker is not None and not req.marker.evaluate({**env, "extra": extra}):
+                continue
+            todo += [(_canonical(req.name), e) for e in ("", *req.extras)]
+    return needed
+
+
+def _installed_requires(name: str):
+    """A package's requirement strings from what .venv holds (installed from the dev lock by `make install`)."""
+    from importlib import metadata
+
+    try:
+        return metadata.requires(name) or []
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def image_pins(dev: list[Entry], requires) -> tuple[list[Entry], list[Entry]]:
+    """The dev lock's pins the image installs, on its machine: (the workload's packages and torch's dependencies;
+    torch alone). Each keeps the dev lock's version and hashes; its marker, which holds there, is dropped."""
+    env = machine_environment(*IMAGE_MACHINE)
+    from packaging.markers import Marker
+
+    here = {}
+    for e in dev:
+        if e.marker is None or Marker(e.marker).evaluate(env):
+            if _canonical(e.name) in here:
+                raise SystemExit(f"error: requirements-dev.lock pins {e.name} twice for the image's machine")
+            here[_canonical(e.name)] = Entry(e.name, e.version, None, e.hashes)
+    torch_deps = closure(["torch"], requires, env) - {"torch"}
+    common = closure(list(IMAGE_PACKAGES), requires, env) - {"torch"} | torch_deps
+    missing = sorted((common | {"torch"}) - set(here))
+    if missing:
+        raise SystemExit(f"error: requirements-dev.lock has no {', '.join(missing)} for the image; run `make lock`")
+    if not here["torch"].version.endswith("+cpu"):
+        raise SystemExit(f"error: the image's torch is {here['torch'].version}, not the CPU build")
+    return [here[n] for n in sorted(common)], [here["torch"]]
+
+
+def write_image_locks(requires) -> int:
+    common, torch = image_pins(read_lock(DEV_LOCK), requires)
+    digest = recorded_digest(DEV_LOCK) or ""
+    titles = ("What the workload image installs beyond its base: `python -m workloads`'s imports and torch's "
+              "dependencies.", "torch for the CPU workload image (download.pytorch.org/whl/cpu); the CUDA image's "
+              "base has its own.")
+    for path, pinned, title in zip((IMAGE_LOCK, IMAGE_TORCH_LOCK), (common, torch), titles, strict=True):
+        header = IMAGE_HEADER.format(title=title, name=path.name, digest_prefix=DIGEST_PREFIX, digest=digest)
+        lines = [f"{e.name}=={e.version} \\\n" + " \\\n".join(f"    --hash=sha256:{h}" for h in e.hashes)
+                 for e in pinned]
+        path.write_text("\n".join([header, *lines]) + "\n")
+        print(f"{path}: {len(pinned)} pins")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["check"]:
         return check()
@@ -429,7 +531,9 @@ def main(argv: list[str]) -> int:
         return compile_locks()
     if argv[:1] == ["verify"]:
         return verify()
-    print("usage: tools/lock.py compile | check | verify", file=sys.stderr)
+    if argv[:1] == ["image"]:
+        return write_image_locks(_installed_requires)
+    print("usage: tools/lock.py compile | check | verify | image", file=sys.stderr)
     return 2
 
 

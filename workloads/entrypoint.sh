@@ -3,20 +3,32 @@
 #
 #   sahab-entrypoint [all|validate|train] [worker flags...]      (default: all)
 #
-# validate  runs `sahab bench`; exit 0 pass, 1 fail, 3 inconclusive (node busy: validate again later); the
-#           JSON result is the last stdout line and is also written to $SAHAB_RESULT_FILE. Exit 2: the node
-#           could not be validated (bad baseline file, ...).
+# validate  runs `python -m workloads bench`; exit 0 pass, 1 fail, 3 inconclusive (node busy: validate again
+#           later); the JSON result is the last stdout line and is also written to $SAHAB_RESULT_FILE. Exit 2: the
+#           node could not be validated (bad baseline file, ...). $SAHAB_BENCH_TIME_BUDGET caps it (seconds).
 # train     runs torchrun with c10d rendezvous; worker flags (e.g. --steps 1000 --d-model 1024) are passed on.
 # all       validate, and only if the node passed, train. Environment: see workloads/README.md; the workers
 #           read SAHAB_FABRIC (the fabric a multi-node set's all-reduce is judged against before it trains).
+# --help    this text, then the flags of what the mode runs (the bench's, or the training worker's).
 set -eu
+
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; }
 
 mode="${1:-all}"
 case "$mode" in
+  -h|--help) usage; exit 0 ;;
   all|validate|train) [ "$#" -gt 0 ] && shift ;;
   -*) mode=all ;;
   *) echo "error: unknown mode '$mode' (all, validate or train)" >&2; exit 2 ;;
 esac
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help)
+      usage
+      if [ "$mode" = validate ]; then exec python -m workloads bench --help; fi
+      exec python -m workloads.train --help ;;
+  esac
+done
 
 checkpoint_dir="${SAHAB_CHECKPOINT_DIR:-/checkpoints}"
 node_rank="${SAHAB_NODE_RANK:-${JOB_COMPLETION_INDEX:-0}}"
@@ -32,7 +44,10 @@ validate() {
   if [ -n "${SAHAB_BASELINE:-}" ]; then
     set -- "$@" --baseline "$SAHAB_BASELINE"
   fi
-  python -m sahab "$@"
+  if [ -n "${SAHAB_BENCH_TIME_BUDGET:-}" ]; then
+    set -- "$@" --time-budget "$SAHAB_BENCH_TIME_BUDGET"
+  fi
+  python -m workloads "$@"
 }
 
 train() {

@@ -1,9 +1,10 @@
 """Node validation from a system DaemonSet: benchmark this node, record the verdict on its own Node object.
 
-`sahab node-validate --node NAME` runs in the `sahab-system` namespace (components/kubernetes/node_validator.py),
-never in a tenant's pod. It runs `sahab bench` on the node it is scheduled to, then writes the verdict as labels
-and annotations whose keys all start with `sahab.io/validation` (the only keys the cluster's admission policy
-lets its service account change, and only on the node the pod runs on):
+`python -m workloads node-validate --node NAME` runs in the `sahab-system` namespace
+(components/kubernetes/node_validator.py), never in a tenant's pod. It runs the workload's `bench` on the node it
+is scheduled to, then writes the verdict as labels and annotations whose keys all start with `sahab.io/validation`
+(the only keys the cluster's admission policy lets its service account change, and only on the node the pod runs
+on):
 
 - label `sahab.io/validation`: passed | failed | inconclusive | error | expired (training needs `passed`);
 - label `sahab.io/validation-class`: the hardware class the node was judged as (e.g. h100-sxm, cpu-avx2);
@@ -234,7 +235,7 @@ def _status_message(exc: urllib.error.HTTPError) -> str:
 def run_bench(time_budget: float, baseline: Path | None = None) -> BenchOutcome:
     """`sahab bench` in its own process (its memory and threads go when it ends), JSON result on stdout.
     The bench keeps its own hard budget; the timeout here only catches a process that hangs past it."""
-    command = [sys.executable, "-m", "sahab", "bench", "--format", "json", "--time-budget", f"{time_budget:g}"]
+    command = [sys.executable, "-m", "workloads", "bench", "--format", "json", "--time-budget", f"{time_budget:g}"]
     if baseline is not None:
         command += ["--baseline", str(baseline)]
     try:

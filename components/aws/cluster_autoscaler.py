@@ -90,7 +90,7 @@ def chart_values(args: ClusterAutoscalerArgs, cluster: pulumi.Input[str], role_a
         "cloudProvider": "aws",
         "awsRegion": args.region,
         "autoDiscovery": {"clusterName": cluster},
-        "image": args.images.tagged(autoscaler_image(args.kubernetes_version)),
+        "image": args.images.values(autoscaler_image(args.kubernetes_version)),
         "rbac": {"serviceAccount": {"create": True, "name": SERVICE_ACCOUNT,
                                     "annotations": {"eks.amazonaws.com/role-arn": role_arn}}},
         "extraArgs": {

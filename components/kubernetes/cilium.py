@@ -63,27 +63,17 @@ def helm_values(args: CiliumArgs) -> dict:
         "encryption": {"enabled": True, "type": "wireguard"},
         # "default": a pod selected by any NetworkPolicy allows only what the policies allow.
         "policyEnforcementMode": "default",
+        # NetworkPolicy ipBlocks select node addresses too: the platform's fences name the API server on the
+        # control-plane hosts and the nodes Prometheus scrapes by address (values.yaml policyCIDRMatchMode,
+        # templates/cilium-configmap.yaml policy-cidr-match-mode).
+        "policyCIDRMatchMode": ["nodes"],
         "hubble": {"enabled": True, "relay": {"enabled": False}, "ui": {"enabled": False}},
         # Every image the chart pulls with these values, from the fleet's registry. No L7 proxy is used, so
         # the separate Envoy DaemonSet stays off (its image would be one more to mirror).
-        "image": _cilium_image(args.images, "cilium"),
-        "operator": {"replicas": args.operator_replicas, "image": _operator_image(args.images)},
+        "image": args.images.values("cilium"),
+        "operator": {"replicas": args.operator_replicas, "image": args.images.values("cilium-operator")},
         "envoy": {"enabled": False},
     }
-
-
-def _cilium_image(images: Images, name: str) -> dict:
-    """Cilium's image map: the chart appends `@digest` only with `useDigest`, so it is on exactly when Sahab
-    has a recorded digest (else the chart would pin its own default digest, which no policy can see)."""
-    value = images.image_map(name)
-    return {**value, "useDigest": "digest" in value, "digest": value.get("digest", "")}
-
-
-def _operator_image(images: Images) -> dict:
-    """The chart names the operator `<repository>-generic`: give it the repository without that suffix."""
-    value = _cilium_image(images, "cilium-operator")
-    value["repository"] = value["repository"].removesuffix("-generic")
-    return {**value, "suffix": "", "genericDigest": value["digest"]}
 
 
 class Cilium(pulumi.ComponentResource):

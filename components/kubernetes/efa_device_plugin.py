@@ -25,7 +25,7 @@ class EfaDevicePluginArgs(Args):
 
 def helm_values(args: EfaDevicePluginArgs) -> dict:
     return {
-        "image": args.images.tagged("efa-device-plugin"),
+        "image": args.images.values("efa-device-plugin"),
         "nodeSelector": {LABEL_EFA: "true"},
         # EFA pools are GPU pools with the GPU taint and whatever taints the fleet adds: a device plugin must
         # run on every one of their nodes.

@@ -26,6 +26,7 @@ from components.config import NodePool
 from components.kubernetes import gpu_config
 from components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
 from components.kubernetes.placement import Placement
+from components.node_os import gpu_node_os_tag
 
 CHART = "gpu-operator"
 CHART_VERSION = CATALOG["gpu-operator-chart"].version
@@ -50,6 +51,9 @@ class GpuOperatorArgs(Args):
     images: Images = Images()
     """Where the chart (pinned, v26.7.0) and every image it runs come from (components.artifacts).
     Default: upstream (NGC, registry.k8s.io)."""
+    kubernetes_version: str = "1.34"
+    """The cluster's minor version: with the cluster kind it says which OS the GPU nodes run, and so which driver
+    image the operator pulls where it installs the driver (components.node_os). Default: 1.34."""
 
     @field_validator("pools")
     @classmethod
@@ -72,31 +76,39 @@ class GpuOperatorArgs(Args):
         return self
 
     @property
+    def driver_os_tag(self) -> str | None:
+        """The OS suffix of the driver image the operator pulls; None where it installs no driver."""
+        return gpu_node_os_tag(self.cluster_kind, self.kubernetes_version) if self.operator_installs_driver else None
+
+    @property
     def operator_installs_driver(self) -> bool:
         """Only where the operator owns the driver and the toolkit: AKS pools that skip the node image's."""
         return gpu_stack.owners(self.cluster_kind, self.pools[0].gpu_driver).operator_installs
 
 
-# Values key -> catalog image, for the operator's `{repository, image, version}` maps.
-OPERATOR_IMAGES = {"operator": "gpu-operator", "validator": "gpu-operator-validator", "driver": "nvidia-driver",
-                   "toolkit": "container-toolkit", "devicePlugin": "device-plugin", "gfd": "device-plugin",
-                   "dcgmExporter": "dcgm-exporter", "migManager": "mig-manager"}
+# Values key -> catalog image, for the operator's `{repository, image, version}` maps. The validator runs from the
+# operator's own image (values.yaml at v26.7.0: validator.repository nvcr.io/nvidia, image gpu-operator).
+OPERATOR_IMAGES = {"operator": "gpu-operator", "validator": "gpu-operator", "toolkit": "container-toolkit",
+                   "devicePlugin": "device-plugin", "gfd": "device-plugin", "dcgmExporter": "dcgm-exporter",
+                   "migManager": "mig-manager"}
 
 
-def operator_image(images: Images, name: str) -> dict:
-    """`{repository, image, version}`: the operator joins them as `repository/image:version`, or takes a
-    `sha256:` digest as the version, which is how a recorded digest pins it."""
-    name_part, _, digest = images.ref(name).partition("@")
-    repository, _, tail = name_part.rpartition("/")
-    image, _, tag = tail.partition(":")
-    return {"repository": repository, "image": image, "version": digest or tag}
+def driver_values(images: Images, os_tag: str | None) -> dict:
+    """The driver's `{repository, image, version}`: the operator appends `-<node OS>` to the version itself, so
+    only a recorded digest (of the `<version>-<os>` image the nodes pull) needs the whole tag spelt out."""
+    driver = CATALOG["nvidia-driver"]
+    if os_tag is None:  # the operator installs no driver here; the values still name the in-country image
+        return images.values(driver)
+    return images.values(driver, f"{driver.version}-{os_tag}")
 
 
-def image_values(images: Images) -> dict:
+def image_values(images: Images, os_tag: str | None = None) -> dict:
     """Every image the chart can pull, from the fleet's registry, so the policy pack sees each one."""
-    values = {key: operator_image(images, name) for key, name in OPERATOR_IMAGES.items()}
-    # NFD's chart joins `repository:tag`: a recorded digest rides in the tag (`v0.18.2@sha256:...`).
-    values["node-feature-discovery"] = {"image": images.tagged("node-feature-discovery")}
+    values = {key: images.values(name) for key, name in OPERATOR_IMAGES.items()}
+    values["driver"] = driver_values(images, os_tag)
+    # The driver DaemonSet's init container (it drains the node before a driver change).
+    values["driver"]["manager"] = images.values("driver-manager")
+    values["node-feature-discovery"] = {"image": images.values("node-feature-discovery")}
     return values
 
 
@@ -106,7 +118,7 @@ def helm_values(args: GpuOperatorArgs) -> dict:
     installs_driver = args.operator_installs_driver
     controllers = {"nodeSelector": dict(args.placement.node_selector),
                    "tolerations": [CONTROL_PLANE_TOLERATION, *args.placement.tolerations]}
-    images = image_values(args.images)
+    images = image_values(args.images, args.driver_os_tag)
     values = {
         # Namespace labels are ours (privileged here only), not the chart's.
         "psa": {"enabled": False},
@@ -132,8 +144,6 @@ def helm_values(args: GpuOperatorArgs) -> dict:
     }
     for key, image in images.items():
         values[key] = {**values.get(key, {}), **image}
-    # The driver DaemonSet's init container (it drains the node before a driver change).
-    values["driver"]["manager"] = operator_image(args.images, "driver-manager")
     return values
 
 

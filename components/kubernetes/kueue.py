@@ -98,7 +98,7 @@ def chart_values(args: KueueArgs) -> dict:
         "managerConfig": {"controllerManagerConfigYaml": yaml.safe_dump(controller_config(args), sort_keys=False)},
         "controllerManager": {
             "replicas": 2,
-            "manager": {"image": args.images.tagged("kueue")},
+            "manager": {"image": args.images.values("kueue")},
             "nodeSelector": dict(placement.node_selector),
             "tolerations": list(placement.tolerations),
         },

@@ -55,7 +55,7 @@ class ClusterMonitoringArgs(Args):
     node_exporter_namespace: str = "node-exporter"
     """Namespace of node-exporter alone (it needs host access). Default: node-exporter."""
     images: Images = Images()
-    """Where the chart (pinned, 88.5.3: Prometheus operator v0.93) and every image of it and its subcharts come
+    """Where the chart (pinned, 88.5.3: Prometheus operator v0.93.1) and every image of it and its subcharts come
     from (components.artifacts). Default: their upstream registries."""
     cluster: str | None = None
     """Cluster name, put on every alert as the `cluster` label (notifications say where). Default: unset."""
@@ -66,31 +66,24 @@ def _volume(storage_class: StrInput, size: str) -> dict:
                                              "resources": {"requests": {"storage": size}}}}}
 
 
-def _image(images: Images, name: str, digest_key: str = "sha") -> dict:
-    """`{registry, repository, tag}` plus the digest as these charts spell it: `sha` (hex only) or `digest`."""
-    value = images.image_map(name, split_registry=True)
-    digest = value.pop("digest", None)
-    if digest:
-        value[digest_key] = digest.removeprefix("sha256:") if digest_key == "sha" else digest
-    return value
-
-
 def image_values(images: Images) -> dict:
     """Every image the chart and its subcharts pull (and the operator's defaults for what it runs), from the
-    fleet's registry, as a values tree merged under the chart's other values."""
+    fleet's registry, each joined as its template joins it (components.image_refs), as a values tree merged under
+    the chart's other values."""
+    v = images.values
     return {
-        "prometheusOperator": {"image": _image(images, "prometheus-operator"),
-                               "prometheusConfigReloader": {"image": _image(images, "prometheus-config-reloader")},
-                               "thanosImage": _image(images, "thanos"),
-                               "admissionWebhooks": {"patch": {"image": _image(images, "webhook-certgen")}}},
-        "prometheus": {"prometheusSpec": {"image": _image(images, "prometheus")}},
-        "alertmanager": {"alertmanagerSpec": {"image": _image(images, "alertmanager")}},
-        "kube-state-metrics": {"image": _image(images, "kube-state-metrics")},
-        "prometheus-node-exporter": {"image": _image(images, "node-exporter", "digest")},
-        "grafana": {"image": _image(images, "grafana"),
-                    "sidecar": {"image": _image(images, "grafana-sidecar")},
-                    "initChownData": {"image": _image(images, "busybox")},
-                    "downloadDashboardsImage": _image(images, "grafana-curl"),
+        "prometheusOperator": {"image": v("prometheus-operator"),
+                               "prometheusConfigReloader": {"image": v("prometheus-config-reloader")},
+                               "thanosImage": v("thanos"),
+                               "admissionWebhooks": {"patch": {"image": v("webhook-certgen")}}},
+        "prometheus": {"prometheusSpec": {"image": v("prometheus")}},
+        "alertmanager": {"alertmanagerSpec": {"image": v("alertmanager")}},
+        "kube-state-metrics": {"image": v("kube-state-metrics")},
+        "prometheus-node-exporter": {"image": v("node-exporter")},
+        "grafana": {"image": v("grafana"),
+                    "sidecar": {"image": v("grafana-sidecar")},
+                    "initChownData": {"image": v("busybox")},
+                    "downloadDashboardsImage": v("grafana-curl"),
                     # The chart's test pod would pull one more image; `helm test` is not how Sahab checks.
                     "testFramework": {"enabled": False}},
     }
@@ -104,7 +97,7 @@ def _merge(base: dict, extra: dict) -> dict:
     return merged
 
 
-def helm_values(args: ClusterMonitoringArgs, storage_class: str) -> dict:
+def helm_values(args: ClusterMonitoringArgs, storage_class: StrInput) -> dict:
     receiver_secrets = alertmanager.secret_files(args.settings.alerting)
     control_plane = args.scrape_control_plane
     place = {"nodeSelector": dict(args.placement.node_selector), "tolerations": list(args.placement.tolerations)}
@@ -189,7 +182,8 @@ class ClusterMonitoring(pulumi.ComponentResource):
                 f"{name}-alertmanager-receivers", metadata={"name": alertmanager.SECRET_NAME, **meta}, type="Opaque",
                 string_data={f.file: _secret_setting(f) for f in files}, opts=in_ns))
 
-        values = pulumi.Output.from_input(args.storage_class).apply(lambda sc: helm_values(args, sc))
+        # The class stays a leaf of the values: a preview shows every other value (retention, selectors, images).
+        values = helm_values(args, args.storage_class)
         chart, version, repository = args.images.chart("monitoring")
         release = k8s.helm.v3.Release(
             f"{name}-release", name=RELEASE, chart=chart, version=version,

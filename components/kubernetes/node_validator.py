@@ -2,8 +2,9 @@
 
 Tenants never get a right on nodes. Instead, in the `sahab-system` namespace (Pod Security `restricted`):
 
-- per training pool a DaemonSet `validate-<pool>` that runs `sahab node-validate` (workloads/node_validation.py)
-  on each of the pool's nodes that has not passed: it benchmarks the node with `sahab bench` and writes the
+- per training pool a DaemonSet `validate-<pool>` that runs `python -m workloads node-validate` (the image's own
+  entrypoint, workloads/node_validation.py) on each of the pool's nodes that has not passed: it benchmarks the
+  node with the workload's `bench` and writes the
   verdict as `sahab.io/validation*` labels and annotations on its own node. It asks for what one training pod
   of the pool asks for (the GPUs through the device plugin, nothing privileged), so it measures what training
   would get and never shares the GPUs with a training run. Once its node passes, the DaemonSet's node affinity
@@ -51,11 +52,12 @@ VERDICTS = ("passed", "failed", "inconclusive", "error", "expired")
 NODE_LABELS_ANNOTATION = "sahab.io/node-labels"
 IMAGE_UID = 10001  # the workload image's unprivileged user (workloads/Dockerfile*)
 WATCH_DAEMONSET = "validation-watch"
+WORKLOAD = ["python", "-m", "workloads"]  # the image's entrypoint (workloads/__main__.py); it has no `sahab`
 
 
 class NodeValidatorArgs(Args):
     image: str
-    """The workload image (it carries `sahab node-validate` and `sahab bench`). Required."""
+    """The workload image (its `python -m workloads` serves `node-validate` and `bench`). Required."""
     pools: tuple[NodePool, ...] = ()
     """The training pools whose nodes are validated, one DaemonSet each. Default: none."""
     shared: bool = True
@@ -184,7 +186,7 @@ def _verdict_affinity(operator: str) -> dict:
 
 
 def benchmark_command(args: NodeValidatorArgs) -> list[str]:
-    return ["python", "-m", "sahab", "node-validate", "--interval", args.interval, "--retry-after",
+    return [*WORKLOAD, "node-validate", "--interval", args.interval, "--retry-after",
             args.retry_after, "--time-budget", str(args.time_budget)]
 
 
@@ -262,7 +264,7 @@ class NodeValidator(pulumi.ComponentResource):
             subjects=[{"kind": "ServiceAccount", "name": VALIDATOR_ACCOUNT, "namespace": SYSTEM_NAMESPACE}],
             opts=binding_opts)
         watch = validator_pod(
-            args, ["python", "-m", "sahab", "node-validate", "--watch", "--interval", args.interval],
+            args, [*WORKLOAD, "node-validate", "--watch", "--interval", args.interval],
             {"requests": {"cpu": "10m", "memory": "64Mi"}, "limits": {"memory": "128Mi"}},
             _verdict_affinity("In"),
             # Wherever a node passed, whatever its taints: it is a tiny agent that only reads its node.

@@ -24,6 +24,7 @@ from components.kubernetes.kueue import CLOUD_PODS_READY_TIMEOUT, Kueue, KueueAr
 from components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
 from components.kubernetes.node_validator import NodeValidator, NodeValidatorArgs
 from components.kubernetes.placement import system_placement
+from components.kubernetes.platform_fences import FenceArgs, PlatformFences
 from components.kubernetes.priority_classes import TrainingPriorities
 from components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
 from components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs
@@ -44,12 +45,18 @@ class PlatformArgs(Args):
     """Tenants, one namespace each. Default: none."""
     cluster_name: str | None = None
     """The cluster's name, on every alert as the `cluster` label. Default: unset."""
+    kubernetes_version: str = "1.34"
+    """The cluster's Kubernetes minor version (it decides the GPU nodes' OS on AKS, and so the driver image the
+    GPU operator pulls there). Default: 1.34."""
     images: Images = Images()
     """Where every chart and image of the platform comes from: the cluster's in-country registry
     (components.artifacts). Default: their upstream registries."""
     object_storage: tuple[tuple[str, ...], int] = ((), 443)
     """Private blocks holding the fleet's storage endpoints, and the port team pods may reach them on
     (`components.egress.storage_destinations`). Default: none (see TeamNamespaceArgs)."""
+    fences: FenceArgs | None = None
+    """The cluster's network facts for the fences of the platform's own namespaces (default-deny plus the flows
+    their components need: components/kubernetes/platform_fences.py). Default: unset (no fences)."""
     validator_image: str | None = None
     """Image whose `sahab node-validate` judges every pool's nodes (the workload image); training requires
     its verdict. Default: unset (no node validation)."""
@@ -86,7 +93,8 @@ class Platform(pulumi.ComponentResource):
         self.gpu: GpuOperator | None = None
         if args.gpu_pools:
             self.gpu = GpuOperator(f"{name}-gpu", GpuOperatorArgs(
-                cluster_kind=args.cluster_kind, pools=args.gpu_pools, placement=placement, images=args.images),
+                cluster_kind=args.cluster_kind, pools=args.gpu_pools, placement=placement, images=args.images,
+                kubernetes_version=args.kubernetes_version),
                 opts=child)
 
         # EKS: EFA pools may come later (a burst stack's); the plugin runs on none of the nodes until they do.
@@ -118,6 +126,13 @@ class Platform(pulumi.ComponentResource):
         if args.validator_image:
             self.validator = NodeValidator(f"{name}-node-validator", NodeValidatorArgs(
                 image=args.validator_image, pools=args.pools), opts=child)
+
+        self.fences: PlatformFences | None = None
+        if args.fences is not None:
+            # After the namespaces they live in exist (kube-system always does).
+            owners = [c for c in (self.kueue, self.monitoring, self.validator) if c is not None]
+            self.fences = PlatformFences(f"{name}-fences", args.fences,
+                                         opts=pulumi.ResourceOptions(parent=self, depends_on=owners))
 
         self.storage_class = self.storage.class_name
         self.register_outputs({

@@ -36,6 +36,10 @@ from components.kubernetes.node_validator import IMAGE_UID
 from components.kubernetes.placement import Placement
 
 DEFAULT_CLASS = "sahab-encrypted"
+PROVISIONER_ACCOUNT = "local-path-provisioner"
+# The account the provisioner gives its helper pods (its --service-account-name; local-path-provisioner v0.0.37
+# defaults to local-path-provisioner-service-account, which Sahab does not create): no rights, no token.
+HELPER_ACCOUNT = "local-path-helper"
 ONPREM_PROVISIONER = "sahab.io/luks-local-path"
 ONPREM_VOLUME_PATH = "/var/lib/sahab/volumes"
 
@@ -66,8 +70,9 @@ class EncryptedStorageArgs(Args):
         return v.rstrip("/")
 
 
-def storage_class_spec(args: EncryptedStorageArgs, key: str | None = None) -> dict:
-    """provisioner, parameters and the rest of the class for the cluster kind (metadata aside)."""
+def storage_class_spec(args: EncryptedStorageArgs, key: StrInput | None = None) -> dict:
+    """provisioner, parameters and the rest of the class for the cluster kind (metadata aside). `key` may be an
+    Output: it stays the one leaf a preview does not know, so `encrypted`/`diskEncryptionType` stay visible."""
     spec: dict = {"reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer"}
     if args.cluster_kind == "eks":
         parameters = {"type": "gp3", "encrypted": "true", "csi.storage.k8s.io/fstype": "ext4"}
@@ -125,9 +130,15 @@ def provisioner_config(args: EncryptedStorageArgs) -> dict[str, str]:
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "helper-pod"},
         # The provisioner binds the helper to the volume's node by name, so it must tolerate whatever
         # taints that node has (GPU nodes, disk pressure), or a NoExecute taint would evict it mid-setup.
+        # It runs as root (it makes directories on the host's root-owned volume), so it is hardened as far as that
+        # allows: the runtime's seccomp profile, no privilege escalation, no API token (validateHelperPodTemplate
+        # in local-path-provisioner v0.0.37 admits these hardening fields).
         "spec": {"priorityClassName": "system-node-critical", "tolerations": [{"operator": "Exists"}],
-                 "containers": [{"name": "helper-pod", "image": args.images.ref("local-path-helper"),
+                 "automountServiceAccountToken": False,
+                 "securityContext": {"seccompProfile": {"type": "RuntimeDefault"}},
+                 "containers": [{"name": "helper-pod", "image": args.images.reference("local-path-helper"),
                                  "imagePullPolicy": "IfNotPresent",
+                                 "securityContext": {"allowPrivilegeEscalation": False},
                                  "resources": {"limits": {"cpu": "100m", "memory": "64Mi"}}}]},
     }
     config = {"nodePathMap": [{"node": "DEFAULT_PATH_FOR_NON_LISTED_NODES", "paths": [args.onprem_volume_path]}]}
@@ -146,12 +157,9 @@ class EncryptedStorage(pulumi.ComponentResource):
         if args.cluster_kind == "onprem":
             depends = self._local_path_provisioner(name, args)
 
-        # Only the parameters wait for the key: the provisioner and binding mode stay known in a preview, so a
-        # reviewer (and the readiness verdict) sees which driver backs the class before the key exists.
-        key = args.encryption_key
-        spec = storage_class_spec(args)
-        parameters = (pulumi.Output.from_input(key).apply(lambda k: storage_class_spec(args, k)["parameters"])
-                      if key is not None else spec["parameters"])
+        # Only the key waits: the key reference is the one unknown leaf of the parameters, so a preview shows the
+        # driver, `encrypted: "true"` / `diskEncryptionType` and the binding mode before the key exists.
+        spec = storage_class_spec(args, args.encryption_key)
         annotations = {DEFAULT_CLASS_ANNOTATION: "true"}
         if args.cluster_kind == "onprem":
             annotations[ENCRYPTION_ANNOTATION] = "luks"
@@ -159,7 +167,7 @@ class EncryptedStorage(pulumi.ComponentResource):
             f"{name}-default",
             metadata={"name": args.class_name, "labels": MANAGED_BY, "annotations": annotations},
             provisioner=spec["provisioner"],
-            parameters=parameters,
+            parameters=spec["parameters"],
             reclaim_policy=spec["reclaimPolicy"],
             volume_binding_mode=spec["volumeBindingMode"],
             allow_volume_expansion=spec.get("allowVolumeExpansion", False),
@@ -168,7 +176,7 @@ class EncryptedStorage(pulumi.ComponentResource):
         self.register_outputs({"className": self.class_name})
 
     def _local_path_provisioner(self, name: str, args: EncryptedStorageArgs) -> list[pulumi.Resource]:
-        ns_name, sa_name = args.onprem_namespace, "local-path-provisioner"
+        ns_name, sa_name = args.onprem_namespace, PROVISIONER_ACCOUNT
         child = pulumi.ResourceOptions(parent=self)
         # Privileged: the helper pods mount host directories. Only this namespace.
         ns = k8s.core.v1.Namespace(f"{name}-namespace", metadata={
@@ -177,6 +185,8 @@ class EncryptedStorage(pulumi.ComponentResource):
         meta = {"namespace": ns_name, "labels": MANAGED_BY}
         sa = k8s.core.v1.ServiceAccount(f"{name}-provisioner-sa", metadata={"name": sa_name, **meta},
                                         automount_service_account_token=True, opts=in_ns)
+        helper_sa = k8s.core.v1.ServiceAccount(f"{name}-helper-sa", metadata={"name": HELPER_ACCOUNT, **meta},
+                                               automount_service_account_token=False, opts=in_ns)
         subjects = [{"kind": "ServiceAccount", "name": sa_name, "namespace": ns_name}]
         # Helper pods in its own namespace only; volumes, claims and classes cluster-wide (read, except PVs).
         role = k8s.rbac.v1.Role(f"{name}-provisioner-role", metadata={"name": sa_name, **meta}, rules=[
@@ -213,10 +223,11 @@ class EncryptedStorage(pulumi.ComponentResource):
                     "securityContext": {"runAsNonRoot": True, "runAsUser": 65534,
                                         "seccompProfile": {"type": "RuntimeDefault"}},
                     "containers": [{
-                        "name": "provisioner", "image": args.images.ref("local-path-provisioner"),
+                        "name": "provisioner", "image": args.images.reference("local-path-provisioner"),
                         "imagePullPolicy": "IfNotPresent",
                         "command": ["local-path-provisioner", "start", "--config", "/etc/config/config.json",
-                                    "--provisioner-name", ONPREM_PROVISIONER],
+                                    "--provisioner-name", ONPREM_PROVISIONER,
+                                    "--service-account-name", HELPER_ACCOUNT],
                         "env": [{"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath":
                                                                                          "metadata.namespace"}}},
                                 {"name": "CONFIG_MOUNT_PATH", "value": "/etc/config/"}],
@@ -231,6 +242,6 @@ class EncryptedStorage(pulumi.ComponentResource):
                     }],
                     "volumes": [{"name": "config", "configMap": {"name": "local-path-config"}}],
                 }}},
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[ns, sa, role, binding, cluster_role,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[ns, sa, helper_sa, role, binding, cluster_role,
                                                                  cluster_binding, config]))
         return [deployment]

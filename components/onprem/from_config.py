@@ -26,19 +26,19 @@ def site_hosts(site: Site, names: tuple[str, ...]) -> tuple[OnPremHostArgs, ...]
     )
 
 
-def registry_variables(fleet: FleetConfig) -> dict[str, Any]:
+def registry_variables(fleet: FleetConfig, digests: dict[str, str] | None = None) -> dict[str, Any]:
     """With an on-prem mirror (sahab:fleet.registries.onprem): containerd sends every upstream to the mirror under
     its prefix (/etc/containerd/certs.d/<upstream>/hosts.toml), and kubeadm's images, the pause image and kube-vip
     are named in the mirror directly. Without one: nothing (the roles' upstream defaults)."""
     host = fleet.registries.host_of("onprem")
     if host is None:
         return {}
-    images = Images(host=host, digests=read_digest_lock())
+    images = Images(host=host, digests=read_digest_lock() if digests is None else digests)
     return {
         "sahab_containerd_registry_mirrors": {u.host: f"https://{host}/v2/{u.alias}" for u in UPSTREAMS.values()},
-        "sahab_containerd_sandbox_image": images.ref("pause"),
+        "sahab_containerd_sandbox_image": images.reference("pause"),
         "sahab_control_plane_image_repository": f"{host}/{UPSTREAMS['registry.k8s.io'].alias}",
-        "sahab_control_plane_kube_vip_image": images.ref("kube-vip"),
+        "sahab_control_plane_kube_vip_image": images.reference("kube-vip"),
     }
 
 
@@ -76,7 +76,8 @@ def firewall_sources(site: Site, cluster: Cluster) -> list[str]:
     return [h.address for h in site.hosts] + ([cluster.control_plane_vip] if cluster.control_plane_vip else [])
 
 
-def cluster_args(fleet: FleetConfig, cluster: Cluster, ssh_private_key: Any = None) -> OnPremClusterArgs:
+def cluster_args(fleet: FleetConfig, cluster: Cluster, ssh_private_key: Any = None,
+                 digests: dict[str, str] | None = None) -> OnPremClusterArgs:
     """The control plane, with the pool settings of control-plane hosts that also run workloads, and the list of
     the cluster's hosts with data disks (each gets its LUKS2 key from the cluster)."""
     site = fleet.site(cluster.site)
@@ -86,7 +87,7 @@ def cluster_args(fleet: FleetConfig, cluster: Cluster, ssh_private_key: Any = No
         members |= set(pool.hosts)
         shared = [h for h in pool.hosts if h in cluster.control_plane_hosts]
         if shared:
-            variables = pool_vars(pool_args(fleet, pool, ssh_private_key))
+            variables = pool_vars(pool_args(fleet, pool, ssh_private_key, digests=digests))
             for host in shared:
                 node_vars[host], pool_groups[host] = variables, group_for(pool.accelerator)
     return OnPremClusterArgs(
@@ -96,12 +97,13 @@ def cluster_args(fleet: FleetConfig, cluster: Cluster, ssh_private_key: Any = No
         node_vars=node_vars,
         pool_groups=pool_groups,
         data_disk_hosts=tuple(h.name for h in site.hosts if h.name in members and h.data_disk),
-        access=access_for(site, cluster, ssh_private_key, registry_variables(fleet)),
+        access=access_for(site, cluster, ssh_private_key, registry_variables(fleet, digests)),
     )
 
 
 def pool_args(fleet: FleetConfig, pool: NodePool, ssh_private_key: Any = None,
-              data_volume_keys: dict[str, Any] | None = None) -> OnPremNodePoolArgs:
+              data_volume_keys: dict[str, Any] | None = None,
+              digests: dict[str, str] | None = None) -> OnPremNodePoolArgs:
     """A pool's args: labels and taints exactly as its nodes carry them (pool, accelerator and NVIDIA labels,
     the GPU taint on GPU pools)."""
     cluster = fleet.cluster(pool.cluster)
@@ -116,5 +118,5 @@ def pool_args(fleet: FleetConfig, pool: NodePool, ssh_private_key: Any = None,
         labels=pool.node_labels,
         taints=tuple(TaintArgs(key=t.key, value=t.value, effect=t.effect) for t in pool.taints),
         data_volume_keys=dict(data_volume_keys or {}),
-        access=access_for(site, cluster, ssh_private_key, registry_variables(fleet)),
+        access=access_for(site, cluster, ssh_private_key, registry_variables(fleet, digests)),
     )

@@ -32,6 +32,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")
 
 
+def seed_references(result) -> dict[str, set[str]] | None:
+    """The stack's seed list per cluster kind (what its registries hold once seeded), for a Sahab fleet."""
+    from sahab.project import find_project
+    from sahab.registry.stack import seeded
+
+    return seeded(find_project(result.program_dir), result.stack)
+
+
 def run(args: argparse.Namespace) -> int:
     import json
     import sys
@@ -48,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in result.notices:
         print(f"warning: {warning}", file=sys.stderr)
     result.warnings += warnings
-    readiness = judge(result.resources, referenced)
+    readiness = judge(result.resources, referenced, seed_references(result))
     if args.format == "json":
         doc = {**result.contract(), "readiness": readiness.contract()}
         print(json.dumps(doc, indent=2, sort_keys=False))

@@ -1,30 +1,82 @@
-"""`sahab registry list`: every image and chart a stack installs, with its upstream source and in-country target.
+"""`sahab registry list|seed|pin`: a stack's artifacts from their upstreams to its in-country registries.
 
-The list is the seed list of an airgapped site: each line says what to copy (or build) and where to push it
-(README: seeding the registry). Text is tab-separated, one artifact a line after `#` comments, so a shell loop
-reads it; JSON carries `schemaVersion`.
+- `list`: every image and chart with its upstream source and in-country target (the seed list of an airgapped site;
+  text is tab-separated after `#` comments, JSON carries `schemaVersion`).
+- `seed`: copies them in with skopeo or crane, from their upstreams or from an OCI layout (`--from DIR`).
+- `pin`: records the digest each registry answers for each of them in the stack config folder's digests.lock, so
+  every component names its images by digest.
+Registry credentials come from the environment or the Docker config (sahab/registry/credentials.py), never from
+the command line.
 """
 
 from __future__ import annotations
 
 import argparse
 
-HELP = "List (and write as a seed list) every image and chart of a stack, from its upstream to its in-country registry."
+HELP = "List, seed and pin every image and chart of a stack, from its upstream to its in-country registry."
 COLUMNS = ("kind", "cluster_kind", "how", "source", "target", "digest")
+KINDS = ("eks", "aks", "onprem")
+DIGEST_RULE = "kubernetes-all-workload-image-digest-pinned"
+
+
+def _existing_file(text: str):
+    from pathlib import Path
+
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text}: no such file")
+    return path
+
+
+def _layout(text: str):
+    from pathlib import Path
+
+    path = Path(text)
+    if not (path / "index.json").is_file() or not (path / "oci-layout").is_file():
+        raise argparse.ArgumentTypeError(f"{text}: not an OCI image layout (no index.json and oci-layout)")
+    return path.resolve()
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    from sahab.commands.plan import stack_name
+
+    parser.add_argument("--stack", "-s", default="dev", type=stack_name,
+                        help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
+    parser.add_argument("--program", metavar="DIR", default=None,
+                        help="folder holding Pulumi.yaml (default: the nearest one from the current folder up)")
+
+
+def _registry_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--kind", choices=KINDS, action="append", default=None,
+                        help="only the registry of this kind of cluster (repeatable; default: every one)")
+    parser.add_argument("--ca-file", metavar="PEM", type=_existing_file, default=None,
+                        help="a CA to trust for the in-country registries (default: the system's)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from sahab.commands.plan import stack_name
-
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
-    listing = actions.add_parser("list", help=HELP, description=HELP)
-    listing.add_argument("--stack", "-s", default="dev", type=stack_name,
-                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
-    listing.add_argument("--program", metavar="DIR", default=None,
-                         help="folder holding Pulumi.yaml (default: the nearest one from the current folder up)")
+    listing = actions.add_parser("list", help="every artifact of the stack: source, target, digest",
+                                 description=HELP)
+    _common(listing)
     listing.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
     listing.add_argument("--output", "-o", metavar="FILE", default=None,
                          help="write the seed list here (default: stdout)")
+    seeding = actions.add_parser("seed", help="copy the stack's artifacts into its registries (skopeo or crane)",
+                                 description="Copy each artifact the stack's registries must hold from its upstream, "
+                                             "or from an OCI layout, with skopeo (else crane).")
+    _common(seeding)
+    _registry_options(seeding)
+    seeding.add_argument("--from", dest="layout", metavar="DIR", type=_layout, default=None,
+                         help="an OCI image layout to copy from (an airgapped site's transfer disk) instead of the "
+                              "upstreams")
+    seeding.add_argument("--all", action="store_true",
+                         help="also copy what the registries would cache on first pull (default: only `seed` and, "
+                              "from a layout, `build` entries)")
+    pinning = actions.add_parser("pin", help="record each artifact's digest, as its registry answers, in digests.lock",
+                                 description="Ask each registry (v2 API) for the digest of every artifact of the "
+                                             "stack and record them in the stack config folder's digests.lock.")
+    _common(pinning)
+    _registry_options(pinning)
 
 
 def document(project: str, stack: str, fleet, entries) -> dict:
@@ -34,8 +86,7 @@ def document(project: str, stack: str, fleet, entries) -> dict:
         **versions(),
         "project": project,
         "stack": stack,
-        "registries": {kind: fleet.registries.host_of(kind) for kind in ("eks", "aks", "onprem")
-                       if fleet.registries.host_of(kind)},
+        "registries": {kind: fleet.registries.host_of(kind) for kind in KINDS if fleet.registries.host_of(kind)},
         "artifacts": [{"kind": e.kind, "clusterKind": e.cluster_kind, "how": e.how, "source": e.source,
                        "target": e.target, "version": e.version, "digest": e.digest} for e in entries],
     }
@@ -43,34 +94,34 @@ def document(project: str, stack: str, fleet, entries) -> dict:
 
 def text(doc: dict) -> str:
     lines = [f"# sahab registry list --stack {doc['stack']}: {len(doc['artifacts'])} artifacts",
-             "# how: cache = the registry pulls it through on first use; seed = copy it in (skopeo/crane/oras, "
-             "helm push); build = build it from this repository and push it",
+             "# how: cache = the registry pulls it through on first use; seed = copy it in (sahab registry seed); "
+             "build = build it from this repository and push it",
              "# " + "\t".join(COLUMNS)]
     for a in doc["artifacts"]:
         lines.append("\t".join((a["kind"], a["clusterKind"], a["how"], a["source"], a["target"], a["digest"] or "-")))
     return "\n".join(lines) + "\n"
 
 
+def _project(program_dir):
+    from sahab.project import find_project, project_dir
+
+    return find_project(project_dir(program_dir))
+
+
 def registry_document(program_dir, stack_name: str) -> dict:
     """The document of a program's stack (`sahab evidence` lists the same artifacts)."""
-    import json
+    from sahab.registry.stack import entries
 
-    from components.artifacts import read_digest_lock
-    from components.config import parse_fleet
-    from components.registry_plan import seed_list
-    from sahab.errors import ConfigError
-    from sahab.project import find_project, load_stack, project_dir
-
-    project = find_project(project_dir(program_dir))
-    stack = load_stack(project, stack_name)
-    raw = stack.values.get("sahab:fleet")
-    if raw is None:
-        raise ConfigError("sahab:fleet", f"missing in {stack.path.name}; every stack sets its whole fleet under it")
-    fleet = parse_fleet(json.loads(raw))
-    return document(project.name, stack_name, fleet, seed_list(fleet, read_digest_lock()))
+    project = _project(program_dir)
+    fleet, found = entries(project, stack_name)
+    return document(project.name, stack_name, fleet, found)
 
 
 def run(args: argparse.Namespace) -> int:
+    return {"list": _list, "seed": _seed, "pin": _pin}[args.action](args)
+
+
+def _list(args: argparse.Namespace) -> int:
     import json
     import sys
     from pathlib import Path
@@ -88,6 +139,66 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(out)
     if not doc["registries"]:
         print("warning: the stack names no registry (sahab:fleet.registries): nothing to seed; its clusters pull "
-              "from the upstream registries",
-              file=sys.stderr)
+              "from the upstream registries", file=sys.stderr)
     return 0
+
+
+def _selected(args: argparse.Namespace):
+    from sahab.errors import UsageError
+    from sahab.registry.stack import entries
+
+    project = _project(args.program)
+    fleet, found = entries(project, args.stack)
+    kinds = args.kind or list(KINDS)
+    missing = [k for k in kinds if not fleet.registries.host_of(k)]
+    if args.kind and missing:
+        raise UsageError(f"--kind {missing[0]}: the stack names no {missing[0]} registry (sahab:fleet.registries)")
+    return project, [e for e in found if e.cluster_kind in kinds]
+
+
+def _seed(args: argparse.Namespace) -> int:
+    import sys
+
+    from sahab.registry.seed import plan_copies, seed
+
+    _, found = _selected(args)
+    copies, notes = plan_copies(found, args.layout, args.all or args.layout is not None)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    failures = seed(copies, args.ca_file)
+    for failure in failures:
+        print(f"failed: {failure}", file=sys.stderr)
+    print(f"{len(copies) - len(failures)} of {len(copies)} artifacts seeded", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def _pin(args: argparse.Namespace) -> int:
+    import sys
+
+    from sahab.registry.pin import pin, write_lock
+    from sahab.registry.stack import digest_lock
+
+    project, found = _selected(args)
+    digests, failures = pin(found, args.ca_file)
+    lock = digest_lock(project)
+    if digests:
+        write_lock(lock, digests)
+    for failure in failures:
+        print(f"failed: {failure}", file=sys.stderr)
+    print(f"{len(digests)} digests recorded in {lock}", file=sys.stderr)
+    if not failures and not args.kind:  # with --kind, the stack's other registries may not be pinned yet
+        _waivers_left(args.stack)
+    return 1 if failures else 0
+
+
+def _waivers_left(stack: str) -> None:
+    """Every image of the stack is pinned: say which digest-rule waivers of the stack no longer have a reason."""
+    import sys
+
+    from policies.waivers import load_waivers
+
+    left = [w for w in load_waivers() if w.policy in (DIGEST_RULE, "SAHAB-K8S-013")
+            and w.resource.startswith(f"urn:pulumi:{stack}::")]
+    if left:
+        print(f"note: every artifact of {stack} is pinned; policies/waivers.yaml still waives {DIGEST_RULE} for it "
+              f"({len(left)} entries): delete them", file=sys.stderr)

@@ -167,7 +167,7 @@ def test_each_cluster_with_training_has_a_system_validator_that_alone_labels_nod
         assert ds.inputs["metadata"]["namespace"] == SYSTEM_NAMESPACE
         pod = ds.inputs["spec"]["template"]["spec"]
         assert pod["serviceAccountName"] == VALIDATOR_ACCOUNT and pod["automountServiceAccountToken"] is True
-        assert pod["containers"][0]["command"][:4] == ["python", "-m", "sahab", "node-validate"]
+        assert pod["containers"][0]["command"][:4] == ["python", "-m", "workloads", "node-validate"]
         env = {e["name"]: e for e in pod["containers"][0]["env"]}
         assert env["NODE_NAME"]["valueFrom"] == {"fieldRef": {"fieldPath": "spec.nodeName"}}
         # Only nodes without a pass: once its node passes, the pod goes and frees the node's GPUs.

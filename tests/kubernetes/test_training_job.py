@@ -1,5 +1,7 @@
 """Training Jobs in prod's plan: one validated, elastic, schema-valid Indexed Job per node pool."""
 
+import re
+
 import pytest
 import yaml
 
@@ -66,13 +68,15 @@ def test_the_image_entrypoint_trains_with_rendezvous_on_the_first_pod(prod):
     assert service.inputs["spec"]["publishNotReadyAddresses"] is True
 
 
-def test_the_entrypoint_reads_every_variable_the_job_sets(prod):
-    """The Job and workloads/entrypoint.sh agree on the contract: no variable set that the image ignores."""
-    entrypoint = (ROOT / "workloads" / "entrypoint.sh").read_text()
+def test_the_image_reads_every_variable_the_job_sets(prod):
+    """The Job and the image (its entrypoint and the workloads package it runs) agree on the contract: no
+    variable set that the image ignores."""
+    image = "\n".join(p.read_text() for p in [ROOT / "workloads" / "entrypoint.sh",
+                                               *(ROOT / "workloads").rglob("*.py")])
     train = _jobs(prod)["train-eks-l40s"].inputs["spec"]["template"]["spec"]["containers"][0]
     for name in _env(train):
         if name.startswith("SAHAB_"):
-            assert name in entrypoint, name
+            assert re.search(rf"\b{name}\b", image), name
 
 
 def test_pods_land_only_on_nodes_the_validator_passed_and_gate_without_writing(prod):

@@ -12,6 +12,7 @@ from components.artifacts import CATALOG, Images, autoscaler_image, components_o
 from components.aws.cluster_autoscaler import ClusterAutoscalerArgs, chart_values
 from components.config import NodePool
 from components.kubernetes import cilium, efa_device_plugin, gpu_operator, kueue, monitoring
+from components.registry_plan import pulled
 from policies.core import ResourceView
 from policies.rules.kubernetes_images import HELM_RELEASE, images_of
 
@@ -50,7 +51,8 @@ VALUES = {
     "monitoring": lambda images: monitoring.helm_values(
         monitoring.ClusterMonitoringArgs(storage_class="sc", images=images), "sc"),
     "gpu-operator": lambda images: gpu_operator.helm_values(
-        gpu_operator.GpuOperatorArgs(cluster_kind="eks", pools=(gpu_pool(),), images=images)),
+        # AKS: where the operator installs the driver (components.gpu_stack), so every image of it is pulled
+        gpu_operator.GpuOperatorArgs(cluster_kind="aks", pools=(gpu_pool(),), images=images)),
     "cilium": lambda images: cilium.helm_values(cilium.CiliumArgs(api_server="10.0.0.5:6443", images=images)),
     "kueue": lambda images: kueue.chart_values(kueue.KueueArgs(images=images)),
     "efa-device-plugin": lambda images: efa_device_plugin.helm_values(
@@ -70,7 +72,9 @@ def test_the_values_name_every_image_of_the_component_in_the_registry(component)
 
 @pytest.mark.parametrize("component", sorted(VALUES))
 def test_a_recorded_digest_reaches_the_reference_the_policy_reads(component):
-    digests = {a.source: DIGEST for a in components_of(component)}
+    # Digests are recorded by the reference each chart pulls (the GPU operator's driver: with its node OS tag).
+    digests = {ref.partition("@")[0]: DIGEST for a in components_of(component) if a.kind == "image"
+               for ref in pulled(IMAGES, a, ["ubuntu22.04"])}
     values = VALUES[component](Images(host=HOST, digests=digests))
     seen = list(images_of(ResourceView(HELM_RELEASE, component, f"urn:{component}", {"values": values})))
     assert seen

@@ -79,15 +79,19 @@ def test_the_aks_registry_defaults_to_the_fleets_azure_location_and_must_be_in_t
 
 
 def test_every_artifact_maps_into_one_layout_and_a_recorded_digest_pins_it():
-    images = Images(host="registry.example.ae:5000", digests={"quay.io/prometheus/prometheus:v3.7.3": DIGEST})
-    assert images.ref("prometheus") == f"registry.example.ae:5000/quay/prometheus/prometheus:v3.7.3@{DIGEST}"
-    assert images.ref("busybox") == "registry.example.ae:5000/docker-hub/library/busybox:1.37.0"
-    assert images.ref("gpu-operator") == "registry.example.ae:5000/nvcr/nvidia/gpu-operator:v26.7.0"
+    """Digests are recorded by the in-country reference the cluster pulls (stacks/digests.lock, sahab registry pin)."""
+    pulled = "registry.example.ae:5000/quay/prometheus/prometheus:v3.14.0-distroless"
+    images = Images(host="registry.example.ae:5000", digests={pulled: DIGEST})
+    assert images.reference("prometheus") == f"{pulled}@{DIGEST}"
+    assert images.reference("busybox") == "registry.example.ae:5000/docker-hub/library/busybox:1.38.0"
+    assert images.reference("gpu-operator") == "registry.example.ae:5000/nvcr/nvidia/gpu-operator:v26.7.0"
     assert images.chart("monitoring") == ("oci://registry.example.ae:5000/charts/kube-prometheus-stack", "88.5.3", None)
-    assert images.tagged("prometheus") == {"repository": "registry.example.ae:5000/quay/prometheus/prometheus",
-                                           "tag": f"v3.7.3@{DIGEST}"}
+    assert images.values("kueue") == {"repository": "registry.example.ae:5000/k8s/kueue/kueue", "tag": "v0.19.2"}
+    # An upstream reference is not what the cluster pulls: a digest recorded under it pins nothing.
+    upstream = {"quay.io/prometheus/prometheus:v3.14.0-distroless": DIGEST}
+    assert "@" not in Images(host="registry.example.ae:5000", digests=upstream).reference("prometheus")
     # Without a registry everything stays upstream (components used alone, in their own tests).
-    assert Images().ref("prometheus") == "quay.io/prometheus/prometheus:v3.7.3"
+    assert Images().reference("prometheus") == "quay.io/prometheus/prometheus:v3.14.0-distroless"
     assert Images().chart("cilium") == ("cilium", "1.19.4", {"repo": "https://helm.cilium.io/"})
 
 
@@ -104,12 +108,14 @@ def test_sahabs_own_image_moves_into_the_clusters_registry_unless_it_is_already_
 
 def test_the_digest_lock_is_read_line_by_line_and_a_bad_line_is_named(tmp_path):
     lock = tmp_path / "digests.lock"
-    lock.write_text(f"# seeded 2026-11-20\nquay.io/prometheus/prometheus:v3.7.3 {DIGEST}\n\n")
-    assert read_digest_lock(lock) == {"quay.io/prometheus/prometheus:v3.7.3": DIGEST}
-    lock.write_text("quay.io/prometheus/prometheus:v3.7.3 sha256:abc\n")
-    with pytest.raises(ConfigError) as err:
-        read_digest_lock(lock)
-    assert err.value.path == "digests.lock:1"
+    pulled = "registry.example.ae:5000/quay/prometheus/prometheus:v3.14.0-distroless"
+    lock.write_text(f"# written by sahab registry pin\n{pulled} {DIGEST}\n\n")
+    assert read_digest_lock(lock) == {pulled: DIGEST}
+    for bad in (f"{pulled} sha256:abc\n", f"{pulled}@{DIGEST} {DIGEST}\n"):
+        lock.write_text(bad)
+        with pytest.raises(ConfigError) as err:
+            read_digest_lock(lock)
+        assert err.value.path == "digests.lock:1"
     assert read_digest_lock(tmp_path / "absent") == {}
 
 

@@ -26,8 +26,12 @@ def test_json_lists_every_artifact_of_prod_with_source_target_and_how(capsys):
     assert doc["schemaVersion"] == SCHEMA_VERSION and doc["stack"] == "prod"
     assert doc["registries"] == {"eks": ECR, "aks": "sahabprod.azurecr.io", "onprem": "registry.sahab.example.ae:5000"}
     by = {(a["clusterKind"], a["source"]): a for a in doc["artifacts"]}
-    nvcr = by[("aks", "nvcr.io/nvidia/k8s/dcgm-exporter:4.4.1-4.6.0-ubuntu22.04")]
-    assert nvcr["target"] == "sahabprod.azurecr.io/nvcr/nvidia/k8s/dcgm-exporter:4.4.1-4.6.0-ubuntu22.04"
+    nvcr = by[("aks", "nvcr.io/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless")]
+    assert nvcr["target"] == "sahabprod.azurecr.io/nvcr/nvidia/k8s/dcgm-exporter:4.6.0-4.8.3-distroless"
+    # Where the GPU operator installs the driver it pulls <version>-<node OS> (AKS Ubuntu 22.04 nodes at 1.34).
+    driver = by[("aks", "nvcr.io/nvidia/driver:595.91.07-ubuntu22.04")]
+    assert driver["target"] == "sahabprod.azurecr.io/nvcr/nvidia/driver:595.91.07-ubuntu22.04"
+    assert not [a for a in doc["artifacts"] if a["clusterKind"] == "onprem" and "/driver:" in a["target"]]
     assert nvcr["how"] == "seed" and nvcr["digest"] is None
     chart = by[("onprem", "https://helm.cilium.io/#cilium:1.19.4")]
     assert chart["target"] == "oci://registry.sahab.example.ae:5000/charts/cilium:1.19.4" and chart["kind"] == "chart"
@@ -64,6 +68,10 @@ def test_the_json_seed_list_file_matches_stdout(capsys, tmp_path):
     (["list", "--format", "xml"], "--format"),
     (["list", "--output", "/nonexistent-dir/seed.tsv"], "--output"),
     (["copy"], "invalid choice"),
+    (["seed", "--stack", "smb", "--from", "/nonexistent"], "not an OCI image layout"),
+    (["pin", "--stack", "smb", "--kind", "eks"], "--kind eks: the stack names no eks registry"),
+    (["pin", "--stack", "smb", "--ca-file", "/nonexistent.pem"], "no such file"),
+    (["pin", "--stack", "smb", "--password", "x"], "unrecognized arguments"),  # never on the command line
     ([], "ACTION"),
 ])
 def test_bad_input_is_one_error_line_and_exit_2(capsys, argv, says):
@@ -95,3 +103,15 @@ def test_a_burst_stack_lists_only_the_training_image_for_its_workers_registries(
     # The platform on the borrowed clusters is prod's; burst Jobs run on the EKS and AKS workers.
     assert sorted((a["clusterKind"], a["how"], a["source"]) for a in artifacts) == [
         ("aks", "build", "workloads/Dockerfile"), ("eks", "build", "workloads/Dockerfile")]
+
+
+def test_a_fully_pinned_stack_is_told_which_digest_waivers_to_delete(capsys):
+    """After `pin` records every artifact, the stack's digest-rule waivers have no reason left: prod's are named."""
+    from policies.waivers import load_waivers
+    from sahab.commands.registry import DIGEST_RULE, _waivers_left
+
+    prod = [w for w in load_waivers() if w.policy == DIGEST_RULE and w.resource.startswith("urn:pulumi:prod::")]
+    _waivers_left("prod")
+    assert f"still waives {DIGEST_RULE} for it ({len(prod)} entries): delete them" in capsys.readouterr().err
+    _waivers_left("smb")  # smb waives nothing
+    assert capsys.readouterr().err == ""

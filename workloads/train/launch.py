@@ -47,6 +47,10 @@ def run_torchrun(
     env.setdefault("OMP_NUM_THREADS", str(max(1, cpu_count() // nproc)))
     if peak_flops:
         env[PEAK_ENV] = repr(peak_flops)
+    # A fresh store for each rendezvous round, as the image's entrypoint asks too: with torchrun's shared store a
+    # restarted group can read the address a killed worker published in the last round and wait on it (gloo:
+    # "connection refused", then a failed run). workloads/train/distributed.py relies on it.
+    env["TORCH_DISABLE_SHARE_RDZV_TCP_STORE"] = "1"
     summary = None
     proc = subprocess.Popen(
         torchrun_command(cfg, nproc, max_restarts), env=env, stdout=subprocess.PIPE, text=True, bufsize=1,

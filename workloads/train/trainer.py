@@ -12,7 +12,7 @@ import torch.distributed as dist
 from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from sahab.schema import SCHEMA_VERSION
+from workloads.schema import versions
 from workloads.train.checkpoint import Checkpointer
 from workloads.train.config import TrainConfig
 from workloads.train.data import TokenBatches, default_batches
@@ -240,7 +240,7 @@ class Trainer:
         if tokens_per_s and self.peak_flops:
             utilisation = round(mfu(tokens_per_s, m, self.peak_flops * devices), 4)
         return {
-            "schemaVersion": SCHEMA_VERSION,
+            **versions(),
             "steps": self.step,
             "restarts": self.env.restart_count,
             "first_loss": None if self.first_loss is None else round(self.first_loss, 4),

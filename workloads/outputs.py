@@ -10,7 +10,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from sahab.errors import UsageError
+from workloads.errors import UsageError
 
 
 def check_writable(option: str, path: Path | None) -> None:
