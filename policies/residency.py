@@ -315,6 +315,13 @@ def program_resource(value: str, ctx: Context, prop_urns=(), types=()) -> Resour
         for identity in r.identities:
             if len(identity) > 3 and (trimmed == identity or value.startswith(identity.rstrip("/") + "/")):
                 return r
+    kind, slash, last = value.partition("/")
+    if slash and kind and len(last) > 3 and not set(":./") & set(kind + last):
+        # A relative reference to a sibling, `<kind>/<id>` (API Gateway's `integrations/{id}` route targets,
+        # `authorizers/{id}`): the resource of this program with that identity, if there is one.
+        for r in ctx.resources:
+            if (not types or r.type in types) and last in r.identities:
+                return r
     arn = _ARN.match(value)
     if arn and arn.group(1) == "s3":
         bucket = arn.group(4).split("/", 1)[0]
