@@ -28,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      "2 on bad arguments or credentials.")
     # Optional to argparse only so the options may come first: `--regions me-central-1 aws` hands the cloud to
     # --regions (nargs="+"), and _cloud() takes it back; a missing cloud is still an error.
-    parser.add_argument("cloud", nargs="?", choices=CLOUDS, metavar="{aws}",
+    parser.add_argument("cloud", nargs="?", choices=CLOUDS, metavar="cloud",
                         help="the cloud to audit (aws); options may come before or after it")
     parser.add_argument("--regions", nargs="+", metavar="REGION", default=None,
                         help="allowed regions; resources anywhere else are findings "

@@ -73,7 +73,8 @@ def full_fleet() -> dict:
             "hosts": [{"name": f"cp{i}", "address": f"10.0.0.{i}", "port": 22, "cpus": 16, "memory_gib": 64,
                        "ssh_host_keys": [HOST_KEY]} for i in (1, 2, 3)]
                      + [{"name": "gpu1", "address": "10.0.0.10", "cpus": 64, "memory_gib": 512,
-                         "data_disk": "/dev/disk/by-id/nvme-gpu1-data", "ssh_host_keys": [HOST_KEY]}],
+                         "data_disk": "/dev/disk/by-id/nvme-gpu1-data", "ssh_host_keys": [HOST_KEY],
+                         "gpus": {"accelerator": "h100", "count": 8}}],
             "networks": ["10.0.0.0/16"], "node_networks": ["10.0.0.0/24"], "dns": {"software": "bind"},
             "gateway": {"public_ip": "198.51.100.30", "terminates_on": "host", "ipsec_backend": "kernel",
                         "host": {"name": "vpn1", "address": "10.0.0.2"}},
