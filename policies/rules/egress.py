@@ -34,8 +34,10 @@ STORAGE_ACCOUNT = "azure-native:storage:StorageAccount"
 VAULT = "azure-native:keyvault:Vault"
 REGISTRY = "azure-native:containerregistry:Registry"
 PRIVATE_ENDPOINT = "azure-native:network:PrivateEndpoint"
+# RFC 1918, shared address space, IPv6 unique local addresses (an on-prem site on ULA), and loopback (a site whose
+# servers answer on it, as the test sites do): none of them leaves the site's own network.
 PRIVATE_RANGES = tuple(ipaddress.ip_network(r) for r in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
-                                                          "100.64.0.0/10"))
+                                                          "100.64.0.0/10", "fc00::/7", "127.0.0.0/8", "::1/128"))
 EXFILTRATION = (pdpl("Art. 22 (cross-border transfer)"), iso27001("A.8.20"), iso27001("A.8.22"))
 
 
@@ -51,8 +53,8 @@ def public_block(cidr: str) -> bool:
 @rule(id="SAHAB-K8S-020", name="kubernetes-networking-networkpolicy-no-public-egress",
       title="NetworkPolicies open no egress to public addresses",
       description="No egress rule of a NetworkPolicy lets pods reach a public address: every `ipBlock` lies "
-                  "inside 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16 or 100.64.0.0/10, and every rule names its "
-                  "destinations (`to`); a rule without `to` allows every address.",
+                  "inside 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7 or loopback, and "
+                  "every rule names its destinations (`to`); a rule without `to` allows every address.",
       remediation="Allow the private range of the storage endpoints (the VPC or VNet) instead of a public block, "
                   "and give every egress rule a `to`; reach cloud services through VPC or private endpoints.",
       severity=Severity.HIGH, frameworks=EXFILTRATION,
