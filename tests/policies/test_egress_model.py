@@ -106,3 +106,14 @@ def test_a_host_nobody_can_place_fails_closed_and_a_private_one_is_inside():
     assert not place_allowed(unplaced, Context()) and "cannot be shown" in unplaced.source
     assert place_allowed(place_of_reference("http://10.1.2.3:9000", Context()), Context())
     assert place_allowed(Place("AE", "a vendor site", "country"), Context())
+
+
+def test_no_public_egress_knows_the_site_networks_that_never_leave_it():
+    """SAHAB-K8S-020's private ranges: RFC 1918, shared space, IPv6 ULA (an on-prem site on fd00::/8) and loopback
+    are private; anything else, or a block reaching past them, is public."""
+    from policies.rules.egress import public_block
+
+    for private in ("10.1.0.0/16", "100.64.3.0/24", "fd12:3456::/64", "127.0.0.41/32", "::1/128"):
+        assert not public_block(private), private
+    for public in ("8.8.8.8/32", "0.0.0.0/0", "2001:db8::/32", "126.0.0.0/7", "not-a-block"):
+        assert public_block(public), public
