@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from sahab.starter.propose import Proposal, size_text
+from sahab.starter.propose import Proposal, hardware_of, size_text
 
 _PLAIN = re.compile(r"^[A-Za-z0-9/][A-Za-z0-9/._:@+=-]*( [A-Za-z0-9+/=]+)?$")
 _RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "~", "y", "n"}
@@ -80,6 +80,10 @@ def render(p: Proposal) -> str:
             out.append(_line(12, f"port: {f.port}"))
         out.append(_line(12, f"cpus: {f.cpus}", "logical CPUs, as the server counts them"))
         out.append(_line(12, f"memory_gib: {f.memory_gib}", "MemTotal in whole GiB"))
+        accelerator, _, count = hardware_of(plan)
+        if count and accelerator:  # a pool of these GPUs is accepted only on hosts that declare them
+            out.append(_line(12, f"gpus: {{accelerator: {accelerator}, count: {count}}}",
+                             "the NVIDIA GPUs the probe found"))
         if plan.data_disk:
             d = plan.data_disk
             out.append(_line(12, f"data_disk: {scalar(d.stable_id or d.path)}",

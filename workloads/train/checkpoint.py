@@ -101,8 +101,11 @@ class Checkpointer:
         directory = self.staging_root / data_prefix(step)
         if self.is_node_main:
             # Shards a failed earlier attempt left here (perhaps under other ranks) must not be uploaded with
-            # this one. Every rank plans the save collectively before writing, so this ends before any write.
+            # this one.
             shutil.rmtree(directory, ignore_errors=True)
+        # Every local rank writes into this directory, and DCP's writer creates it on each rank as it starts: no
+        # rank may start before the clean-up is over, or it writes into a directory that is then removed.
+        _barrier()
         dcp.save(state, storage_writer=dcp.FileSystemWriter(directory),
                  no_dist=not (dist.is_available() and dist.is_initialized()))
         digests: dict[str, str] = {}
