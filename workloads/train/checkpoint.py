@@ -91,8 +91,11 @@ class Checkpointer:
         self.key = load_key()
         run = os.environ.get("TORCHELASTIC_RUN_ID", "local")
         digest = hashlib.sha256(f"{location}|{run}".encode()).hexdigest()[:12]
-        # one staging directory per node and run, the same path for every local rank
-        self.staging_root = Path(tempfile.gettempdir()) / f"sahab-checkpoint-{digest}"
+        # One staging directory per node and run, the same path for every local rank of the node. The node's rank
+        # (torchrun's GROUP_RANK) is in its name, so nodes that share a temporary folder (a hostPath /tmp, pods on
+        # one machine) never read or remove each other's shards.
+        node = os.environ.get("GROUP_RANK", "0")
+        self.staging_root = Path(tempfile.gettempdir()) / f"sahab-checkpoint-{digest}-node-{node}"
 
     def complete_steps(self) -> list[int]:
         return complete_steps(self.store)
