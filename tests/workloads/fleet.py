@@ -81,6 +81,7 @@ class Fleet:
             "SAHAB_CHECKPOINT_DIR": str(self.checkpoints),
             "SAHAB_PEAK_FLOPS": "1e11",  # MFU needs a peak; measuring one is not what these tests are about
             "GLOO_SOCKET_IFNAME": "lo",
+            "LOGLEVEL": "INFO",  # torchrun's rendezvous steps in each pod's log, for the post-mortem of a hang
             "TMPDIR": str(self.tmp),
             "HOME": str(self.tmp),
             "PATH": os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
@@ -125,6 +126,10 @@ class Fleet:
         deadline = time.monotonic() + timeout
         try:
             return {i: pods[-1].wait(max(0.1, deadline - time.monotonic())) for i, pods in self.pods.items()}
+        except AssertionError as timed_out:
+            # One pod's silence says little: what every pod of the run printed says which one held the others.
+            logs = "\n".join(f"--- {pod.log.name}:\n{pod.tail()}" for pods in self.pods.values() for pod in pods)
+            raise AssertionError(f"{timed_out}\n{logs}") from None
         finally:
             self.kill_all()
 
