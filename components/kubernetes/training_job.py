@@ -36,8 +36,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components import catalog, pool_plan
-from components.catalog import LABEL_POOL
+from components import accelerators, pool_plan
+from components.accelerators import LABEL_POOL
 from components.config import NodePool, Team, Workload
 from components.kubernetes.common import MANAGED_BY, Args, StrInput
 from components.kubernetes.gpu_config import toleration_for
@@ -161,8 +161,8 @@ def node_shape(config, pool: NodePool) -> dict:
             return {}
         return {"node_cpus": min(h.cpus for h in hosts), "node_memory_gib": min(h.memory_gib for h in hosts)}
     cloud = config.cloud_of(config.cluster(pool.cluster))
-    instance_type = pool.instance_type or catalog.default_instance_type(cloud, pool.accelerator)
-    shape = catalog.instance_shape(cloud, instance_type) if instance_type else None
+    instance_type = pool.instance_type or accelerators.default_instance_type(cloud, pool.accelerator)
+    shape = accelerators.instance_shape(cloud, instance_type) if instance_type else None
     return {"node_cpus": shape.vcpus, "node_memory_gib": shape.memory_gib} if shape else {}
 
 

@@ -60,7 +60,7 @@ class Gpu:
     device: str
     name: str = ""  # nvidia-smi's name, when nvidia-smi answered
     memory_mib: int = 0
-    accelerator: str | None = None  # components.catalog accelerator, when the name says which
+    accelerator: str | None = None  # components.accelerators accelerator, when the name says which
 
 
 @dataclass(frozen=True)
@@ -311,9 +311,9 @@ def _short_slot(slot: str) -> str:
 
 
 def accelerator_of(name: str, memory_mib: int) -> str | None:
-    """The fleet's accelerator (components.catalog) for a GPU nvidia-smi names, through the benchmark catalog's
+    """The fleet's accelerator (components.accelerators) for a GPU nvidia-smi names, through the benchmark catalog's
     own decision (workloads.bench.catalog.classify_gpu): e.g. "NVIDIA H100 80GB HBM3" -> h100-sxm -> h100."""
-    from components.catalog import ACCELERATORS
+    from components.accelerators import ACCELERATORS
 
     bench = classify_gpu(GpuProperties(name, memory_mib * MIB, 0, 0, 0))
     if bench is None or "-mig-" in bench:
