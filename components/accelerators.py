@@ -1,8 +1,8 @@
 """The accelerator catalog for node pools: which instance types carry which accelerator, and where.
 
 Pure data and lookups, no Pulumi. The benchmark floors for each hardware class live in
-`workloads/bench/catalog.py`; this module answers "is this instance type an H100 box?". Which region and zone
-sells a type is not written here: it is the clouds' own data, in components/offerings.
+`workloads/bench/hardware_classes.py`; this module answers "is this instance type an H100 box?". Which region
+and zone sells a type is not written here: it is the clouds' own data, in components/offerings.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from workloads.bench.capability import classify_cpu
-from workloads.bench.catalog import GpuProperties, classify_gpu
+from workloads.bench.hardware_classes import GpuProperties, classify_gpu
 
 MARK = "@@sahab-probe"
 GIB = 1 << 30
@@ -312,7 +312,7 @@ def _short_slot(slot: str) -> str:
 
 def accelerator_of(name: str, memory_mib: int) -> str | None:
     """The fleet's accelerator (components.accelerators) for a GPU nvidia-smi names, through the benchmark catalog's
-    own decision (workloads.bench.catalog.classify_gpu): e.g. "NVIDIA H100 80GB HBM3" -> h100-sxm -> h100."""
+    own decision (workloads.bench.hardware_classes.classify_gpu): e.g. "NVIDIA H100 80GB HBM3" -> h100-sxm -> h100."""
     from components.accelerators import ACCELERATORS
 
     bench = classify_gpu(GpuProperties(name, memory_mib * MIB, 0, 0, 0))

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from workloads.bench.catalog import UnknownHardware
+    from workloads.bench.hardware_classes import UnknownHardware
     from workloads.bench.validate import BaselineError, exit_code, result_to_text, run_validation, save_baseline
 
     for option, path in (("--output", args.output), ("--save-baseline", args.save_baseline)):
