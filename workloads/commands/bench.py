@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fleet_report(args: argparse.Namespace) -> int:
-    from workloads.bench.fleet import failing_nodes, outliers
+    from workloads.bench.peer_outliers import failing_nodes, outliers
     from workloads.bench.report import write_report
     from workloads.bench.validate import NodeResult
 
