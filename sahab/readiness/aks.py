@@ -8,7 +8,7 @@ from components import accelerators
 from sahab.engine import PlannedResource
 from sahab.readiness import allocatable
 from sahab.readiness.common import integer, of_type, string_labels, taint_from_string, unknown, value
-from sahab.readiness.model import Cluster, Pool
+from sahab.readiness.readiness_types import Cluster, Pool
 
 MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 AGENT_POOL = "azure-native:containerservice:AgentPool"

@@ -9,8 +9,8 @@ from components import accelerators
 from sahab.engine import PlannedResource
 from sahab.readiness import allocatable
 from sahab.readiness.common import integer, of_type, string_labels, taint_from_mapping, unknown, value
-from sahab.readiness.model import Cluster, Pool, Taint
 from sahab.readiness.quantities import MiB
+from sahab.readiness.readiness_types import Cluster, Pool, Taint
 
 CLUSTER = "aws:eks/cluster:Cluster"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"

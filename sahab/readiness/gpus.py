@@ -18,7 +18,7 @@ import yaml
 
 from components import accelerators
 from sahab.readiness.common import get, unknown
-from sahab.readiness.model import Cluster, Pool
+from sahab.readiness.readiness_types import Cluster, Pool
 
 PLUGIN_CHARTS = ("gpu-operator", "nvidia-device-plugin")
 CONFIG_LABEL = accelerators.LABEL_DEVICE_PLUGIN_CONFIG

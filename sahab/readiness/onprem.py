@@ -10,7 +10,7 @@ from components import accelerators
 from sahab.engine import PlannedResource
 from sahab.readiness import allocatable
 from sahab.readiness.common import integer, of_type, string_labels, taint_from_mapping, unknown
-from sahab.readiness.model import Cluster, Pool
+from sahab.readiness.readiness_types import Cluster, Pool
 
 CLUSTER = "sahab:onprem:Cluster"
 NODE_POOL = "sahab:onprem:NodePool"

@@ -4,8 +4,8 @@ import pytest
 
 from components import accelerators
 from sahab.readiness import allocatable
-from sahab.readiness.model import Taint
 from sahab.readiness.quantities import GiB, MiB, amount
+from sahab.readiness.readiness_types import Taint
 from sahab.readiness.scheduling import affinity_matches, tolerates
 
 
