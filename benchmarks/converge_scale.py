@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from components.onprem.host_args import OnPremHostArgs
 from components.onprem.inventory import base_variables, group_for, hosts_for, pool_host_vars
-from components.onprem.models import OnPremHostArgs
 from components.onprem.runner import run_playbook
 from tests.hosts import testhost
 

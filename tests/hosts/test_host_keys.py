@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.inventory import converge_inputs, hosts_for
-from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.playbook_run import PlaybookProvider
 from tests.hosts import testhost
 

@@ -26,8 +26,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from components.onprem.cluster import OnPremClusterArgs, control_plane_inventory, control_plane_variables
+from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.inventory import converge_inputs, group_for, hosts_for
-from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.node_pool import OnPremNodePoolArgs, pool_vars
 from components.onprem.playbook_run import PlaybookProvider
 from tests.hosts import testhost
