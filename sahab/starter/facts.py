@@ -313,12 +313,12 @@ def _short_slot(slot: str) -> str:
 def accelerator_of(name: str, memory_mib: int) -> str | None:
     """The fleet's accelerator (components.accelerators) for a GPU nvidia-smi names, through the benchmark catalog's
     own decision (workloads.bench.hardware_classes.classify_gpu): e.g. "NVIDIA H100 80GB HBM3" -> h100-sxm -> h100."""
-    from components.accelerators import ACCELERATORS
+    from components.accelerators import CATALOG
 
     bench = classify_gpu(GpuProperties(name, memory_mib * MIB, 0, 0, 0))
     if bench is None or "-mig-" in bench:
         return None
-    return next((a for a in ACCELERATORS if a != "cpu" and bench.startswith(a)), None)
+    return next((a for a in CATALOG if a != "cpu" and bench.startswith(a)), None)
 
 
 def read_time_sync(chrony: str, timedatectl: str) -> str:
