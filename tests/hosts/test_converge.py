@@ -31,7 +31,7 @@ from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.inventory import DATA_VOLUME_MOUNT, DATA_VOLUME_NAME, converge_inputs, group_for, hosts_for
 from components.onprem.node_pool import OnPremNodePoolArgs, TaintArgs, pool_vars
 from components.onprem.playbook_run import PlaybookProvider, converge
-from tests.hosts import testhost
+from tools import testhost
 
 # A stuck converge fails the test (and tears the hosts down) instead of hanging CI.
 pytestmark = [pytest.mark.hosts, pytest.mark.slow, pytest.mark.timeout(900)]
