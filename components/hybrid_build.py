@@ -30,10 +30,6 @@ def site_cidrs(config: FleetConfig, cloud: str) -> tuple[str, ...]:
                  for block in site.networks)
 
 
-def hub_needed(config: FleetConfig, cloud: str) -> bool:
-    return bool(site_cidrs(config, cloud))
-
-
 @dataclass
 class CloudNetwork:
     """One network a site's link can reach: a VPC (per Region) or a VNet (per location)."""
