@@ -38,6 +38,6 @@ def test_a_folder_imports_nothing_it_must_not(folder, forbidden):
 
 
 def test_components_read_only_the_workloads_public_modules():
-    internals = ("workloads.bench", "workloads.train", "workloads.commands")
+    internals = ("sahab.workloads.bench", "sahab.workloads.train", "sahab.workloads.commands")
     wrong = [(f, m) for f, m in _imports("components") if any(_under(m, p) for p in internals)]
     assert wrong == []
