@@ -399,7 +399,7 @@ def rule(*, id: str, name: str, title: str, description: str, remediation: str, 
 
 def all_rules() -> list[Rule]:
     """Every rule of the pack, in catalog order (importing the rule modules registers them)."""
-    import policies.rules  # noqa: F401  (registers)
+    from . import rules  # noqa: F401  (registers)
 
     return sorted(RULES, key=lambda r: r.id)
 

@@ -386,7 +386,7 @@ def preload() -> None:
     import importlib
     import threading
 
-    threading.Thread(target=importlib.import_module, args=("policies.pack",), daemon=True).start()
+    threading.Thread(target=importlib.import_module, args=("sahab.policies.pack",), daemon=True).start()
 
 
 @dataclass

@@ -24,7 +24,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def command_module(name: str):
-    return importlib.import_module(f"workloads.commands.{name.replace('-', '_')}")
+    return importlib.import_module(f"{__package__}.commands.{name.replace('-', '_')}")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -234,7 +234,7 @@ def _status_message(exc: urllib.error.HTTPError) -> str:
 def run_bench(time_budget: float, baseline: Path | None = None) -> BenchOutcome:
     """`sahab bench` in its own process (its memory and threads go when it ends), JSON result on stdout.
     The bench keeps its own hard budget; the timeout here only catches a process that hangs past it."""
-    command = [sys.executable, "-m", "workloads", "bench", "--format", "json", "--time-budget", f"{time_budget:g}"]
+    command = [sys.executable, "-m", __package__, "bench", "--format", "json", "--time-budget", f"{time_budget:g}"]
     if baseline is not None:
         command += ["--baseline", str(baseline)]
     try:

@@ -37,10 +37,10 @@ from typing import Any
 
 def _playbook_dir() -> Path:
     """The checkout's ansible/; in an installed wheel, the same files shipped as the `sahab.playbook` package."""
-    checkout = Path(__file__).resolve().parents[2] / "ansible"
-    if (checkout / "site.yml").is_file():
-        return checkout
-    return Path(__file__).resolve().parents[2] / "sahab" / "playbook"
+    above = Path(__file__).resolve().parents[2]  # the checkout's root, or the installed `sahab` package
+    if (above / "ansible" / "site.yml").is_file():
+        return above / "ansible"
+    return above / "playbook"
 
 
 ANSIBLE_DIR = _playbook_dir()

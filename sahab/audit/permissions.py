@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sahab import policies
+
 # (boto3 service name, API operation) -> IAM action. S3 names differ from its operations, hence a table.
 IAM_ACTIONS: dict[tuple[str, str], str] = {
     ("ec2", "DescribeRegions"): "ec2:DescribeRegions",
@@ -33,7 +35,7 @@ IAM_ACTIONS: dict[tuple[str, str], str] = {
 # sts:GetCallerIdentity needs no permission: AWS answers it for any valid credentials.
 UNPERMISSIONED = {("sts", "GetCallerIdentity")}
 
-AUDITOR_POLICY = Path(__file__).resolve().parents[2] / "policies" / "iam" / "auditor-policy.json"
+AUDITOR_POLICY = Path(policies.__file__).resolve().parent / "iam" / "auditor-policy.json"
 
 
 def iam_action(service: str, operation: str) -> str | None:

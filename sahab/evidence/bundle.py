@@ -86,7 +86,7 @@ def pack_version() -> str:
     """PulumiPolicy.yaml's version: what the pack tells the Pulumi engine (policies/__main__.py)."""
     import yaml
 
-    import policies
+    from sahab import policies
 
     return str(yaml.safe_load((Path(policies.__file__).parent / "PulumiPolicy.yaml").read_text())["version"])
 

@@ -20,8 +20,10 @@ pytestmark = pytest.mark.slow
 
 def test_the_wheel_carries_the_rules_waivers_playbook_and_roles(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    for needed in ("policies/rules/aws_s3.py", "policies/waivers.yaml", "policies/iam/auditor-policy.json",
-                   "policies/PulumiPolicy.yaml", "sahab/playbook/site.yml", "sahab/playbook/ansible.cfg",
+    for needed in ("sahab/policies/rules/aws_s3.py", "sahab/policies/waivers.yaml",
+                   "sahab/policies/iam/auditor-policy.json", "sahab/policies/PulumiPolicy.yaml",
+                   "sahab/components/charts/cilium-1.19.4.yaml", "sahab/workloads/bench/templates/fleet_report.html.j2",
+                   "sahab/playbook/site.yml", "sahab/playbook/ansible.cfg",
                    "sahab/playbook/roles/sahab_os/tasks/main.yml",
                    "sahab/playbook/roles/sahab_kubernetes/templates/kubeletconfiguration.yaml.j2",
                    "sahab/playbook/filter_plugins/sahab_kubeadm.py",
@@ -32,9 +34,19 @@ def test_the_wheel_carries_the_rules_waivers_playbook_and_roles(wheel):
     assert not any(n.startswith(("tests/", "stacks/", "ansible/")) for n in names)
 
 
+def test_the_wheel_claims_no_generic_top_level_name(wheel):
+    """Issue 26: a program's own `components`, `policies` or `workloads` package, or another distribution's, can
+    never be shadowed by Sahab's, nor shadow it: the wheel installs one top-level package, `sahab`."""
+    archive = zipfile.ZipFile(wheel)
+    tops = {n.split("/")[0] for n in archive.namelist() if ".dist-info/" not in n}
+    assert tops == {"sahab"}
+    top_level = next(n for n in archive.namelist() if n.endswith(".dist-info/top_level.txt"))
+    assert archive.read(top_level).decode().split() == ["sahab"]
+
+
 def test_the_installed_wheel_checks_a_stack_folder_from_another_directory(wheel_venv, tmp_path):
-    """A fleet repository as users keep it (the program and its components); the program imports its own
-    components, never the wheel's."""
+    """A fleet repository as users keep it: the program, and folders of its own named components/ and workloads/
+    (a common layout); the program imports Sahab's as `sahab.components`, and neither shadows the other."""
     program = tmp_path / "fleet"
     program.mkdir()
     shutil.copy2(ROOT / "Pulumi.yaml", program / "Pulumi.yaml")
@@ -59,8 +71,9 @@ def test_the_installed_wheel_outside_any_project_says_so_and_judges_nothing(whee
 
 
 def test_the_installed_wheel_serves_its_own_files(wheel_venv, tmp_path):
-    probe = ("import json, sahab, policies.pack, components.onprem.runner as r, sahab.audit.permissions as p;"
-             "print(json.dumps({'sahab': sahab.__file__, 'policies': len(policies.pack.POLICIES),"
+    probe = ("import json, sahab, sahab.policies.pack as pack, sahab.components.onprem.runner as r,"
+             "sahab.audit.permissions as p;"
+             "print(json.dumps({'sahab': sahab.__file__, 'policies': len(pack.POLICIES),"
              "'playbook': str(r.ANSIBLE_DIR), 'site': (r.ANSIBLE_DIR / 'site.yml').is_file(),"
              "'auditor': p.AUDITOR_POLICY.is_file()}))")
     done = subprocess.run([str(wheel_venv / "bin" / "python"), "-c", probe], cwd=tmp_path, env=_quiet_env(),
@@ -84,6 +97,6 @@ def test_every_package_of_the_tree_is_listed_for_the_wheel():
     import tomllib
 
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {str(init.parent.relative_to(ROOT)).replace("/", ".")
+    found = {("" if top == "sahab" else "sahab.") + str(init.parent.relative_to(ROOT)).replace("/", ".")
              for top in ("sahab", "components", "policies", "workloads") for init in (ROOT / top).rglob("__init__.py")}
     assert found <= listed, sorted(found - listed)

@@ -49,9 +49,9 @@ def _sahab(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def test_a_programs_own_components_and_policies_packages_are_its_own(tmp_path):
-    """Sahab installs top-level `components` and `policies`; a program's own (a namespace package, which a
-    regular package elsewhere on the path would otherwise win over) is what it imports, and `sahab` is not
-    there at all."""
+    """A program's own `components` and `policies` (a namespace package, which a regular package elsewhere on
+    the path would otherwise win over) are what it imports, in a checkout of Sahab too, whose root holds folders of
+    those names; Sahab itself is there as `sahab`, as it is under `pulumi up` with Sahab installed beside it."""
     folder = _program(tmp_path / "own-packages", """
         import importlib.util
         import pulumi
@@ -59,7 +59,7 @@ def test_a_programs_own_components_and_policies_packages_are_its_own(tmp_path):
         from policies.naming import prefix
 
         make(prefix() + "-logs")
-        pulumi.export("sahab", importlib.util.find_spec("sahab") is not None)
+        pulumi.export("sahab", importlib.util.find_spec("sahab.components.fleet") is not None)
     """, files={"components/buckets.py": """
         import pulumi_aws as aws
 
@@ -68,7 +68,7 @@ def test_a_programs_own_components_and_policies_packages_are_its_own(tmp_path):
     """, "policies/__init__.py": "", "policies/naming.py": "def prefix():\n    return 'corp'\n"},
         stack="config:\n  aws:region: me-central-1\n")
     for run in (plan(folder, "dev", preview=True), plan(folder, "dev")):
-        assert run.outputs == {"sahab": False}
+        assert run.outputs == {"sahab": True}
         assert [r.name for r in run.resources if r.type == "aws:s3/bucket:Bucket"] == ["corp-logs"]
 
 
@@ -217,12 +217,15 @@ def test_the_executor_and_the_engine_agree_on_their_shared_words():
     assert f'UNKNOWABLE = "{plan_types.UNKNOWABLE}"' in text and f'UNREADABLE = "{plan_types.UNREADABLE}"' in text
 
 
-def test_the_executor_hides_every_top_level_package_sahab_installs():
+def test_the_executor_hides_the_generic_names_of_a_checkout_and_installs_no_other():
     import re
     import tomllib
 
     from sahab.engine.toolchain import EXEC
 
-    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    installed = {p.split(".")[0] for p in setuptools["packages"]}
+    in_checkout = {folder for name, folder in setuptools["package-dir"].items() if name == f"sahab.{folder}"}
     hidden = re.search(r"SAHAB_PACKAGES = \(([^)]*)\)", EXEC.read_text()).group(1)
-    assert {p.split(".")[0] for p in packages} == {name.strip(' "') for name in hidden.split(",")}
+    assert installed == {"sahab"} and in_checkout == {"components", "policies", "workloads"}
+    assert in_checkout == {name.strip(' "') for name in hidden.split(",")}

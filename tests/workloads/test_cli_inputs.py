@@ -17,9 +17,9 @@ def no_work(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("work started despite bad input")
 
-    monkeypatch.setattr("workloads.train.launch.run_torchrun", refuse)
-    monkeypatch.setattr("workloads.bench.validate.run_validation", refuse)
-    monkeypatch.setattr("workloads.bench.capability.peak_flops", refuse)
+    monkeypatch.setattr("sahab.workloads.train.launch.run_torchrun", refuse)
+    monkeypatch.setattr("sahab.workloads.bench.validate.run_validation", refuse)
+    monkeypatch.setattr("sahab.workloads.bench.capability.peak_flops", refuse)
 
 
 def _one_error_line(capsys, *names: str) -> str:

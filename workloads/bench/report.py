@@ -84,7 +84,7 @@ def _template():
     """templates/fleet_report.html.j2, every value HTML-escaped (autoescape)."""
     from jinja2 import Environment, PackageLoader, select_autoescape
 
-    env = Environment(loader=PackageLoader("workloads.bench", "templates"),
+    env = Environment(loader=PackageLoader(__package__, "templates"),
                       autoescape=select_autoescape(default=True, default_for_string=True))
     return env.get_template("fleet_report.html.j2")
 

@@ -15,7 +15,9 @@ from ..bench.hardware_classes import cpu_count
 from .config import TrainConfig
 from .worker import PEAK_ENV, config_to_args
 
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+# The folder the workers import this package from: the checkout or image root (`workloads.train`), or
+# site-packages (`sahab.workloads.train`), never a folder inside a package.
+PROJECT_ROOT = Path(__file__).resolve().parents[__package__.count(".") + 1]
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
@@ -25,7 +27,7 @@ def torchrun_command(cfg: TrainConfig, nproc: int, max_restarts: int) -> list[st
         sys.executable, "-m", "torch.distributed.run",
         "--standalone", "--nnodes=1", f"--nproc-per-node={nproc}",
         f"--max-restarts={max_restarts}", "--monitor-interval=0.2",
-        "-m", "workloads.train", *config_to_args(cfg),
+        "-m", __package__, *config_to_args(cfg),  # workloads.train (sahab.workloads.train when installed)
     ]  # fmt: skip
 
 
