@@ -168,8 +168,10 @@ class Fleet(pulumi.ComponentResource):
         found = {}
         for addon in (a for a in addons().values() if a.build is not None):
             for cluster in self.config.clusters:
-                if not cluster.stack_reference and addon.wanted(self.addon_target(cluster)):
-                    found[cluster.name] = addon.build(self, cluster)
+                built = addon.build(self, cluster) if not cluster.stack_reference and \
+                    addon.wanted(self.addon_target(cluster)) else None
+                if built is not None:
+                    found[cluster.name] = built
         return found
 
     def addon_target(self, cluster: Cluster) -> Target:

@@ -42,7 +42,8 @@ class Addon:
     artifacts: Callable[[FleetConfig, KindSpec, list[Cluster]], list[Artifact]]
     """What it pulls on the stack's created clusters of one kind (those that get it)."""
     build: Callable[[Fleet, Cluster], Any] | None = None
-    """For an add-on Fleet installs beside the platform (not inside it): its builder."""
+    """For an add-on Fleet installs beside the platform (not inside it): its builder, which returns None where it
+    cannot install it (a cluster whose component this stack did not build)."""
 
 
 def of_kind(name: str) -> Callable[[Target], bool]:

@@ -25,12 +25,16 @@ def artifacts(fleet: FleetConfig, kind: KindSpec, clusters: list[Cluster]) -> li
             *{c.kubernetes_version: autoscaler_image(c.kubernetes_version) for c in clusters}.values()]
 
 
-def build(fleet: Fleet, cluster: Cluster) -> ClusterAutoscaler:
+def build(fleet: Fleet, cluster: Cluster) -> ClusterAutoscaler | None:
+    """The autoscaler of an EKS cluster this stack built (None where the cluster's component is not one)."""
     from components.aws.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+    from components.aws.eks_cluster import EksCluster
     from components.kinds import eks as eks_kind
     from components.kubernetes.placement import system_placement
 
-    eks, region, aws = fleet.clusters[cluster.name], fleet.config.region_of(cluster), eks_kind.state(fleet)
+    eks, region, aws = fleet.clusters.get(cluster.name), fleet.config.region_of(cluster), eks_kind.state(fleet)
+    if not isinstance(eks, EksCluster):
+        return None
     return ClusterAutoscaler(f"{fleet.fleet_name}-{cluster.name}-autoscaler", ClusterAutoscalerArgs(
         cluster_name=eks.cluster_name, region=region, account_id=aws.account_id,
         oidc_provider_arn=eks.oidc_provider_arn, oidc_issuer=eks.oidc_issuer,
