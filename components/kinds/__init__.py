@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol
 import pulumi
 from pydantic import AfterValidator
 
-from components import catalog
+from components import accelerators
 from components.gpu_stack import GpuStack
 
 if TYPE_CHECKING:
@@ -39,23 +39,23 @@ class ClusterComponent(Protocol):
 
 @dataclass(frozen=True)
 class NodeTypes:
-    """A kind's node-type catalog: the instance types its cloud sells, read from components.catalog under the
+    """A kind's node-type catalog: the instance types its cloud sells, read from components.accelerators under the
     cloud's key (and from components/offerings for where each is sold)."""
 
     cloud: str
-    """The key of the cloud in components.catalog (aws, azure)."""
+    """The key of the cloud in components.accelerators (aws, azure)."""
 
     def instance_types(self, accelerator: str) -> list[str]:
-        return catalog.instance_types(self.cloud, accelerator)
+        return accelerators.instance_types(self.cloud, accelerator)
 
     def default(self, accelerator: str, offerings: Any = None) -> str | None:
-        return catalog.default_instance_type(self.cloud, accelerator, offerings)
+        return accelerators.default_instance_type(self.cloud, accelerator, offerings)
 
     def accelerator_of(self, instance_type: str) -> str | None:
-        return catalog.accelerator_of_instance(self.cloud, instance_type)
+        return accelerators.accelerator_of_instance(self.cloud, instance_type)
 
-    def shape(self, instance_type: str) -> catalog.InstanceShape | None:
-        return catalog.instance_shape(self.cloud, instance_type)
+    def shape(self, instance_type: str) -> accelerators.InstanceShape | None:
+        return accelerators.instance_shape(self.cloud, instance_type)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from importlib import import_module
 
 from components.kinds import kinds
 from sahab.engine import PlannedResource
-from sahab.readiness.model import Cluster
+from sahab.readiness.readiness_types import Cluster
 
 K8S_PROVIDER = "pulumi:providers:kubernetes"
 
