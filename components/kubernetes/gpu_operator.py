@@ -14,14 +14,13 @@ this one namespace; tenants' namespaces stay `restricted`.
 
 from __future__ import annotations
 
-from typing import Literal
-
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import field_validator, model_validator
 from sahab.components import gpu_stack
 from sahab.components.artifacts import CATALOG, Images
 from sahab.components.config import NodePool
+from sahab.components.kinds import KindName
 from sahab.components.kubernetes import gpu_config
 from sahab.components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
 from sahab.components.kubernetes.placement import Placement
@@ -39,7 +38,7 @@ CONTROL_PLANE_TOLERATION = {"key": "node-role.kubernetes.io/control-plane", "ope
 
 
 class GpuOperatorArgs(Args):
-    cluster_kind: Literal["eks", "aks", "onprem"]
+    cluster_kind: KindName
     """Where the cluster runs; on-prem nodes bring their own drivers and toolkit."""
     pools: tuple[NodePool, ...]
     """The cluster's GPU pools (at least one): their taints, drivers and MIG strategies shape the values."""
