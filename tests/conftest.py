@@ -4,6 +4,7 @@
 runs under pytest's cache, keyed by the lock's contents, so only the first run pays for unpacking the provider
 SDKs) and the wheel built from this checkout, installed afresh every session. No torch: `sahab check` needs none."""
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -15,6 +16,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.workers import locked, run_folder, share_in
+
 # No per-example deadline: a loaded 2-core CI machine is not a slow function, and no test asserts on time
 # (performance figures come from benchmarks/). Each test still bounds its examples with max_examples.
 settings.register_profile("sahab", deadline=None)
@@ -24,6 +27,42 @@ ROOT = Path(__file__).resolve().parent.parent
 STACKS = ("dev", "prod", "burst", "smb")
 LOCK = ROOT / "requirements.lock"
 INSTALL_BUDGET = 900  # seconds for unpacking the locked SDKs into a new virtualenv, on a busy machine
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tell tests/workers.py where this run's xdist workers share work: the parent of their temporary directories
+    (xdist hands each worker `--basetemp <run's folder>/<worker>`). One process alone shares with no one."""
+    if os.environ.get("PYTEST_XDIST_WORKER") and config.option.basetemp:
+        share_in(Path(config.option.basetemp).parent)
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Groups for xdist's `--dist loadgroup` (a group runs on one worker, in order): each module is one, so its
+    module fixtures are built once; the test hosts (loopback addresses, one base tree) are one across modules.
+    torchrun fleets (rendezvous timeouts) run alone, like any test marked so."""
+    for item in items:
+        if item.get_closest_marker("torchrun"):
+            item.add_marker(pytest.mark.alone)
+        if item.get_closest_marker("xdist_group") is None:
+            group = "hosts" if item.get_closest_marker("hosts") else item.nodeid.split("::", 1)[0]
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """A test marked `alone` runs with no other test beside it: each test holds a lock on one file of the run for
+    its setup, call and teardown (so a module fixture counts), shared by ordinary tests and exclusive for an
+    `alone` one. The turnstile lets no new test start while an `alone` one waits, so it is never overtaken."""
+    folder = run_folder()
+    if folder is None:
+        yield
+        return
+    alone = item.get_closest_marker("alone") is not None
+    with contextlib.ExitStack() as held:
+        with locked(folder / "turnstile.lock"):
+            held.enter_context(locked(folder / "alone.lock", shared=not alone))
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -59,18 +98,25 @@ def wheel(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def wheel_venv(request, wheel, tmp_path_factory) -> Path:
-    digest = hashlib.sha256(LOCK.read_bytes()).hexdigest()[:16]
+    pins = [line for line in LOCK.read_text().splitlines() if not line.startswith("#")]  # not its header's digest
+    digest = hashlib.sha256("\n".join(pins).encode()).hexdigest()[:16]
     cache = Path(request.config.cache.mkdir("wheel-venv"))
     home = cache / digest
     python = home / "bin" / "python"
-    if not (home / ".complete").is_file():
-        shutil.rmtree(home, ignore_errors=True)
-        for stale in cache.iterdir():  # venvs of older locks
-            shutil.rmtree(stale, ignore_errors=True)
-        venv.EnvBuilder(with_pip=True).create(home)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "--require-hashes", "--no-deps", "-r", str(LOCK)],
-                       check=True, env=quiet_env(), capture_output=True, timeout=INSTALL_BUDGET)
-        (home / ".complete").touch()
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(wheel)],
-                   check=True, env=quiet_env(), capture_output=True, timeout=300)
+    # One builder at a time (xdist workers, or two runs of the suite); the workers of one run install the wheel once.
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    with locked(cache.parent / "wheel-venv.lock"):
+        if not (home / ".complete").is_file():
+            shutil.rmtree(home, ignore_errors=True)
+            for stale in cache.iterdir():  # venvs of older locks
+                shutil.rmtree(stale, ignore_errors=True)
+            venv.EnvBuilder(with_pip=True).create(home)
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "--require-hashes", "--no-deps", "-r",
+                            str(LOCK)], check=True, env=quiet_env(), capture_output=True, timeout=INSTALL_BUDGET)
+            (home / ".complete").touch()
+        installed_by = home / ".wheel-of-run"
+        if run is None or not installed_by.is_file() or installed_by.read_text() != run:
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(wheel)],
+                           check=True, env=quiet_env(), capture_output=True, timeout=300)
+            installed_by.write_text(run or "")
     return home

@@ -15,7 +15,7 @@ from workload_helpers import ROOT, sahab_env
 from sahab.schema import SCHEMA_VERSION
 from workloads.bench.catalog import CATALOG, CPU_CLASSES
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # measured figures against floors and budgets
 
 PROBES = {"gemm", "gemm_fp32", "memory_bandwidth", "allreduce", "train_step", "dataloader"}
 

@@ -125,6 +125,7 @@ def test_a_training_step_that_cannot_fit_its_budget_is_cut_short_not_run():
 
 
 @pytest.mark.slow
+@pytest.mark.alone
 def test_an_allreduce_that_outlives_its_budget_is_stopped():
     started = time.perf_counter()
     m = probes.allreduce("cpu", cores=2, budget_s=0.5)  # two fresh processes cannot even import torch in time
