@@ -40,13 +40,18 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Groups for xdist's `--dist loadgroup` (a group runs on one worker, in order): each module is one, so its
     module fixtures are built once; the test hosts (loopback addresses, one base tree) are one across modules.
-    torchrun fleets (rendezvous timeouts) run alone, like any test marked so."""
+    torchrun fleets (rendezvous timeouts) run alone, like any test marked so. A worker takes the groups in the
+    order collected: the hosts (the longest group) first, the modules holding `alone` tests last, so the other
+    worker is not kept waiting behind a long converge while an `alone` test waits for it."""
     for item in items:
         if item.get_closest_marker("torchrun"):
             item.add_marker(pytest.mark.alone)
         if item.get_closest_marker("xdist_group") is None:
             group = "hosts" if item.get_closest_marker("hosts") else item.nodeid.split("::", 1)[0]
             item.add_marker(pytest.mark.xdist_group(group))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        last = {item.path for item in items if item.get_closest_marker("alone")}
+        items.sort(key=lambda item: 0 if item.get_closest_marker("hosts") else 2 if item.path in last else 1)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -22,6 +22,8 @@ from workloads.bench.validate import (
     result_to_text,
 )
 
+pytestmark = pytest.mark.alone  # budgets judged against the clock
+
 AVX2 = {"sse4_2", "avx", "avx2", "fma"}  # AMD EPYC before Zen 4, Xeons before Cooper Lake
 AVX512 = AVX2 | {"avx512f", "avx512bw", "avx512vl"}  # Skylake/Cascade Lake
 AVX512_BF16 = AVX512 | {"avx512_bf16"}  # Zen 4, Cooper Lake
@@ -125,7 +127,6 @@ def test_a_training_step_that_cannot_fit_its_budget_is_cut_short_not_run():
 
 
 @pytest.mark.slow
-@pytest.mark.alone
 def test_an_allreduce_that_outlives_its_budget_is_stopped():
     started = time.perf_counter()
     m = probes.allreduce("cpu", cores=2, budget_s=0.5)  # two fresh processes cannot even import torch in time
