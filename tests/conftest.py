@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.workers import locked, run_folder, share_in
+from tests.workers import locked, record_groups, recorded_groups, run_folder, share_in
 
 # No per-example deadline: a loaded 2-core CI machine is not a slow function, and no test asserts on time
 # (performance figures come from benchmarks/). Each test still bounds its examples with max_examples.
@@ -36,22 +36,37 @@ def pytest_configure(config: pytest.Config) -> None:
         share_in(Path(config.option.basetemp).parent)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Groups for xdist's `--dist loadgroup` (a group runs on one worker, in order): each module is one, so its
-    module fixtures are built once; the test hosts (loopback addresses, one base tree) are one across modules.
-    torchrun fleets (rendezvous timeouts) run alone, like any test marked so. A worker takes the groups in the
-    order collected: the hosts (the longest group) first, the modules holding `alone` tests last, so the other
-    worker is not kept waiting behind a long converge while an `alone` test waits for it."""
+    """torchrun fleets (rendezvous timeouts) run alone, like any test marked so. In an xdist worker: the test hosts
+    (loopback addresses, one base tree) form one group across modules, listed for the scheduler below; a worker takes
+    the groups in the order collected, the hosts (the longest) first and modules holding `alone` tests last, so the
+    other worker is not kept waiting behind a long converge while an `alone` test waits for it."""
     for item in items:
         if item.get_closest_marker("torchrun"):
             item.add_marker(pytest.mark.alone)
-        if item.get_closest_marker("xdist_group") is None:
-            group = "hosts" if item.get_closest_marker("hosts") else item.nodeid.split("::", 1)[0]
-            item.add_marker(pytest.mark.xdist_group(group))
     if os.environ.get("PYTEST_XDIST_WORKER"):
         last = {item.path for item in items if item.get_closest_marker("alone")}
         items.sort(key=lambda item: 0 if item.get_closest_marker("hosts") else 2 if item.path in last else 1)
+        record_groups({item.nodeid: "hosts" for item in items if item.get_closest_marker("hosts")})
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`--dist loadgroup`: each module is one unit of work (its module fixtures built once, on one worker), and the
+    tests a worker recorded under one group (record_groups) are one unit across modules. (pytest-xdist's own
+    `xdist_group` marks do nothing under pytest 9.2, which no longer reads the node id xdist rewrites.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:  # the workers have collected (and recorded) by the time work is split
+                self.groups = recorded_groups(config._tmp_path_factory.getbasetemp())
+            return self.groups.get(nodeid) or nodeid.split("::", 1)[0]
+
+    return GroupScheduling(config, log)
 
 
 @pytest.hookimpl(hookwrapper=True)

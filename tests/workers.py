@@ -8,6 +8,8 @@ nothing and behaves as before; so does a machine without fcntl (Windows)."""
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import pickle
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -62,3 +64,21 @@ def once_per_run(name: str, build: Callable[[], T]) -> T:
         partial.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
         partial.replace(done)
         return value
+
+
+def record_groups(groups: dict[str, str]) -> None:
+    """Tell the xdist controller which tests (node ids) must run together on one worker (each worker writes the
+    same list; tests/conftest.py's scheduler reads it)."""
+    folder = run_folder()
+    if folder is None:
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = folder / f"groups.{os.getpid()}.partial"
+    partial.write_text(json.dumps(groups))
+    partial.replace(folder / "groups.json")
+
+
+def recorded_groups(controller_temp: Path) -> dict[str, str]:
+    """The groups the workers recorded, read by the controller (whose temporary directory holds the workers')."""
+    path = controller_temp / "shared" / "groups.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
