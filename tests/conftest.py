@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.workers import locked, record_groups, recorded_groups, run_folder, share_in
+from tests.workers import building_the_checkout, locked, record_groups, recorded_groups, run_folder, share_in
 
 # No per-example deadline: a loaded 2-core CI machine is not a slow function, and no test asserts on time
 # (performance figures come from benchmarks/). Each test still bounds its examples with max_examples.
@@ -109,9 +109,13 @@ def quiet_env() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
-                    str(ROOT)], check=True, env=quiet_env(), capture_output=True, timeout=300)
+    """Built once per run (xdist workers share it; pip builds in the checkout, so one build at a time)."""
+    shared = run_folder()
+    out = shared / "wheel" if shared else tmp_path_factory.mktemp("wheel")
+    with building_the_checkout():
+        if not list(out.glob("sahab-*.whl")):
+            subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                            str(out), str(ROOT)], check=True, env=quiet_env(), capture_output=True, timeout=300)
     (built,) = out.glob("sahab-*.whl")
     return built
 

@@ -21,6 +21,8 @@ except ImportError:  # Windows
     fcntl = None
 
 T = TypeVar("T")
+# pip builds Sahab's wheel in the checkout (setuptools' build/ folder): one build at a time, whoever runs it.
+CHECKOUT_BUILD_LOCK = Path(__file__).resolve().parent.parent / ".pytest_cache" / "checkout-build.lock"
 # Set by tests/conftest.py (pytest_configure) in an xdist worker, never inherited by a test's subprocesses: the
 # parent of the workers' temporary directories (pytest keeps the last few runs' and removes older ones).
 _run_folder: Path | None = None
@@ -48,6 +50,10 @@ def locked(path: Path, *, shared: bool = False) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def building_the_checkout() -> contextlib.AbstractContextManager[None]:
+    return locked(CHECKOUT_BUILD_LOCK)
 
 
 def once_per_run(name: str, build: Callable[[], T]) -> T:
