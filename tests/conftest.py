@@ -38,15 +38,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """torchrun fleets (rendezvous timeouts) run alone, like any test marked so. In an xdist worker: the test hosts
-    (loopback addresses, one base tree) form one group across modules, listed for the scheduler below; a worker takes
-    the groups in the order collected, the hosts (the longest) first and modules holding `alone` tests last, so the
-    other worker is not kept waiting behind a long converge while an `alone` test waits for it."""
+    (loopback addresses, one base tree) form one group across modules, listed for the scheduler below."""
     for item in items:
         if item.get_closest_marker("torchrun"):
             item.add_marker(pytest.mark.alone)
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        last = {item.path for item in items if item.get_closest_marker("alone")}
-        items.sort(key=lambda item: 0 if item.get_closest_marker("hosts") else 2 if item.path in last else 1)
         record_groups({item.nodeid: "hosts" for item in items if item.get_closest_marker("hosts")})
 
 
