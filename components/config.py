@@ -26,7 +26,7 @@ from pydantic import (
     model_validator,
 )
 
-from components import catalog, egress, gpu_stack, offerings, validation
+from components import accelerators, egress, gpu_stack, offerings, validation
 from components.errors import ConfigError
 from components.hybrid_config import Deployer, SiteDns, SiteGateway, SiteLink, check_hybrid, private_block
 from components.network_plan import MAX_AKS_CLUSTERS_PER_VNET, plan_api_server_subnets
@@ -430,7 +430,7 @@ class NodePool(_Model):
 
     @property
     def is_gpu(self) -> bool:
-        return catalog.CATALOG[self.accelerator].is_gpu
+        return accelerators.CATALOG[self.accelerator].is_gpu
 
     @property
     def size(self) -> int:
@@ -440,10 +440,10 @@ class NodePool(_Model):
     def node_labels(self) -> dict[str, str]:
         """Labels every node of the pool carries: the pool, its accelerator, and on GPUs an NVIDIA marker and
         the device plugin configuration (MIG strategy, time-slicing) the node selects."""
-        labels = {catalog.LABEL_POOL: self.name, catalog.LABEL_ACCELERATOR: self.accelerator}
+        labels = {accelerators.LABEL_POOL: self.name, accelerators.LABEL_ACCELERATOR: self.accelerator}
         if self.is_gpu:
-            labels[catalog.LABEL_NVIDIA_PRESENT] = "true"
-            labels[catalog.LABEL_DEVICE_PLUGIN_CONFIG] = catalog.device_plugin_config_name(
+            labels[accelerators.LABEL_NVIDIA_PRESENT] = "true"
+            labels[accelerators.LABEL_DEVICE_PLUGIN_CONFIG] = accelerators.device_plugin_config_name(
                 self.mig_strategy, self.time_slicing_replicas)
         return {**labels, **self.labels}
 
@@ -459,7 +459,7 @@ class NodePool(_Model):
     @property
     def taints(self) -> tuple[Taint, ...]:
         """GPU pools are tainted so only pods that ask for GPUs land there."""
-        gpu = (Taint(key=catalog.GPU_TAINT_KEY, value=catalog.GPU_TAINT_VALUE, effect="NoSchedule"),)
+        gpu = (Taint(key=accelerators.GPU_TAINT_KEY, value=accelerators.GPU_TAINT_VALUE, effect="NoSchedule"),)
         return (gpu if self.is_gpu else ()) + self.extra_taints
 
 
@@ -1266,14 +1266,14 @@ def _resolve_cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, pa
     if cloud == "aws" and snap is None:
         raise ConfigError(f"{path}.cluster", f"no EC2 offerings snapshot for {region}, so nothing says what it sells; "
                           f"write one: {offerings.REFRESH['aws'].replace('all', region).split('   #')[0]}")
-    candidates = catalog.instance_types(cloud, pool.accelerator)
+    candidates = accelerators.instance_types(cloud, pool.accelerator)
     if snap is not None and candidates and not any(snap.sells(t) for t in candidates):
         raise ConfigError(f"{path}.accelerator", f"{pool.accelerator!r} is not offered in {region} "
                           f"({_what_sells(snap)}); {_regions_that_sell(fleet, cloud, candidates)}")
-    instance_type = pool.instance_type or catalog.default_instance_type(cloud, pool.accelerator, snap)
+    instance_type = pool.instance_type or accelerators.default_instance_type(cloud, pool.accelerator, snap)
     if instance_type is None:
         raise ConfigError(f"{path}.instance_type", f"no {cloud} instance type carries {pool.accelerator!r}")
-    carried = catalog.accelerator_of_instance(cloud, instance_type)
+    carried = accelerators.accelerator_of_instance(cloud, instance_type)
     if carried is None:
         raise ConfigError(f"{path}.instance_type", f"{validation.shown(instance_type)} is not in the hardware "
                           f"catalog; allowed for {pool.accelerator}: {_catalog_types(cloud, pool.accelerator)}")
@@ -1286,7 +1286,7 @@ def _resolve_cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, pa
             _what_sells(snap)
         raise ConfigError(f"{path}.instance_type", f"{instance_type!r} is not offered in {region} ({why}); offered "
                           f"there for {pool.accelerator}: {_by_family(sold)}")
-    if cloud == "azure" and catalog.azure_rdma(instance_type):
+    if cloud == "azure" and accelerators.azure_rdma(instance_type):
         raise ConfigError(f"{path}.instance_type", f"{instance_type!r} joins nodes over InfiniBand, and Sahab does "
                           "not set up RDMA on AKS (NVIDIA Network Operator with OFED, the RDMA shared device plugin, "
                           "the GPU operator's driver.rdma, the subscription's feature registration and an IPC_LOCK "
@@ -1297,7 +1297,7 @@ def _resolve_cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, pa
     except ValueError as err:
         raise ConfigError(f"{path}.gpu_driver", str(err)) from None
     efa = _efa(cluster, pool, instance_type, path)
-    gpus = pool.gpus_per_node or (catalog.gpus_per_instance(cloud, instance_type) if pool.is_gpu else None)
+    gpus = pool.gpus_per_node or (accelerators.gpus_per_instance(cloud, instance_type) if pool.is_gpu else None)
     update: dict[str, Any] = {"instance_type": instance_type, "gpus_per_node": gpus, "gpu_driver": driver,
                               "efa": efa}
     if cluster.kind == "aks" and pool.spot and AKS_SPOT_TAINT not in pool.extra_taints:
@@ -1321,12 +1321,12 @@ def _efa(cluster: Cluster, pool: NodePool, instance_type: str, path: str) -> boo
 
 
 def _efa_types(accelerator: str) -> list[str]:
-    return [t for t in catalog.instance_types("aws", accelerator)
+    return [t for t in accelerators.instance_types("aws", accelerator)
             if (offerings.aws_instance(t) or offerings.InstanceFacts(0, 0, 0, None, 0, 1)).efa_interfaces]
 
 
 def _plain_azure(accelerator: str) -> list[str]:
-    return [t for t in catalog.instance_types("azure", accelerator) if not catalog.azure_rdma(t)]
+    return [t for t in accelerators.instance_types("azure", accelerator) if not accelerators.azure_rdma(t)]
 
 
 def _by_family(instance_types: list[str]) -> str:
@@ -1446,14 +1446,14 @@ def _aks_zones(fleet: FleetConfig, cluster: Cluster, pool: NodePool, snap: offer
 
 def _catalog_types(cloud: str, accelerator: str) -> str:
     if cloud == "aws":
-        types = catalog.instance_types("aws", accelerator)
+        types = accelerators.instance_types("aws", accelerator)
         if len(types) <= 16:
             return ", ".join(types)
-        families = ", ".join(catalog.CATALOG[accelerator].aws_families)
+        families = ", ".join(accelerators.CATALOG[accelerator].aws_families)
         return f"a size the family sells in one of the families {families}, e.g. {types[2]}"
     if accelerator == "cpu":
         return "Standard_D, Standard_E or Standard_F sizes like Standard_D8s_v5 or Standard_E16ads_v5"
-    return ", ".join(catalog.CATALOG[accelerator].azure_series)
+    return ", ".join(accelerators.CATALOG[accelerator].azure_series)
 
 
 def load_fleet_config() -> FleetConfig:
