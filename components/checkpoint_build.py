@@ -15,13 +15,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pulumi
-
-from components.config import ROOT, Cluster, secret_config
-from components.errors import ConfigError
-from components.kubernetes.checkpoint_key import ENV as KEY_ENV
+from sahab.components.config import ROOT, Cluster, secret_config
+from sahab.components.errors import ConfigError
+from sahab.components.kubernetes.checkpoint_key import ENV as KEY_ENV
 
 if TYPE_CHECKING:
-    from components.cluster_reference import ReferencedCluster
+    from sahab.components.cluster_reference import ReferencedCluster
 
 CHECKPOINT_ACCOUNT = "checkpoint-writer"  # the training pods' account where checkpoints go to a bucket
 
@@ -40,7 +39,7 @@ def checkpoint_access(fleet: Any, cluster_name: str, team: str) -> Any:
 def _onprem(fleet: Any, cluster: Cluster, team: str) -> Any:
     """On-prem, with the site's object store set: the team's own key (limited by the store to the team's prefix) in
     a Secret of the team's namespace (components.onprem.checkpoint_access)."""
-    from components.onprem.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
+    from sahab.components.onprem.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
 
     index, site = next(((i, s) for i, s in enumerate(fleet.config.sites) if s.name == cluster.site),
                        (None, None))
@@ -71,8 +70,8 @@ def _onprem(fleet: Any, cluster: Cluster, team: str) -> Any:
 def _azure(fleet: Any, cluster_name: str, team: str) -> Any:
     """On an AKS cluster this stack creates, with an Azure checkpoints account: the team's pods write to
     their own container there with workload identity (components.azure.checkpoint_access)."""
-    from components.azure.aks_cluster import AksCluster
-    from components.azure.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
+    from sahab.components.azure.aks_cluster import AksCluster
+    from sahab.components.azure.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
 
     aks = fleet.clusters.get(cluster_name)
     bucket = _checkpoints_bucket(fleet, "account_id")
@@ -92,8 +91,8 @@ def _azure(fleet: Any, cluster_name: str, team: str) -> Any:
 def _aws(fleet: Any, cluster_name: str, team: str) -> Any:
     """On an EKS cluster this stack creates, with an AWS checkpoints bucket: the team's pods write their
     checkpoints there through IRSA (components.aws.checkpoint_access). Elsewhere: None (a volume)."""
-    from components.aws.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
-    from components.aws.eks_cluster import EksCluster
+    from sahab.components.aws.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
+    from sahab.components.aws.eks_cluster import EksCluster
 
     eks = fleet.clusters.get(cluster_name)
     bucket = _checkpoints_bucket(fleet, "kms_key_arn")
@@ -145,7 +144,7 @@ def referenced_access(cluster: ReferencedCluster) -> ReferencedAccess:
     # The account, labels and variable names follow from the cluster kind; only values come from the export. The
     # checkpoint key is the owning stack's Secret in the team's namespace there, read by name (never exported).
     if cluster.kind == "aks":
-        from components.azure.checkpoint_access import USE_LABEL
+        from sahab.components.azure.checkpoint_access import USE_LABEL
 
         return ReferencedAccess(uri=store.apply(lambda s: s["uri"]), account=CHECKPOINT_ACCOUNT,
                                 env=[{"name": "AZURE_STORAGE_ACCOUNT",

@@ -10,10 +10,9 @@ from typing import Any
 
 import pulumi
 import pulumi_azure_native as azure_native
-
-from components.aws.eks_cluster import eks_kubeconfig
-from components.azure.aks_cluster import decode_kubeconfig, non_interactive_kubeconfig
-from components.errors import ConfigError
+from sahab.components.aws.eks_cluster import eks_kubeconfig
+from sahab.components.azure.aks_cluster import decode_kubeconfig, non_interactive_kubeconfig
+from sahab.components.errors import ConfigError
 
 # What a burst stack reads from the owning stack, per cluster kind; the owner's Fleet exports these keys.
 REQUIRED_KEYS = {

@@ -25,12 +25,11 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-
-from components import accelerators, egress, gpu_stack, offerings, validation
-from components.errors import ConfigError
-from components.hybrid_config import Deployer, SiteDns, SiteGateway, SiteLink, check_hybrid, private_block
-from components.network_plan import MAX_AKS_CLUSTERS_PER_VNET, plan_api_server_subnets
-from components.registry_config import Registries, check_registries
+from sahab.components import accelerators, egress, gpu_stack, offerings, validation
+from sahab.components.errors import ConfigError
+from sahab.components.hybrid_config import Deployer, SiteDns, SiteGateway, SiteLink, check_hybrid, private_block
+from sahab.components.network_plan import MAX_AKS_CLUSTERS_PER_VNET, plan_api_server_subnets
+from sahab.components.registry_config import Registries, check_registries
 
 ROOT = "sahab:fleet"
 
@@ -1426,7 +1425,7 @@ def _pool_zones(fleet: FleetConfig, cluster: Cluster, pool: NodePool, vpc: tuple
 
 def _aks_zones(fleet: FleetConfig, cluster: Cluster, pool: NodePool, snap: offerings.Snapshot | None,
                path: str) -> tuple[str, ...]:
-    from components.azure.plan import ZONAL_LOCATIONS
+    from sahab.components.azure.plan import ZONAL_LOCATIONS
 
     location = fleet.region_of(cluster)
     if location not in ZONAL_LOCATIONS:

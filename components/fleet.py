@@ -8,15 +8,14 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 from pydantic import ValidationError
-
-from components.artifacts import Images, read_digest_lock
-from components.checkpoint_build import checkpoint_access, export_access, referenced_access
-from components.config import ROOT, Cluster, FleetConfig, secret_config
-from components.egress import storage_destinations
-from components.errors import ConfigError
-from components.kubernetes.platform import Platform, PlatformArgs
-from components.kubernetes.platform_fences import fence_args
-from components.kubernetes.training_job import TrainingJob, TrainingJobArgs, node_shape
+from sahab.components.artifacts import Images, read_digest_lock
+from sahab.components.checkpoint_build import checkpoint_access, export_access, referenced_access
+from sahab.components.config import ROOT, Cluster, FleetConfig, secret_config
+from sahab.components.egress import storage_destinations
+from sahab.components.errors import ConfigError
+from sahab.components.kubernetes.platform import Platform, PlatformArgs
+from sahab.components.kubernetes.platform_fences import fence_args
+from sahab.components.kubernetes.training_job import TrainingJob, TrainingJobArgs, node_shape
 
 
 class Fleet(pulumi.ComponentResource):
@@ -64,7 +63,7 @@ class Fleet(pulumi.ComponentResource):
     def _registries(self) -> dict[str, Any]:
         """The ECR pull-through cache and the ACR with its cache rules (components.aws.registry,
         components.azure.registry), built where the stack has the cloud and a registry for it."""
-        from components.registry_build import build_registries
+        from sahab.components.registry_build import build_registries
 
         return build_registries(self)
 
@@ -72,7 +71,7 @@ class Fleet(pulumi.ComponentResource):
     def _hybrid(self) -> Any:
         """The sites' links to the clouds' networks and their ends, DNS forwarders and the deployer's location
         (components.hybrid_build)."""
-        from components.hybrid_build import build_hybrid
+        from sahab.components.hybrid_build import build_hybrid
 
         return build_hybrid(self)
 
@@ -123,7 +122,7 @@ class Fleet(pulumi.ComponentResource):
 
     def _cni(self, cluster: Cluster, component: Any, k8s_provider: k8s.Provider) -> Any:
         """On-prem clusters: Cilium, the pod network kubeadm does not bring (components.kubernetes.cilium)."""
-        from components.kubernetes.cilium import Cilium, CiliumArgs
+        from sahab.components.kubernetes.cilium import Cilium, CiliumArgs
 
         return Cilium(f"{self.fleet_name}-{cluster.name}-cni", CiliumArgs(
             api_server=component.endpoint, operator_replicas=2 if len(cluster.control_plane_hosts) >= 3 else 1,
@@ -132,7 +131,7 @@ class Fleet(pulumi.ComponentResource):
 
     def _platform(self, cluster_name: str, kind: str, k8s_provider: k8s.Provider,
                   encryption_id: pulumi.Input[str] | None, cni: Any = None) -> Platform:
-        from components.kubernetes.cilium import after_cni
+        from sahab.components.kubernetes.cilium import after_cni
 
         return Platform(
             f"{self.fleet_name}-{cluster_name}-platform",
@@ -156,9 +155,9 @@ class Fleet(pulumi.ComponentResource):
     def _autoscalers(self) -> dict[str, Any]:
         """cluster-autoscaler on every EKS cluster this stack creates: its pools autoscale, and burst stacks add
         scale-from-zero groups to it that the autoscaler discovers by tag. (AKS runs its own.)"""
-        from components.aws.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
-        from components.aws.eks_cluster import EksCluster
-        from components.kubernetes.placement import system_placement
+        from sahab.components.aws.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+        from sahab.components.aws.eks_cluster import EksCluster
+        from sahab.components.kubernetes.placement import system_placement
 
         found = {}
         for cluster in self.config.clusters:
@@ -219,9 +218,9 @@ class Fleet(pulumi.ComponentResource):
         burst = self.config.burst
         if burst is None:
             return None
-        from components.cluster_reference import referenced_kubeconfig
-        from components.kubernetes.multikueue import MULTIKUEUE_JOBS, Burst, BurstArgs, BurstWorker, queue_name
-        from components.kubernetes.storage import DEFAULT_CLASS
+        from sahab.components.cluster_reference import referenced_kubeconfig
+        from sahab.components.kubernetes.multikueue import MULTIKUEUE_JOBS, Burst, BurstArgs, BurstWorker, queue_name
+        from sahab.components.kubernetes.storage import DEFAULT_CLASS
 
         manager = self.config.cluster(burst.manager)
         kubeconfig = referenced_kubeconfig(self._stack_ref(manager.stack_reference), manager.stack_reference,
@@ -254,7 +253,7 @@ class Fleet(pulumi.ComponentResource):
             validator_image = self._validator_image(worker.kind)
             if validator_image:
                 # The pools' validators; the owning stack's platform has the account, rights and policy.
-                from components.kubernetes.node_validator import NodeValidator, NodeValidatorArgs
+                from sahab.components.kubernetes.node_validator import NodeValidator, NodeValidatorArgs
 
                 NodeValidator(f"{self.fleet_name}-{worker.name}-node-validator", NodeValidatorArgs(
                     image=validator_image, pools=worker.pools, shared=False),
@@ -291,7 +290,7 @@ class Fleet(pulumi.ComponentResource):
         self.exports.setdefault("nodePools", {})[pool] = {"cluster": cluster, "kind": kind, "name": cloud_name}
 
     def _referenced(self, cluster: Cluster, provider: pulumi.ProviderResource) -> Any:
-        from components.cluster_reference import ReferencedCluster
+        from sahab.components.cluster_reference import ReferencedCluster
 
         # One StackReference per referenced stack, however many clusters come from it.
         ref = cluster.stack_reference
@@ -304,9 +303,9 @@ class Fleet(pulumi.ComponentResource):
     def _onprem(self) -> dict[str, Any]:
         """kubeadm clusters on the sites' servers and their node pools, converged by Ansible. The SSH key is the
         site's secret setting when the stack has one, else the operator's ssh-agent."""
-        from components.onprem.cluster import OnPremCluster
-        from components.onprem.from_config import cluster_args, pool_args
-        from components.onprem.node_pool import OnPremNodePool
+        from sahab.components.onprem.cluster import OnPremCluster
+        from sahab.components.onprem.from_config import cluster_args, pool_args
+        from sahab.components.onprem.node_pool import OnPremNodePool
 
         built: dict[str, Any] = {}
         for cluster in (c for c in self.config.clusters if c.kind == "onprem" and not c.stack_reference):
@@ -336,12 +335,11 @@ class Fleet(pulumi.ComponentResource):
         if cloud is None or not (clusters or buckets):
             return {}
         import pulumi_aws as aws
-
-        from components.aws.bucket import S3Bucket, S3BucketArgs
-        from components.aws.eks_cluster import EksCluster, EksClusterArgs
-        from components.aws.network import Network, NetworkArgs
-        from components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
-        from components.hybrid_build import site_cidrs
+        from sahab.components.aws.bucket import S3Bucket, S3BucketArgs
+        from sahab.components.aws.eks_cluster import EksCluster, EksClusterArgs
+        from sahab.components.aws.network import Network, NetworkArgs
+        from sahab.components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
+        from sahab.components.hybrid_build import site_cidrs
 
         regions = sorted({cfg.region_of(c) for c in clusters} | ({cloud.region} if buckets else set()))
         providers = {region: aws.Provider(
@@ -371,7 +369,7 @@ class Fleet(pulumi.ComponentResource):
                 "cloud": "aws", "region": cloud.region, "bucketName": s3.bucket_name, "arn": s3.arn,
                 "kmsKeyArn": s3.kms_key_arn}
         networks: dict[str, Network] = {}
-        from components.config import vpc_zones
+        from sahab.components.config import vpc_zones
 
         for region in sorted({cfg.region_of(c) for c in created}):
             networks[region] = Network(f"{self.fleet_name}-{region}", NetworkArgs(
@@ -436,14 +434,13 @@ class Fleet(pulumi.ComponentResource):
         if cloud is None or not (clusters or buckets):
             return {}
         import pulumi_azure_native as azure_native
-
-        from components.azure import plan
-        from components.azure.aks_cluster import AksCluster, AksClusterArgs
-        from components.azure.landing_zone import LandingZone, LandingZoneArgs
-        from components.azure.node_pool import AksNodePool, AksNodePoolArgs
-        from components.azure.storage_account import AzureStorage, AzureStorageArgs
-        from components.hybrid_build import site_cidrs
-        from components.pool_plan import aks_pool_names
+        from sahab.components.azure import plan
+        from sahab.components.azure.aks_cluster import AksCluster, AksClusterArgs
+        from sahab.components.azure.landing_zone import LandingZone, LandingZoneArgs
+        from sahab.components.azure.node_pool import AksNodePool, AksNodePoolArgs
+        from sahab.components.azure.storage_account import AzureStorage, AzureStorageArgs
+        from sahab.components.hybrid_build import site_cidrs
+        from sahab.components.pool_plan import aks_pool_names
 
         provider = azure_native.Provider(f"{self.fleet_name}-azure", location=cloud.location,
                                          subscription_id=cloud.subscription_id,

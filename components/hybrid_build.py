@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
-
-from components.config import ROOT, FleetConfig, Site, secret_config
-from components.errors import ConfigError
-from components.hybrid_config import deployer_of
-from components.hybrid_plan import render_forwarders, render_router_config, site_forwarders
+from sahab.components.config import ROOT, FleetConfig, Site, secret_config
+from sahab.components.errors import ConfigError
+from sahab.components.hybrid_config import deployer_of
+from sahab.components.hybrid_plan import render_forwarders, render_router_config, site_forwarders
 
 SITE_TYPE = "sahab:network:Site"
 DEPLOYER_TYPE = "sahab:network:Deployer"
@@ -93,7 +92,7 @@ def cloud_networks(fleet: Any) -> list[CloudNetwork]:
     for location, zone in sorted(fleet._azure_zones.items()):
         gateway = None
         if links:
-            from components.azure.hybrid_gateway import AzureHybridGateway, AzureHybridGatewayArgs
+            from sahab.components.azure.hybrid_gateway import AzureHybridGateway, AzureHybridGatewayArgs
 
             gateway = AzureHybridGateway(f"{fleet.fleet_name}-{location}-hybrid", AzureHybridGatewayArgs(
                 location=location, resource_group_name=zone.resource_group_name, subscription_id=subscription,
@@ -172,7 +171,7 @@ def _link(fleet: Any, parent: SiteNetwork, index: int, site: Site, link: Any, ne
     opts = pulumi.ResourceOptions(parent=parent, providers=[network.provider])
     gateway = site.gateway
     if network.cloud == "aws":
-        from components.aws.site_link import AwsSiteLink, AwsSiteLinkArgs
+        from sahab.components.aws.site_link import AwsSiteLink, AwsSiteLinkArgs
 
         transit = network.hub.transit_gateway
         return AwsSiteLink(name, AwsSiteLinkArgs(
@@ -181,7 +180,7 @@ def _link(fleet: Any, parent: SiteNetwork, index: int, site: Site, link: Any, ne
             asn=gateway.asn if gateway else 65010, hub_id=network.hub.id,
             transit_route_table_id=transit.association_default_route_table_id if transit is not None else None,
             direct_connect_gateway_id=link.direct_connect_gateway_id, tags=fleet.tags), opts=opts)
-    from components.azure.site_link import AzureSiteLink, AzureSiteLinkArgs
+    from sahab.components.azure.site_link import AzureSiteLink, AzureSiteLinkArgs
 
     hub = network.hub
     authorization = None
@@ -204,10 +203,10 @@ def _link(fleet: Any, parent: SiteNetwork, index: int, site: Site, link: Any, ne
 def _converge_gateway(name: str, parent: SiteNetwork, site: Site, tunnels: pulumi.Output) -> pulumi.Resource:
     """The site's gateway host converged by the Ansible role sahab_site_gateway; the run waits until every tunnel
     is established, so what depends on it finds the link up."""
-    from components.onprem.host_args import OnPremAccessArgs
-    from components.onprem.inventory import converge_inputs
-    from components.onprem.playbook_run import PlaybookRun
-    from components.onprem.runner import Host
+    from sahab.components.onprem.host_args import OnPremAccessArgs
+    from sahab.components.onprem.inventory import converge_inputs
+    from sahab.components.onprem.playbook_run import PlaybookRun
+    from sahab.components.onprem.runner import Host
 
     gateway = site.gateway
     host = Host(name=gateway.host.name, address=gateway.host.address, port=gateway.host.port, user=site.ssh_user,

@@ -27,12 +27,11 @@ import ipaddress
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
-
-from components import egress, validation
-from components.errors import ConfigError
+from sahab.components import egress, validation
+from sahab.components.errors import ConfigError
 
 if TYPE_CHECKING:
-    from components.config import FleetConfig
+    from sahab.components.config import FleetConfig
 
 # The cloud ends' BGP ASNs: Sahab's virtual private / transit gateways (AWS's default Amazon-side ASN) and the
 # ASNs Azure VPN gateways reserve (65515 is their default; learn.microsoft.com/azure/vpn-gateway/

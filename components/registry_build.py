@@ -9,11 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-
-from components.config import ROOT, secret_config
-from components.errors import ConfigError
-from components.registry_config import ACR_HOST, ECR_HOST
-from components.registry_plan import artifacts_for, how, own_repositories
+from sahab.components.config import ROOT, secret_config
+from sahab.components.errors import ConfigError
+from sahab.components.registry_config import ACR_HOST, ECR_HOST
+from sahab.components.registry_plan import artifacts_for, how, own_repositories
 
 
 def _credentials(fleet: Any, kind: str) -> dict[str, Any]:
@@ -43,8 +42,7 @@ def build_registries(fleet: Any) -> dict[str, Any]:
 
 def _ecr(fleet: Any, credentials: dict[str, Any]) -> Any:
     import pulumi_aws as aws
-
-    from components.aws.registry import EcrRegistry, EcrRegistryArgs
+    from sahab.components.aws.registry import EcrRegistry, EcrRegistryArgs
 
     config = fleet.config
     host = ECR_HOST.match(config.registries.eks.host.lower())
@@ -63,7 +61,7 @@ def _ecr(fleet: Any, credentials: dict[str, Any]) -> Any:
 
 
 def _acr(fleet: Any, credentials: dict[str, Any]) -> Any:
-    from components.azure.registry import AcrRegistry, AcrRegistryArgs
+    from sahab.components.azure.registry import AcrRegistry, AcrRegistryArgs
 
     config = fleet.config
     acr = config.registries.aks

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from components import gpu_stack
-from components.artifacts import CATALOG, Artifact, Images, autoscaler_image, components_of
-from components.config import FleetConfig
-from components.image_refs import RULES, split_reference
-from components.node_os import gpu_node_os_tag
+from sahab.components import gpu_stack
+from sahab.components.artifacts import CATALOG, Artifact, Images, autoscaler_image, components_of
+from sahab.components.config import FleetConfig
+from sahab.components.image_refs import RULES, split_reference
+from sahab.components.node_os import gpu_node_os_tag
 
 KINDS = ("eks", "aks", "onprem")
 # What the GPU operator pulls only where it installs the driver and the toolkit (components.gpu_stack).

@@ -35,12 +35,11 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
-
-from components.egress import PRIVATE_RANGES
-from components.kubernetes.common import MANAGED_BY, Args
+from sahab.components.egress import PRIVATE_RANGES
+from sahab.components.kubernetes.common import MANAGED_BY, Args
 
 if TYPE_CHECKING:
-    from components.config import Cluster, FleetConfig
+    from sahab.components.config import Cluster, FleetConfig
 
 FLOW_ANNOTATION = "sahab.io/flow"
 REQUIRED_ANNOTATION = "sahab.io/required-flows"

@@ -22,9 +22,8 @@ from typing import Literal
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import field_validator
-
-from components.artifacts import Images
-from components.kubernetes.common import (
+from sahab.components.artifacts import Images
+from sahab.components.kubernetes.common import (
     DEFAULT_CLASS_ANNOTATION,
     ENCRYPTION_ANNOTATION,
     MANAGED_BY,
@@ -32,8 +31,8 @@ from components.kubernetes.common import (
     StrInput,
     system_namespace_labels,
 )
-from components.kubernetes.node_validator import IMAGE_UID
-from components.kubernetes.placement import Placement
+from sahab.components.kubernetes.node_validator import IMAGE_UID
+from sahab.components.kubernetes.placement import Placement
 
 DEFAULT_CLASS = "sahab-encrypted"
 PROVISIONER_ACCOUNT = "local-path-provisioner"

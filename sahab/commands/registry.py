@@ -127,7 +127,7 @@ def _list(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     if args.output:
-        from workloads.outputs import check_writable
+        from sahab.workloads.outputs import check_writable
 
         check_writable("--output", Path(args.output), make_folders=False)
     doc = registry_document(args.program, args.stack)
@@ -195,7 +195,7 @@ def _waivers_left(stack: str) -> None:
     """Every image of the stack is pinned: say which digest-rule waivers of the stack no longer have a reason."""
     import sys
 
-    from policies.waivers import load_waivers
+    from sahab.policies.waivers import load_waivers
 
     left = [w for w in load_waivers() if w.policy in (DIGEST_RULE, "SAHAB-K8S-013")
             and w.resource.startswith(f"urn:pulumi:{stack}::")]

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sahab.components.config import parse_fleet
+from sahab.components.errors import ConfigError
 
-from components.config import parse_fleet
-from components.errors import ConfigError
 from sahab.cli import main
 from tests.foundation.fleets import ROOT, stack_fleet
 from tests.kubernetes.manifests import validate

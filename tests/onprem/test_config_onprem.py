@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from sahab.components.config import parse_fleet
+from sahab.components.errors import ConfigError
 
-from components.config import parse_fleet
-from components.errors import ConfigError
 from tests.foundation.fleets import hybrid_fleet, stack_fleet
 
 
