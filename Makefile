@@ -41,9 +41,11 @@ lock:
 lock-verify: install
 	$(PY) tools/lock.py verify
 
+# Two workers (pytest-xdist): each module, and the test hosts, stay on one worker; `alone` tests run with nothing
+# beside them, and the stack plans and the wheel's virtualenv are made once for both (tests/conftest.py).
 test: install host-deps azurite
 	$(PY) -m ruff check .
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup
 
 # The multi-host on-prem scenarios (root): Sahab's playbooks form, grow, repair and upgrade a cluster of test hosts
 # running the stand-in kubeadm (tests/e2e/multihost). One JSON line per scenario; exits non-zero if any fails.

@@ -4,6 +4,7 @@
 runs under pytest's cache, keyed by the lock's contents, so only the first run pays for unpacking the provider
 SDKs) and the wheel built from this checkout, installed afresh every session. No torch: `sahab check` needs none."""
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -15,6 +16,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.workers import building_the_checkout, locked, record_groups, recorded_groups, run_folder, share_in
+
 # No per-example deadline: a loaded 2-core CI machine is not a slow function, and no test asserts on time
 # (performance figures come from benchmarks/). Each test still bounds its examples with max_examples.
 settings.register_profile("sahab", deadline=None)
@@ -24,6 +27,58 @@ ROOT = Path(__file__).resolve().parent.parent
 STACKS = ("dev", "prod", "burst", "smb")
 LOCK = ROOT / "requirements.lock"
 INSTALL_BUDGET = 900  # seconds for unpacking the locked SDKs into a new virtualenv, on a busy machine
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tell tests/workers.py where this run's xdist workers share work: the parent of their temporary directories
+    (xdist hands each worker `--basetemp <run's folder>/<worker>`). One process alone shares with no one."""
+    if os.environ.get("PYTEST_XDIST_WORKER") and config.option.basetemp:
+        share_in(Path(config.option.basetemp).parent)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """torchrun fleets (rendezvous timeouts) run alone, like any test marked so. In an xdist worker: the test hosts
+    (loopback addresses, one base tree) form one group across modules, listed for the scheduler below."""
+    for item in items:
+        if item.get_closest_marker("torchrun"):
+            item.add_marker(pytest.mark.alone)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        record_groups({item.nodeid: "hosts" for item in items if item.get_closest_marker("hosts")})
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):
+    """`--dist loadgroup`: each module is one unit of work (its module fixtures built once, on one worker), and the
+    tests a worker recorded under one group (record_groups) are one unit across modules. (pytest-xdist's own
+    `xdist_group` marks do nothing under pytest 9.2, which no longer reads the node id xdist rewrites.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:  # the workers have collected (and recorded) by the time work is split
+                self.groups = recorded_groups(config._tmp_path_factory.getbasetemp())
+            return self.groups.get(nodeid) or nodeid.split("::", 1)[0]
+
+    return GroupScheduling(config, log)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """A test marked `alone` runs with no other test beside it: each test holds a lock on one file of the run for
+    its setup, call and teardown (so a module fixture counts), shared by ordinary tests and exclusive for an
+    `alone` one. The turnstile lets no new test start while an `alone` one waits, so it is never overtaken."""
+    folder = run_folder()
+    if folder is None:
+        yield
+        return
+    alone = item.get_closest_marker("alone") is not None
+    with contextlib.ExitStack() as held:
+        with locked(folder / "turnstile.lock"):
+            held.enter_context(locked(folder / "alone.lock", shared=not alone))
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -50,27 +105,38 @@ def quiet_env() -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
-                    str(ROOT)], check=True, env=quiet_env(), capture_output=True, timeout=300)
+    """Built once per run (xdist workers share it; pip builds in the checkout, so one build at a time)."""
+    shared = run_folder()
+    out = shared / "wheel" if shared else tmp_path_factory.mktemp("wheel")
+    with building_the_checkout():
+        if not list(out.glob("sahab-*.whl")):
+            subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                            str(out), str(ROOT)], check=True, env=quiet_env(), capture_output=True, timeout=300)
     (built,) = out.glob("sahab-*.whl")
     return built
 
 
 @pytest.fixture(scope="session")
 def wheel_venv(request, wheel, tmp_path_factory) -> Path:
-    digest = hashlib.sha256(LOCK.read_bytes()).hexdigest()[:16]
+    pins = [line for line in LOCK.read_text().splitlines() if not line.startswith("#")]  # not its header's digest
+    digest = hashlib.sha256("\n".join(pins).encode()).hexdigest()[:16]
     cache = Path(request.config.cache.mkdir("wheel-venv"))
     home = cache / digest
     python = home / "bin" / "python"
-    if not (home / ".complete").is_file():
-        shutil.rmtree(home, ignore_errors=True)
-        for stale in cache.iterdir():  # venvs of older locks
-            shutil.rmtree(stale, ignore_errors=True)
-        venv.EnvBuilder(with_pip=True).create(home)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "--require-hashes", "--no-deps", "-r", str(LOCK)],
-                       check=True, env=quiet_env(), capture_output=True, timeout=INSTALL_BUDGET)
-        (home / ".complete").touch()
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(wheel)],
-                   check=True, env=quiet_env(), capture_output=True, timeout=300)
+    # One builder at a time (xdist workers, or two runs of the suite); the workers of one run install the wheel once.
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    with locked(cache.parent / "wheel-venv.lock"):
+        if not (home / ".complete").is_file():
+            shutil.rmtree(home, ignore_errors=True)
+            for stale in cache.iterdir():  # venvs of older locks
+                shutil.rmtree(stale, ignore_errors=True)
+            venv.EnvBuilder(with_pip=True).create(home)
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "--require-hashes", "--no-deps", "-r",
+                            str(LOCK)], check=True, env=quiet_env(), capture_output=True, timeout=INSTALL_BUDGET)
+            (home / ".complete").touch()
+        installed_by = home / ".wheel-of-run"
+        if run is None or not installed_by.is_file() or installed_by.read_text() != run:
+            subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(wheel)],
+                           check=True, env=quiet_env(), capture_output=True, timeout=300)
+            installed_by.write_text(run or "")
     return home

@@ -15,7 +15,7 @@ from sahab.workloads.bench.hardware_classes import CATALOG, CPU_CLASSES
 from sahab.schema import SCHEMA_VERSION
 from tests.workloads.workload_helpers import ROOT, sahab_env
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # measured figures against floors and budgets
 
 PROBES = {"gemm", "gemm_fp32", "memory_bandwidth", "allreduce", "train_step", "dataloader"}
 

@@ -21,6 +21,8 @@ from sahab.workloads.bench.validate import (
     result_to_text,
 )
 
+pytestmark = pytest.mark.alone  # budgets judged against the clock
+
 AVX2 = {"sse4_2", "avx", "avx2", "fma"}  # AMD EPYC before Zen 4, Xeons before Cooper Lake
 AVX512 = AVX2 | {"avx512f", "avx512bw", "avx512vl"}  # Skylake/Cascade Lake
 AVX512_BF16 = AVX512 | {"avx512_bf16"}  # Zen 4, Cooper Lake

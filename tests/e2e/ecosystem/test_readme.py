@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from sahab.version import version
+from tests.workers import building_the_checkout
 
 ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.slow
@@ -95,8 +96,9 @@ def run_offline(command: str, tmp_path: Path) -> None:
         # As written, into a scratch dist/: Sahab's wheel and no other (never its 60 dependencies' wheels).
         out = tmp_path / words[words.index("-w") + 1]
         args = [str(out) if w == words[words.index("-w") + 1] else str(ROOT) if w == "." else w for w in words[1:]]
-        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", *args], cwd=ROOT, capture_output=True,
-                              text=True, timeout=300)
+        with building_the_checkout():  # another worker may be building the wheel in the checkout's build/
+            done = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", *args], cwd=ROOT, capture_output=True,
+                                  text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-2000:]
         built = {p.name.split("-")[0].lower().replace("_", "-") for p in out.iterdir()}
         assert (out / f"sahab-{version()}-py3-none-any.whl").is_file()
