@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 
-from components.config import ROOT, Cluster, secret_config
 from components.errors import ConfigError
+from components.fleet_config import ROOT, Cluster, secret_config
 from components.kubernetes.checkpoint_key import ENV as KEY_ENV
 
 if TYPE_CHECKING:

@@ -11,9 +11,9 @@ from pydantic import ValidationError
 
 from components.artifacts import Images, read_digest_lock
 from components.checkpoint_build import checkpoint_access, export_access, referenced_access
-from components.config import ROOT, Cluster, FleetConfig, secret_config
 from components.egress import storage_destinations
 from components.errors import ConfigError
+from components.fleet_config import ROOT, Cluster, FleetConfig, secret_config
 from components.kubernetes.platform import Platform, PlatformArgs
 from components.kubernetes.platform_fences import fence_args
 from components.kubernetes.training_job import TrainingJob, TrainingJobArgs, node_shape
@@ -371,7 +371,7 @@ class Fleet(pulumi.ComponentResource):
                 "cloud": "aws", "region": cloud.region, "bucketName": s3.bucket_name, "arn": s3.arn,
                 "kmsKeyArn": s3.kms_key_arn}
         networks: dict[str, Network] = {}
-        from components.config import vpc_zones
+        from components.fleet_config import vpc_zones
 
         for region in sorted({cfg.region_of(c) for c in created}):
             networks[region] = Network(f"{self.fleet_name}-{region}", NetworkArgs(

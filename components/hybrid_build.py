@@ -15,8 +15,8 @@ from typing import Any
 
 import pulumi
 
-from components.config import ROOT, FleetConfig, Site, secret_config
 from components.errors import ConfigError
+from components.fleet_config import ROOT, FleetConfig, Site, secret_config
 from components.hybrid_config import deployer_of
 from components.hybrid_plan import render_forwarders, render_router_config, site_forwarders
 

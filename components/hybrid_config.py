@@ -32,7 +32,7 @@ from components import egress, validation
 from components.errors import ConfigError
 
 if TYPE_CHECKING:
-    from components.config import FleetConfig
+    from components.fleet_config import FleetConfig
 
 # The cloud ends' BGP ASNs: Sahab's virtual private / transit gateways (AWS's default Amazon-side ASN) and the
 # ASNs Azure VPN gateways reserve (65515 is their default; learn.microsoft.com/azure/vpn-gateway/

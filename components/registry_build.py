@@ -10,8 +10,8 @@ from typing import Any
 
 import pulumi
 
-from components.config import ROOT, secret_config
 from components.errors import ConfigError
+from components.fleet_config import ROOT, secret_config
 from components.registry_config import ACR_HOST, ECR_HOST
 from components.registry_plan import artifacts_for, how, own_repositories
 

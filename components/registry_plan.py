@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from components import gpu_stack
 from components.artifacts import CATALOG, Artifact, Images, autoscaler_image, components_of
-from components.config import FleetConfig
+from components.fleet_config import FleetConfig
 from components.image_refs import RULES, split_reference
 from components.node_os import gpu_node_os_tag
 

@@ -9,9 +9,9 @@ import pulumi
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from components.artifacts import read_digest_lock
-from components.config import load_fleet_config
 from components.errors import ConfigError
 from components.fleet import Fleet
+from components.fleet_config import load_fleet_config
 
 try:
     config = load_fleet_config()

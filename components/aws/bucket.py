@@ -11,8 +11,8 @@ import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field
 
 from components.aws.kms import customer_key
-from components.config import Bucket, KeyPolicy
 from components.errors import ConfigError
+from components.fleet_config import Bucket, KeyPolicy
 
 AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from components.aws.kms import autoscaling_statements, customer_key, key_policy, logs_statement, root_statement
 from components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
-from components.config import KeyPolicy, NodePool
+from components.fleet_config import KeyPolicy, NodePool
 
 LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
 MANAGED = "arn:aws:iam::aws:policy/"

@@ -12,8 +12,8 @@ import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field
 
 from components import pool_plan
-from components.config import NodePool
 from components.errors import ConfigError
+from components.fleet_config import NodePool
 
 ROOT_DEVICE = "/dev/xvda"  # Amazon Linux 2023 EKS images boot from this device
 

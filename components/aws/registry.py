@@ -22,7 +22,7 @@ from pydantic import Field
 
 from components.artifacts import UPSTREAMS, Upstream
 from components.aws.kms import customer_key, key_policy, root_statement
-from components.config import KeyPolicy
+from components.fleet_config import KeyPolicy
 from components.kubernetes.common import Args
 
 

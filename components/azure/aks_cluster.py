@@ -24,7 +24,7 @@ from components.azure.roles import (
     READER,
     role_definition_id,
 )
-from components.config import KeyPolicy, MaintenanceWindow
+from components.fleet_config import KeyPolicy, MaintenanceWindow
 from components.pool_plan import AKS_SYSTEM_POOL
 
 cs = azure_native.containerservice

@@ -21,7 +21,7 @@ import pulumi_azure_native as azure_native
 from pydantic import BaseModel, ConfigDict, Field
 
 from components.azure.keys import grant_key_use, vault_key
-from components.config import KeyPolicy
+from components.fleet_config import KeyPolicy
 
 oi = azure_native.operationalinsights
 

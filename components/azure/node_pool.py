@@ -9,7 +9,7 @@ import pulumi_azure_native as azure_native
 from pydantic import BaseModel, ConfigDict, Field
 
 from components import pool_plan
-from components.config import NodePool
+from components.fleet_config import NodePool
 
 cs = azure_native.containerservice
 

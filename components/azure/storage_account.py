@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from components.azure.keys import grant_key_use, vault_key
 from components.azure.plan import storage_sku
 from components.azure.private_endpoints import private_endpoint
-from components.config import Bucket, KeyPolicy
 from components.errors import ConfigError
+from components.fleet_config import Bucket, KeyPolicy
 
 st = azure_native.storage
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 import yaml
 
 from components import catalog
-from components.config import NodePool, Taint
+from components.fleet_config import NodePool, Taint
 
 MIG_STRATEGIES = ("none", "single", "mixed")
 TIME_SLICING_REPLICAS = range(2, 49)  # NodePool.time_slicing_replicas: 2..48

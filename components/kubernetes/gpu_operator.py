@@ -22,7 +22,7 @@ from pydantic import field_validator, model_validator
 
 from components import gpu_stack
 from components.artifacts import CATALOG, Images
-from components.config import NodePool
+from components.fleet_config import NodePool
 from components.kubernetes import gpu_config
 from components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
 from components.kubernetes.placement import Placement

@@ -23,7 +23,7 @@ from pydantic import Field
 
 from components.artifacts import CATALOG, Images
 from components.catalog import LABEL_POOL
-from components.config import NodePool, Team
+from components.fleet_config import NodePool, Team
 from components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
 from components.kubernetes.gpu_config import toleration_for
 from components.kubernetes.placement import Placement

@@ -21,8 +21,8 @@ import pulumi_kubernetes as k8s
 import pulumi_random as random
 
 from components.artifacts import CATALOG, Images
-from components.config import Monitoring, secret_config
 from components.errors import ConfigError
+from components.fleet_config import Monitoring, secret_config
 from components.kubernetes import alertmanager, alerts, dashboards
 from components.kubernetes.common import MANAGED_BY, Args, StrInput, system_namespace_labels
 from components.kubernetes.gpu_operator import DCGM_EXPORTER_LABELS, DCGM_METRICS_PORT

@@ -32,7 +32,7 @@ import pulumi_kubernetes as k8s
 import yaml
 from pydantic import Field
 
-from components.config import NodePool, Team
+from components.fleet_config import NodePool, Team
 from components.kubernetes.common import MANAGED_BY, Args
 from components.kubernetes.kueue import (
     API_VERSION,

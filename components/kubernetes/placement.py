@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from components import catalog
-from components.config import NodePool
+from components.fleet_config import NodePool
 from components.kubernetes.common import Args
 from components.kubernetes.gpu_config import gpu_toleration, toleration_for
 

@@ -16,7 +16,7 @@ import pulumi
 from pydantic import field_validator
 
 from components.artifacts import Images
-from components.config import Monitoring, NodePool, Team
+from components.fleet_config import Monitoring, NodePool, Team
 from components.kubernetes.common import Args, StrInput
 from components.kubernetes.efa_device_plugin import EfaDevicePlugin, EfaDevicePluginArgs
 from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs

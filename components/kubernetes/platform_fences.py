@@ -40,7 +40,7 @@ from components.egress import PRIVATE_RANGES
 from components.kubernetes.common import MANAGED_BY, Args
 
 if TYPE_CHECKING:
-    from components.config import Cluster, FleetConfig
+    from components.fleet_config import Cluster, FleetConfig
 
 FLOW_ANNOTATION = "sahab.io/flow"
 REQUIRED_ANNOTATION = "sahab.io/required-flows"

@@ -19,8 +19,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
 
-from components.config import Team
 from components.egress import public_problem
+from components.fleet_config import Team
 from components.kubernetes.common import MANAGED_BY, Args, pod_security_labels
 from components.kubernetes.priority_classes import TIERS, priority_class_name
 

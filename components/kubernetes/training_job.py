@@ -38,7 +38,7 @@ from pydantic import Field
 
 from components import catalog, pool_plan
 from components.catalog import LABEL_POOL
-from components.config import NodePool, Team, Workload
+from components.fleet_config import NodePool, Team, Workload
 from components.kubernetes.common import MANAGED_BY, Args, StrInput
 from components.kubernetes.gpu_config import toleration_for
 from components.kubernetes.kueue import QUEUE_LABEL

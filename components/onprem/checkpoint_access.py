@@ -19,7 +19,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from components.config import ObjectStore
+from components.fleet_config import ObjectStore
 from components.kubernetes.checkpoint_key import checkpoint_key
 from components.kubernetes.common import MANAGED_BY, Args
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from components.config import NodePool, parse_fleet
 from components.errors import ConfigError
+from components.fleet_config import NodePool, parse_fleet
 from components.pool_plan import autoscaler_node_template_tags
 from tests.foundation.fleets import stack_fleet
 from tests.plans import stack_plan
@@ -173,8 +173,8 @@ def test_eks_training_reaches_only_its_teams_prefix_of_the_checkpoint_bucket_and
 
 def test_training_jobs_refuse_a_cluster_whose_api_server_would_drop_their_success_policy():
     """On Kubernetes 1.30 `successPolicy` is silently dropped: a run would wait on failed nodes' indexes."""
-    from components.config import parse_fleet
     from components.errors import ConfigError
+    from components.fleet_config import parse_fleet
     from tests.foundation.fleets import stack_fleet
 
     fleet = stack_fleet("prod")

@@ -8,8 +8,8 @@ from components.azure.control_plane_logs import (
     AksControlPlaneLogs,
     AksControlPlaneLogsArgs,
 )
-from components.config import parse_fleet
 from components.errors import ConfigError
+from components.fleet_config import parse_fleet
 from tests.foundation.fleets import stack_fleet
 
 from .helpers import record

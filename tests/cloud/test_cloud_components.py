@@ -11,8 +11,8 @@ from components.aws.eks_cluster import EksCluster, EksClusterArgs
 from components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
 from components.azure.node_pool import AksNodePool, AksNodePoolArgs
 from components.azure.storage_account import AzureStorage, AzureStorageArgs
-from components.config import Bucket, NodePool, parse_fleet
 from components.fleet import Fleet
+from components.fleet_config import Bucket, NodePool, parse_fleet
 from sahab.errors import ConfigError
 from sahab.project import REDACTED
 

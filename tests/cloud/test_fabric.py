@@ -12,7 +12,7 @@ import yaml
 
 from components import pool_plan
 from components.azure.aks_cluster import AKS_SERVER_APP_ID, non_interactive_kubeconfig
-from components.config import NodePool, parse_fleet
+from components.fleet_config import NodePool, parse_fleet
 from components.kubernetes.kueue import CLOUD_PODS_READY_TIMEOUT
 from components.registry_plan import seed_list
 from sahab.readiness import judge

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from components import offerings
-from components.config import parse_fleet
 from components.errors import ConfigError
+from components.fleet_config import parse_fleet
 from tests.foundation.fleets import stack_fleet
 
 ROOT = Path(__file__).resolve().parents[2]

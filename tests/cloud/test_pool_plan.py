@@ -3,7 +3,7 @@
 import pytest
 
 from components import pool_plan
-from components.config import NodePool, Taint
+from components.fleet_config import NodePool, Taint
 from sahab.errors import ConfigError
 
 

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from botocore.stub import Stubber
 
-from components.config import parse_fleet
+from components.fleet_config import parse_fleet
 from sahab.doctor import FAIL, OK, SKIP, DoctorContext, run_checks
 from sahab.doctor import network as area
 

@@ -10,7 +10,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from components.config import FleetConfig, parse_fleet
+from components.fleet_config import FleetConfig, parse_fleet
 from sahab.cli import main
 from sahab.errors import ConfigError
 from tests.foundation.fleets import ROOT, stack_fleet

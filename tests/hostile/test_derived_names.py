@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from components import validation
-from components.config import parse_fleet
 from components.errors import ConfigError
+from components.fleet_config import parse_fleet
 from sahab.engine import plan
 from tests.foundation.fleets import ROOT
 

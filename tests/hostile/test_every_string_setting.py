@@ -18,9 +18,9 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
-from components.config import FleetConfig, config_path, parse_fleet
 from components.errors import ConfigError
 from components.fleet import credential_less_kubeconfig
+from components.fleet_config import FleetConfig, config_path, parse_fleet
 from sahab.cli import main
 from tests.foundation.fleets import ROOT
 

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from components import validation
-from components.config import ROOT, FleetConfig, config_path, parse_fleet
 from components.errors import ConfigError
+from components.fleet_config import ROOT, FleetConfig, config_path, parse_fleet
 from components.onprem.from_config import pool_args
 from components.onprem.inventory import group_for, hosts_for, pool_host_vars
 from components.onprem.runner import build_inventory

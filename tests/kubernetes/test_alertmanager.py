@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from components.config import Alerting, parse_fleet
 from components.errors import ConfigError
+from components.fleet_config import Alerting, parse_fleet
 from components.kubernetes.alertmanager import MOUNT_DIR, SECRET_NAME, alertmanager_config
 from sahab.cli import main
 from tests.foundation.fleets import ROOT, stack_fleet

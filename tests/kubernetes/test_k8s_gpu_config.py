@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from components import catalog
-from components.config import NodePool, Taint
+from components.fleet_config import NodePool, Taint
 from components.kubernetes import alerts, dashboards, gpu_config
 
 

@@ -5,7 +5,7 @@ import yaml
 from pydantic import ValidationError
 
 from components import catalog
-from components.config import NodePool, Taint
+from components.fleet_config import NodePool, Taint
 from components.kubernetes.gpu_operator import (
     CHART_REPOSITORY,
     DEVICE_PLUGIN_CONFIG,

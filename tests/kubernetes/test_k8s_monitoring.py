@@ -2,7 +2,7 @@
 
 import json
 
-from components.config import Monitoring
+from components.fleet_config import Monitoring
 from components.kubernetes import alerts
 from components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
 from tests.kubernetes.harness import of_type, one, with_provider

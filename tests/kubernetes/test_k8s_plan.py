@@ -2,7 +2,7 @@
 
 import pytest
 
-from components.config import Monitoring, NodePool, Team
+from components.fleet_config import Monitoring, NodePool, Team
 from components.kubernetes.platform import Platform, PlatformArgs
 from tests.kubernetes.harness import of_type, with_provider
 from tests.kubernetes.manifests import is_manifest, manifest, validate

@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from components.config import Team
+from components.fleet_config import Team
 from components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs, network_policies
 from tests.kubernetes.harness import of_type, one, with_provider
 

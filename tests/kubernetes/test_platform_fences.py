@@ -7,8 +7,8 @@ import copy
 
 import pytest
 
-from components.config import NodePool, parse_fleet
 from components.egress import PRIVATE_RANGES
+from components.fleet_config import NodePool, parse_fleet
 from components.kubernetes.platform_fences import (
     DEFAULT_DENY,
     FenceArgs,

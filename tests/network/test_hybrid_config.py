@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from components.config import parse_fleet
 from components.errors import ConfigError
+from components.fleet_config import parse_fleet
 from components.hybrid_config import deployer_of
 from components.hybrid_plan import (
     aws_inside_cidrs,

@@ -13,8 +13,8 @@ from collections.abc import Callable
 
 import pytest
 
-from components.config import parse_fleet
 from components.fleet import Fleet
+from components.fleet_config import parse_fleet
 from sahab.engine import PlannedResource
 from sahab.readiness import judge
 from tests.cloud.helpers import planned_stack, record

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.config import parse_fleet
 from components.errors import ConfigError
+from components.fleet_config import parse_fleet
 from tests.foundation.fleets import hybrid_fleet, stack_fleet
 
 

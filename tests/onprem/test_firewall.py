@@ -12,8 +12,8 @@ import subprocess
 import pytest
 import yaml
 
-from components.config import parse_fleet
 from components.errors import ConfigError
+from components.fleet_config import parse_fleet
 from components.onprem.from_config import cluster_args, pool_args
 from components.onprem.runner import ANSIBLE_DIR
 from tests.onprem.test_kubeadm_rendering import render

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from components.config import parse_fleet
+from components.fleet_config import parse_fleet
 from components.onprem.from_config import cluster_args, pool_args
 from components.onprem.inventory import group_for
 from tests.foundation.fleets import hybrid_fleet, stack_fleet

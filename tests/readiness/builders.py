@@ -18,7 +18,7 @@ import pulumi_azure_native as azure_native
 import pulumi_kubernetes as k8s
 import pulumi_random as random
 
-from components.config import NodePool, Team, Workload
+from components.fleet_config import NodePool, Team, Workload
 from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
 from components.kubernetes.placement import system_placement
 from components.kubernetes.platform import Platform, PlatformArgs

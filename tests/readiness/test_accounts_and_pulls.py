@@ -8,7 +8,7 @@ import copy
 import pytest
 
 from components.artifacts import CATALOG, Images
-from components.config import NodePool
+from components.fleet_config import NodePool
 from components.registry_plan import pulled
 from sahab.readiness import judge
 from tests.readiness.builders import onprem_cluster, onprem_node, onprem_pool, planned, platform

@@ -5,7 +5,7 @@ import copy
 
 import pytest
 
-from components.config import NodePool
+from components.fleet_config import NodePool
 from sahab.engine import UNKNOWN
 from sahab.readiness import judge
 from tests.readiness.builders import (

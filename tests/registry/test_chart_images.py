@@ -10,7 +10,7 @@ import pytest
 
 from components.artifacts import CATALOG, Images, autoscaler_image, components_of
 from components.aws.cluster_autoscaler import ClusterAutoscalerArgs, chart_values
-from components.config import NodePool
+from components.fleet_config import NodePool
 from components.kubernetes import cilium, efa_device_plugin, gpu_operator, kueue, monitoring
 from components.registry_plan import pulled
 from policies.core import ResourceView

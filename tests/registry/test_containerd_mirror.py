@@ -8,7 +8,7 @@ import tomllib
 import yaml
 
 from components.artifacts import UPSTREAMS
-from components.config import parse_fleet
+from components.fleet_config import parse_fleet
 from components.onprem.from_config import cluster_args, pool_args, registry_variables
 from components.onprem.runner import ANSIBLE_DIR
 from tests.onprem.test_kubeadm_rendering import init_config, render

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from components.artifacts import CATALOG, Images, read_digest_lock
-from components.config import parse_fleet
 from components.errors import ConfigError
+from components.fleet_config import parse_fleet
 from components.registry_plan import seed_list
 from sahab.cli import main
 from sahab.engine import plan

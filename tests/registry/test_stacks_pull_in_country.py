@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from components.config import parse_fleet
+from components.fleet_config import parse_fleet
 from policies.core import MISSING, UNKNOWN, ResourceView
 from policies.rules.kubernetes_images import HELM_RELEASE, images_of, parse_reference
 from tests.plans import stack_plan

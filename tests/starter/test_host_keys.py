@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from components.config import parse_fleet
 from components.errors import ConfigError
+from components.fleet_config import parse_fleet
 from components.onprem.from_config import access_for
 
 ED = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAF2THcYyCMSVaAGtZQ04/xZZyQAtsyoxhmsoyTFHu6W"

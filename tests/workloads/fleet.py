@@ -23,7 +23,7 @@ from pathlib import Path
 
 from workload_helpers import ROOT
 
-from components.config import NodePool, Team, Workload
+from components.fleet_config import NodePool, Team, Workload
 from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 from workloads.train.checkpoint import available_steps
 

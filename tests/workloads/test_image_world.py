@@ -28,7 +28,7 @@ import pytest
 import yaml
 from test_node_validation import FakeAPI, _judged, _node
 
-from components.config import parse_fleet
+from components.fleet_config import parse_fleet
 from components.registry_plan import seed_list
 from tests.cloud.helpers import planned_stack
 

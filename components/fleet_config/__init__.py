@@ -1,0 +1,34 @@
+"""The fleet schema: everything one stack builds, under the single structured config key `sahab:fleet`.
+
+Every model is frozen and forbids unknown keys; every field documents its default. One module per section
+(clouds, sites, clusters, pools, storage, monitoring, workload, the root FleetConfig); the cross-field rules
+live in `rules`, the derived defaults in `resolve`, and `load` parses a value (the only module that reads
+`pulumi.Config`). A bad fleet is refused with a ConfigError naming the exact config path, e.g.
+`sahab:fleet.node_pools[2].max_size`, before any resource exists.
+"""
+
+from components.fleet_config.clouds import (
+    RESTRICTED_LOCATIONS,
+    AwsCloud,
+    AzureCloud,
+    Clouds,
+    MaintenanceWindow,
+    Residency,
+)
+from components.fleet_config.clusters import Cluster
+from components.fleet_config.load import load_fleet_config, parse_fleet, secret_config
+from components.fleet_config.monitoring import Alerting, AlertReceiver, Monitoring
+from components.fleet_config.pools import AKS_SPOT_TAINT, NodePool, Taint
+from components.fleet_config.resolve import vpc_zones
+from components.fleet_config.root import FleetConfig
+from components.fleet_config.sites import Host, HostGpus, ObjectStore, Site, StoreCredentials
+from components.fleet_config.storage import Bucket, KeyPolicy, Storage
+from components.fleet_config.types import ROOT, config_path
+from components.fleet_config.workload import Burst, Team, Workload
+
+__all__ = [
+    "AKS_SPOT_TAINT", "RESTRICTED_LOCATIONS", "ROOT", "AlertReceiver", "Alerting", "AwsCloud", "AzureCloud", "Bucket",
+    "Burst", "Clouds", "Cluster", "FleetConfig", "Host", "HostGpus", "KeyPolicy", "MaintenanceWindow", "Monitoring",
+    "NodePool", "ObjectStore", "Residency", "Site", "Storage", "StoreCredentials", "Taint", "Team", "Workload",
+    "config_path", "load_fleet_config", "parse_fleet", "secret_config", "vpc_zones",
+]
