@@ -127,7 +127,7 @@ def build_hybrid(fleet: Any) -> Hybrid:
             "site": site.name, "networks": list(site.networks), "dnsSoftware": site.dns.software,
             "forwarders": forwards,
             "links": [{"cloud": link.cloud, "type": link.type, "routing": link.routing} for link in site.links],
-            "clusters": [c.name for c in config.clusters if c.site == site.name],
+            "clusters": [c.name for c in config.clusters if c.kind == "onprem" and c.site == site.name],
             "gateway": {"terminatesOn": site.gateway.terminates_on, "publicIp": site.gateway.public_ip}
             if site.gateway else None,
         }, opts=pulumi.ResourceOptions(parent=fleet))

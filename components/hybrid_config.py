@@ -264,7 +264,8 @@ def _check_site_networks(fleet: FleetConfig, index: int, path: str) -> None:
             raise ConfigError(f"{path}.hosts[{j}].address", f"{host.address} is outside the site's networks "
                               f"({', '.join(site.networks)}); add its block to sites[{index}].networks")
     for cluster in fleet.clusters:
-        if cluster.site == site.name and cluster.control_plane_vip and not inside(cluster.control_plane_vip):
+        if cluster.kind == "onprem" and cluster.site == site.name and cluster.control_plane_vip \
+                and not inside(cluster.control_plane_vip):
             raise ConfigError(f"{path}.networks", f"cluster {cluster.name}'s control_plane_vip "
                               f"{cluster.control_plane_vip} is outside the site's networks")
 

@@ -3,8 +3,8 @@
 Every model is frozen and forbids unknown keys; every field documents its default. One module per section
 (clouds, sites, clusters, pools, storage, monitoring, workload, the root FleetConfig); the cross-field rules
 live in `rules`, the derived defaults in `resolve`, and `load` parses a value (the only module that reads
-`pulumi.Config`). A bad fleet is refused with a ConfigError naming the exact config path, e.g.
-`sahab:fleet.node_pools[2].max_size`, before any resource exists.
+`pulumi.Config`). A bad fleet is refused before any resource exists with every problem found, each at its exact
+config path, e.g. `sahab:fleet.node_pools[2].max_size` (a ConfigError, or ConfigErrors holding several).
 """
 
 from components.fleet_config.clouds import (
@@ -15,7 +15,7 @@ from components.fleet_config.clouds import (
     MaintenanceWindow,
     Residency,
 )
-from components.fleet_config.clusters import Cluster
+from components.fleet_config.clusters import AksCluster, Cluster, EksCluster, OnpremCluster
 from components.fleet_config.load import load_fleet_config, parse_fleet, secret_config
 from components.fleet_config.monitoring import Alerting, AlertReceiver, Monitoring
 from components.fleet_config.pools import AKS_SPOT_TAINT, NodePool, Taint
@@ -27,8 +27,9 @@ from components.fleet_config.types import ROOT, config_path
 from components.fleet_config.workload import Burst, Team, Workload
 
 __all__ = [
-    "AKS_SPOT_TAINT", "RESTRICTED_LOCATIONS", "ROOT", "AlertReceiver", "Alerting", "AwsCloud", "AzureCloud", "Bucket",
-    "Burst", "Clouds", "Cluster", "FleetConfig", "Host", "HostGpus", "KeyPolicy", "MaintenanceWindow", "Monitoring",
-    "NodePool", "ObjectStore", "Residency", "Site", "Storage", "StoreCredentials", "Taint", "Team", "Workload",
-    "config_path", "load_fleet_config", "parse_fleet", "secret_config", "vpc_zones",
+    "AKS_SPOT_TAINT", "RESTRICTED_LOCATIONS", "ROOT", "AksCluster", "AlertReceiver", "Alerting", "AwsCloud",
+    "AzureCloud", "Bucket", "Burst", "Clouds", "Cluster", "EksCluster", "FleetConfig", "Host", "HostGpus", "KeyPolicy",
+    "MaintenanceWindow", "Monitoring", "NodePool", "ObjectStore", "OnpremCluster", "Residency", "Site", "Storage",
+    "StoreCredentials", "Taint", "Team", "Workload", "config_path", "load_fleet_config", "parse_fleet",
+    "secret_config", "vpc_zones",
 ]

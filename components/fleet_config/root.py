@@ -60,10 +60,8 @@ class FleetConfig(_Model):
         return {"eks": "aws", "aks": "azure", "onprem": "onprem"}[cluster.kind]
 
     def region_of(self, cluster: Cluster) -> str:
+        if cluster.kind == "onprem":
+            return self.site(cluster.site).emirate if cluster.site else "onprem"
         if cluster.location:
             return cluster.location
-        if cluster.kind == "eks":
-            return self.clouds.aws.region
-        if cluster.kind == "aks":
-            return self.clouds.azure.location
-        return self.site(cluster.site).emirate if cluster.site else "onprem"
+        return self.clouds.aws.region if cluster.kind == "eks" else self.clouds.azure.location
