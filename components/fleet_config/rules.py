@@ -25,7 +25,7 @@ from components.fleet_config.pools import NodePool
 from components.fleet_config.root import FleetConfig
 from components.fleet_config.sites import Site
 from components.fleet_config.types import ROOT, config_path
-from components.hybrid_config import check_hybrid
+from components.hybrid_plan import MAX_LINKED_SITES
 from components.network_plan import MAX_AKS_CLUSTERS_PER_VNET, plan_api_server_subnets
 from components.registry_config import check_registries
 
@@ -84,6 +84,23 @@ def clouds(fleet: FleetConfig) -> Problems:
                          azure.location if azure else None, ROOT)
     except ConfigError as err:
         yield err
+        return
+    yield from _registry_zone(fleet)
+
+
+def _registry_zone(fleet: FleetConfig) -> Problems:
+    """The in-country ACR goes into a landing zone of this stack: a location where it creates an AKS cluster, or
+    the Azure location when it holds Azure buckets (components.fleet, components.registry_build)."""
+    acr, azure = fleet.registries.aks, fleet.clouds.azure
+    created = [c for c in fleet.clusters if c.kind == "aks" and not c.stack_reference]
+    if acr is None or azure is None or not created or not all(usable(fleet, c) for c in created):
+        return
+    zones = {fleet.region_of(c) for c in created}
+    zones |= {azure.location} if any(b.cloud == "azure" for b in fleet.storage.buckets) else set()
+    location = acr.location or azure.location
+    if location not in zones:
+        yield ConfigError(f"{ROOT}.registries.aks.location", f"{location!r} has no landing zone in this stack (no "
+                          f"AKS cluster there); allowed: {', '.join(sorted(zones))}")
 
 
 # ---- sites -----------------------------------------------------------------------------------------------------
@@ -250,14 +267,14 @@ def _public_endpoint(cluster: Cluster, path: str) -> Problems:
 # ---- node pools ------------------------------------------------------------------------------------------------
 def pools(fleet: FleetConfig) -> Problems:
     yield from _unique(fleet.node_pools, "node pool", f"{ROOT}.node_pools")
+    named = _clusters_by_name(fleet)
     for i, pool in enumerate(fleet.node_pools):
-        yield from _pool(fleet, pool, f"{ROOT}.node_pools[{i}]")
+        yield from _pool(fleet, named, pool, f"{ROOT}.node_pools[{i}]")
     yield from _pool_hosts(fleet)
     yield from _one_driver_owner(fleet)
 
 
-def _pool(fleet: FleetConfig, pool: NodePool, path: str) -> Problems:
-    named = _clusters_by_name(fleet)
+def _pool(fleet: FleetConfig, named: dict[str, Cluster], pool: NodePool, path: str) -> Problems:
     if pool.cluster not in named:
         yield ConfigError(f"{path}.cluster", f"{pool.cluster!r} is not a cluster; allowed: {', '.join(named)}")
     if not pool.min_size <= pool.size <= pool.max_size:
@@ -460,8 +477,9 @@ def _one_driver_owner(fleet: FleetConfig) -> Problems:
     """One GPU operator installs drivers on all of a cluster's GPU nodes or on none of them (components.gpu_stack,
     components.kubernetes.gpu_operator): a pool that disagrees with the cluster's first GPU pool is refused."""
     first: dict[str, tuple[NodePool, str]] = {}
+    named = _clusters_by_name(fleet)
     for i, pool in enumerate(fleet.node_pools):
-        cluster = _clusters_by_name(fleet).get(pool.cluster)
+        cluster = named.get(pool.cluster)
         if cluster is None or not pool.is_gpu:
             continue
         try:
@@ -521,13 +539,122 @@ def _geo_redundancy(fleet: FleetConfig, bucket: Any, path: str) -> Problems:
 
 # ---- links and the deployer ------------------------------------------------------------------------------------
 def links(fleet: FleetConfig) -> Problems:
-    """The sites' links and the deployer (components.hybrid_config), once the sites and clusters they name hold."""
-    if any(True for section in (sites, clusters) for _ in section(fleet)):
+    """The sites' links to the clouds, their gateways and the deployer (components.hybrid_config)."""
+    clouds = {"aws": fleet.clouds.aws, "azure": fleet.clouds.azure}
+    names: set[str] = set()
+    for i, site in enumerate(fleet.sites):
+        path = f"{ROOT}.sites[{i}]"
+        yield from _site_networks(fleet, i, path)
+        seen: set[str] = set()
+        for j, link in enumerate(site.links):
+            where = f"{path}.links[{j}]"
+            if clouds[link.cloud] is None:
+                yield ConfigError(f"{where}.cloud", f"{link.cloud!r} is not a cloud of this stack; set "
+                                  f"clouds.{link.cloud} or remove the link")
+            elif link.cloud in seen:
+                yield ConfigError(f"{where}.cloud", f"site {site.name} already has a link to {link.cloud}; one link "
+                                  "per cloud")
+            else:
+                yield from _link(site, link, where, path)
+            seen.add(link.cloud)
+            if link.type == "vpn" and i >= MAX_LINKED_SITES:  # components.hybrid_plan: tunnel addresses by index
+                yield ConfigError(f"{where}.type", f"a VPN link of site {site.name}: the tunnel address plan serves "
+                                  f"the first {MAX_LINKED_SITES} sites; allowed: a circuit link (direct-connect, "
+                                  "expressroute), or list this site among the first")
+        if site.links and not site.networks:
+            yield ConfigError(f"{path}.networks", "a site with links needs its networks (the blocks that reach "
+                              "the clouds), e.g. [10.10.0.0/16]")
+        gateway = site.gateway
+        if gateway is None:
+            continue
+        if gateway.terminates_on == "host" and gateway.host is None:
+            yield ConfigError(f"{path}.gateway.host", "terminates_on: host needs the gateway host "
+                              "({name, address}) Sahab converges")
+        if gateway.terminates_on == "router" and gateway.host is not None:
+            yield ConfigError(f"{path}.gateway.host", "only with terminates_on: host")
+        if gateway.host is not None:
+            if gateway.host.name in {h.name for h in site.hosts} or gateway.host.name in names:
+                yield ConfigError(f"{path}.gateway.host.name", f"{gateway.host.name!r} is already a host name; "
+                                  "the gateway host needs its own")
+            names.add(gateway.host.name)
+    yield from _deployer(fleet)
+
+
+def _link(site: Site, link: Any, where: str, path: str) -> Problems:
+    circuit = {"direct-connect": ("aws", "direct_connect_gateway_id"),
+               "expressroute": ("azure", "expressroute_circuit_id")}
+    if link.type == "vpn":
+        if site.gateway is None:
+            yield ConfigError(f"{path}.gateway", f"the VPN link to {link.cloud} needs the site's gateway "
+                              "({public_ip, host} or terminates_on: router)")
+        stray = [f for f in ("direct_connect_gateway_id", "expressroute_circuit_id", "authorization_key_secret")
+                 if getattr(link, f)]
+        if stray:
+            yield ConfigError(f"{where}.{stray[0]}", "only with a circuit link (type direct-connect or expressroute)")
         return
-    try:
-        check_hybrid(fleet, ROOT)
-    except ConfigError as err:
-        yield err
+    cloud, field = circuit[link.type]
+    if link.cloud != cloud:
+        yield ConfigError(f"{where}.type", f"{link.type} reaches {cloud}, not {link.cloud}; allowed for "
+                          f"{link.cloud}: vpn, {'direct-connect' if link.cloud == 'aws' else 'expressroute'}")
+        return
+    if not getattr(link, field):
+        yield ConfigError(f"{where}.{field}", f"required with type {link.type}: the existing circuit to attach")
+    if link.routing != "bgp":
+        yield ConfigError(f"{where}.routing", f"a {link.type} circuit exchanges routes over BGP; allowed: bgp")
+    other = "expressroute_circuit_id" if link.type == "direct-connect" else "direct_connect_gateway_id"
+    if getattr(link, other) or (link.type == "direct-connect" and link.authorization_key_secret):
+        yield ConfigError(f"{where}.{other if getattr(link, other) else 'authorization_key_secret'}",
+                          f"does not apply to type {link.type}")
+
+
+def _site_networks(fleet: FleetConfig, index: int, path: str) -> Problems:
+    """The site's servers and API VIPs lie inside its declared networks: they are what crosses the links."""
+    site = fleet.sites[index]
+    if not site.networks:
+        return
+    blocks = [ipaddress.ip_network(n) for n in site.networks]
+
+    def inside(address: str) -> bool:
+        ip = ipaddress.ip_address(address)
+        return any(ip in b for b in blocks)
+
+    for j, host in enumerate(site.hosts):
+        if not inside(host.address):
+            yield ConfigError(f"{path}.hosts[{j}].address", f"{host.address} is outside the site's networks "
+                              f"({', '.join(site.networks)}); add its block to sites[{index}].networks")
+    for cluster in fleet.clusters:
+        if cluster.kind == "onprem" and cluster.site == site.name and cluster.control_plane_vip \
+                and not inside(cluster.control_plane_vip):
+            yield ConfigError(f"{path}.networks", f"cluster {cluster.name}'s control_plane_vip "
+                              f"{cluster.control_plane_vip} is outside the site's networks")
+
+
+def _deployer(fleet: FleetConfig) -> Problems:
+    deployer = fleet.deployer
+    if deployer is None:
+        return
+    path = f"{ROOT}.deployer"
+    sites = {s.name: s for s in fleet.sites}
+    borrowed = any(c.stack_reference for c in fleet.clusters)
+    if deployer.site is None and not deployer.cidrs:
+        yield ConfigError(path, "name the site the deployer is on (site), or the blocks it connects from (cidrs)")
+        return
+    if deployer.site is not None and deployer.site not in sites:
+        if not borrowed:
+            yield ConfigError(f"{path}.site", f"{deployer.site!r} is not a site; allowed: "
+                              f"{', '.join(sites) or 'none (declare the site, or use cidrs)'}")
+        return  # a site of the stack the clusters come from: readiness judges it with that stack's plan
+    if deployer.site is not None:
+        blocks = [ipaddress.ip_network(n) for n in sites[deployer.site].networks]
+        if not blocks:
+            yield ConfigError(f"{ROOT}.sites[{list(sites).index(deployer.site)}].networks",
+                              "the deployer's site needs its networks (the blocks that reach the clouds)")
+            return
+        for k, block in enumerate(deployer.cidrs):
+            net = ipaddress.ip_network(block)
+            if not any(net.subnet_of(b) for b in blocks):
+                yield ConfigError(f"{path}.cidrs[{k}]", f"{block} is outside site {deployer.site}'s networks "
+                                  f"({', '.join(sites[deployer.site].networks)})")
 
 
 # ---- workload and teams ----------------------------------------------------------------------------------------
@@ -544,6 +671,8 @@ def workload(fleet: FleetConfig) -> Problems:
     teams = [t.name for t in work.teams]
     if work.team is not None and work.team not in teams:
         yield ConfigError(f"{ROOT}.workload.team", f"{work.team!r} is not a team; allowed: {', '.join(teams)}")
+    if work.enabled and (work.team is None or work.team in teams):
+        yield from _store_keys(fleet, work.team or (teams[0] if teams else None))
     if work.enabled:
         for i, cluster in enumerate(fleet.clusters):
             if validation.older_than(cluster.kubernetes_version, validation.TRAINING_MIN_KUBERNETES):
@@ -551,6 +680,20 @@ def workload(fleet: FleetConfig) -> Problems:
                                   f"{cluster.kubernetes_version} cannot run the workload's training Jobs (their "
                                   f"successPolicy needs {validation.TRAINING_MIN_KUBERNETES} or later); allowed: "
                                   f"{validation.TRAINING_MIN_KUBERNETES} or later, or workload.enabled: false")
+
+
+def _store_keys(fleet: FleetConfig, team: str | None) -> Problems:
+    """The training team writes its checkpoints to the object store of every site it trains on, with its own key
+    (components.checkpoint_build): a site whose store has none for it is refused."""
+    for i, site in enumerate(fleet.sites):
+        store = site.object_store
+        trains = [c.name for c in fleet.clusters if c.kind == "onprem" and not c.stack_reference
+                  and c.site == site.name]
+        if team is not None and store is not None and trains and team not in store.team_credentials:
+            yield ConfigError(f"{ROOT}.sites[{i}].object_store.team_credentials", f"team {team} trains on cluster "
+                              f"{trains[0]} at site {site.name} and has no key for its store; allowed: "
+                              f"team_credentials.{team} naming the team's own key, limited by the store to "
+                              f"{store.bucket}/{team}/")
 
 
 # ---- names the clouds see --------------------------------------------------------------------------------------
