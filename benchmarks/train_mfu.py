@@ -79,8 +79,8 @@ def main() -> int:
     import torch
 
     from workloads.bench.capability import detect
-    from workloads.bench.catalog import cpu_count, cpu_model
     from workloads.bench.gemm import gemm_flops
+    from workloads.bench.hardware_classes import cpu_count, cpu_model
     from workloads.train.config import ModelConfig, TrainConfig
     from workloads.train.distributed import DistEnv
     from workloads.train.flops import flops_per_token

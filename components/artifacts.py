@@ -24,7 +24,7 @@ recorded digest is appended as `@sha256:...`, so the cluster pulls exactly what 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -243,10 +243,6 @@ class Images(BaseModel):
         target = name if not self.host or here else f"{self.host}/{path}"
         digest = digest or self.digests.get(target) or ""
         return f"{target}@{digest}" if digest else target
-
-
-def used_artifacts(names: Iterable[str]) -> list[Artifact]:
-    return [CATALOG[n] for n in names]
 
 
 def components_of(component: str) -> list[Artifact]:

@@ -30,10 +30,6 @@ def site_cidrs(config: FleetConfig, cloud: str) -> tuple[str, ...]:
                  for block in site.networks)
 
 
-def hub_needed(config: FleetConfig, cloud: str) -> bool:
-    return bool(site_cidrs(config, cloud))
-
-
 @dataclass
 class CloudNetwork:
     """One network a site's link can reach: a VPC (per Region) or a VNet (per location)."""
@@ -208,8 +204,8 @@ def _link(fleet: Any, parent: SiteNetwork, index: int, site: Site, link: Any, ne
 def _converge_gateway(name: str, parent: SiteNetwork, site: Site, tunnels: pulumi.Output) -> pulumi.Resource:
     """The site's gateway host converged by the Ansible role sahab_site_gateway; the run waits until every tunnel
     is established, so what depends on it finds the link up."""
+    from components.onprem.host_args import OnPremAccessArgs
     from components.onprem.inventory import converge_inputs
-    from components.onprem.models import OnPremAccessArgs
     from components.onprem.playbook_run import PlaybookRun
     from components.onprem.runner import Host
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 
-from components import catalog, gpu_stack, offerings, validation
+from components import accelerators, gpu_stack, offerings, validation
 from components.errors import ConfigError
 from components.fleet_config import NodePool
 
@@ -48,8 +48,8 @@ def require_offered(pool: NodePool, cloud: str, region: str) -> str:
     (per its offerings snapshot; regions without one, Azure's today, are judged live by `sahab doctor`). A pool
     from `sahab:fleet` was checked at parse time already, with the config path."""
     snap = offerings.snapshot(cloud, region)
-    instance_type = pool.instance_type or catalog.default_instance_type(cloud, pool.accelerator, snap)
-    carried = catalog.accelerator_of_instance(cloud, instance_type) if instance_type else None
+    instance_type = pool.instance_type or accelerators.default_instance_type(cloud, pool.accelerator, snap)
+    carried = accelerators.accelerator_of_instance(cloud, instance_type) if instance_type else None
     if carried != pool.accelerator:
         raise ConfigError(f"node pool {pool.name}.instance_type",
                           f"{instance_type!r} does not carry {pool.accelerator!r} per the hardware catalog")

@@ -265,7 +265,6 @@ EKS_NODEGROUP_MAX = 63
 EKS_NODEGROUP_PREFIX_SUFFIX = 26  # node_group_name_prefix gets a 26-character unique id
 AKS_CLUSTER_MAX = 63
 AKS_DNS_PREFIX_MAX = 54
-AZURE_STORAGE_ACCOUNT_MAX = 24
 
 _S3_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 _S3_RESERVED_PREFIXES = ("xn--", "sthree-", "amzn-s3-demo-")

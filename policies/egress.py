@@ -40,15 +40,6 @@ def key_paths(resource_type: str) -> list[str]:
     return entry(resource_type).get("keys", [])
 
 
-def transit_paths(resource_type: str) -> list[str]:
-    return entry(resource_type).get("transit", [])
-
-
-def data_holding_types() -> list[str]:
-    """Every type whose schema has an at-rest key input (KMS key, Key Vault key, disk encryption set, CMK)."""
-    return sorted(t for t, e in model()["types"].items() if e.get("keys"))
-
-
 @functools.cache
 def _matchers(resource_type: str, category: str) -> re.Pattern | None:
     paths = entry(resource_type).get(category, [])
@@ -75,10 +66,6 @@ def is_source(resource_type: str, path: str) -> bool:
 def is_filtered(resource_type: str, path: str) -> bool:
     """Whether the concrete input path is, or lies below, a filter (pattern, condition, deny or exclusion list)."""
     return _matches(resource_type, "filters", path)
-
-
-def source_versions() -> dict[str, str]:
-    return dict(model()["sources"])
 
 
 # ---------------------------------------------------------------------------------------------------------

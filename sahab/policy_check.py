@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sahab.engine.model import PREVIEW, UNKNOWN, UPDATE, Plan, PlannedResource
+from sahab.engine.plan_types import PREVIEW, UNKNOWN, UPDATE, Plan, PlannedResource
 from sahab.errors import ConfigError
 
 LEVELS = ("advisory", "mandatory", "remediate", "disabled")

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from sahab.engine import Plan
-from sahab.readiness.model import Readiness
+from sahab.readiness.readiness_types import Readiness
 
 
 def render_plan_text(plan: Plan, console: Console | None = None) -> None:

@@ -3,7 +3,7 @@
 AWS, per region: the zone IDs (EC2 DescribeAvailabilityZones), which instance types each zone ID sells
 (DescribeInstanceTypeOfferings with LocationType=availability-zone-id) and, once for all regions, the facts
 of each type Sahab places (DescribeInstanceTypes: vCPUs, GPUs, EFA interfaces, network cards). Only the
-families of the hardware catalog (components/catalog.py) are kept.
+families of the hardware catalog (components/accelerators.py) are kept.
 
     # with credentials for the account (any account answers the same offerings per zone ID):
     python tools/cloud_offerings.py aws --regions me-central-1
@@ -36,14 +36,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from components import catalog  # noqa: E402
+from components import accelerators  # noqa: E402
 from components.offerings import AWS_DIR, AZURE_SKUS_API, INSTANCE_TYPES_FILE  # noqa: E402
 
 ARM = "https://management.azure.com"
 
 
 def catalog_families() -> set[str]:
-    return {family for acc in catalog.CATALOG.values() for family in acc.aws_families}
+    return {family for acc in accelerators.CATALOG.values() for family in acc.aws_families}
 
 
 def _family(instance_type: str) -> str:
@@ -165,13 +165,13 @@ def azure_skus(endpoint: str, token: str, subscription: str, location: str) -> l
 
 def azure_location_doc(skus: list[dict], location: str) -> dict[str, dict]:
     """The catalog's VM sizes in one location: zones, restrictions (type, reason, where), vCPUs and family."""
-    wanted = {size for acc in catalog.CATALOG.values() for size in acc.azure_series if acc.name != "cpu"}
+    wanted = {size for acc in accelerators.CATALOG.values() for size in acc.azure_series if acc.name != "cpu"}
     out = {}
     for sku in skus:
         name = sku.get("name", "")
         if sku.get("resourceType") != "virtualMachines":
             continue
-        if name not in wanted and catalog.accelerator_of_instance("azure", name) != "cpu":
+        if name not in wanted and accelerators.accelerator_of_instance("azure", name) != "cpu":
             continue
         info = next((i for i in sku.get("locationInfo", []) if i.get("location", "").lower() == location), {})
         capabilities = {c["name"]: c["value"] for c in sku.get("capabilities", [])}

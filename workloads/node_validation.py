@@ -49,7 +49,6 @@ FINGERPRINT = f"{PREFIX}-fingerprint"
 
 PASSED, FAILED, INCONCLUSIVE, ERROR, EXPIRED = "passed", "failed", "inconclusive", "error", "expired"
 VERDICTS = (PASSED, FAILED, INCONCLUSIVE, ERROR, EXPIRED)
-NOT_PASSED = (FAILED, INCONCLUSIVE, ERROR, EXPIRED)
 BENCH_VERDICTS = {0: PASSED, 1: FAILED, 2: ERROR, 3: INCONCLUSIVE}  # `sahab bench` exit code -> label value
 
 SERVICE_ACCOUNT = Path("/var/run/secrets/kubernetes.io/serviceaccount")

@@ -13,12 +13,16 @@ from pathlib import Path
 from workloads.errors import UsageError
 
 
-def check_writable(option: str, path: Path | None) -> None:
-    """`path` can be created or overwritten as a file; else a UsageError naming `option`."""
+def check_writable(option: str, path: Path | None, *, make_folders: bool = True) -> None:
+    """`path` can be created or overwritten as a file; else a UsageError naming `option`. With `make_folders`
+    false (the writer does not create them, e.g. `sahab check --output`), a missing folder is refused too.
+    Both CLIs use this one check (`sahab` through sahab/commands)."""
     if path is None:
         return
     if path.is_dir():
         raise UsageError(f"{option} {path}: is a directory; give a file path")
+    if not make_folders and not path.parent.is_dir():
+        raise UsageError(f"{option} {path}: no folder {path.parent}")
     existed = path.exists()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt
 
-from components import catalog, validation
+from components import accelerators, validation
 from components.fleet_config.types import MAX_HOSTS, MAX_NODE_LABELS, MAX_TAINTS, Accelerator, Name, _fits, _Model
 
 
@@ -77,7 +77,7 @@ class NodePool(_Model):
 
     @property
     def is_gpu(self) -> bool:
-        return catalog.CATALOG[self.accelerator].is_gpu
+        return accelerators.CATALOG[self.accelerator].is_gpu
 
     @property
     def size(self) -> int:
@@ -87,10 +87,10 @@ class NodePool(_Model):
     def node_labels(self) -> dict[str, str]:
         """Labels every node of the pool carries: the pool, its accelerator, and on GPUs an NVIDIA marker and
         the device plugin configuration (MIG strategy, time-slicing) the node selects."""
-        labels = {catalog.LABEL_POOL: self.name, catalog.LABEL_ACCELERATOR: self.accelerator}
+        labels = {accelerators.LABEL_POOL: self.name, accelerators.LABEL_ACCELERATOR: self.accelerator}
         if self.is_gpu:
-            labels[catalog.LABEL_NVIDIA_PRESENT] = "true"
-            labels[catalog.LABEL_DEVICE_PLUGIN_CONFIG] = catalog.device_plugin_config_name(
+            labels[accelerators.LABEL_NVIDIA_PRESENT] = "true"
+            labels[accelerators.LABEL_DEVICE_PLUGIN_CONFIG] = accelerators.device_plugin_config_name(
                 self.mig_strategy, self.time_slicing_replicas)
         return {**labels, **self.labels}
 
@@ -106,7 +106,7 @@ class NodePool(_Model):
     @property
     def taints(self) -> tuple[Taint, ...]:
         """GPU pools are tainted so only pods that ask for GPUs land there."""
-        gpu = (Taint(key=catalog.GPU_TAINT_KEY, value=catalog.GPU_TAINT_VALUE, effect="NoSchedule"),)
+        gpu = (Taint(key=accelerators.GPU_TAINT_KEY, value=accelerators.GPU_TAINT_VALUE, effect="NoSchedule"),)
         return (gpu if self.is_gpu else ()) + self.extra_taints
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components import catalog, gpu_stack, offerings
+from components import accelerators, gpu_stack, offerings
 from components.fleet_config.clusters import Cluster
 from components.fleet_config.pools import AKS_SPOT_TAINT, NodePool
 from components.fleet_config.root import FleetConfig
@@ -30,7 +30,7 @@ def instance_type(fleet: FleetConfig, cluster: Cluster, pool: NodePool) -> str |
     """A cloud pool's instance type: its own, else the catalog's choice among what the region sells."""
     cloud = fleet.cloud_of(cluster)
     snap = offerings.snapshot(cloud, fleet.region_of(cluster))
-    return pool.instance_type or catalog.default_instance_type(cloud, pool.accelerator, snap)
+    return pool.instance_type or accelerators.default_instance_type(cloud, pool.accelerator, snap)
 
 
 def efa_capable(instance_type: str) -> bool:
@@ -56,7 +56,7 @@ def _pool(fleet: FleetConfig, pool: NodePool) -> NodePool:
     # EFA on an EKS pool: on by default where the type has EFA interfaces and the pool can span nodes.
     efa = False if cluster.kind != "eks" else (efa_capable(chosen) and pool.max_size > 1 if pool.efa is None
                                                else pool.efa)
-    gpus = pool.gpus_per_node or (catalog.gpus_per_instance(cloud, chosen) if pool.is_gpu else None)
+    gpus = pool.gpus_per_node or (accelerators.gpus_per_instance(cloud, chosen) if pool.is_gpu else None)
     update: dict[str, Any] = {"instance_type": chosen, "gpus_per_node": gpus, "gpu_driver": driver, "efa": efa}
     if cluster.kind == "aks" and pool.spot and AKS_SPOT_TAINT not in pool.extra_taints:
         # AKS taints every spot node itself: stated here, every pod and flavor that must land there tolerates it.

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from components import catalog, gpu_stack, offerings, validation
+from components import accelerators, gpu_stack, offerings, validation
 from components.azure.plan import REGION_PAIRS, ZONAL_LOCATIONS
 from components.errors import ConfigError
 from components.fleet_config import resolve
@@ -414,7 +414,7 @@ def _cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, path: str)
         yield ConfigError(f"{path}.cluster", f"no EC2 offerings snapshot for {region}, so nothing says what it sells; "
                           f"write one: {offerings.REFRESH['aws'].replace('all', region).split('   #')[0]}")
         return
-    candidates = catalog.instance_types(cloud, pool.accelerator)
+    candidates = accelerators.instance_types(cloud, pool.accelerator)
     if snap is not None and candidates and not any(snap.sells(t) for t in candidates):
         yield ConfigError(f"{path}.accelerator", f"{pool.accelerator!r} is not offered in {region} "
                           f"({_what_sells(snap)}); {_regions_that_sell(fleet, cloud, candidates)}")
@@ -423,7 +423,7 @@ def _cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, path: str)
     if instance_type is None:
         yield ConfigError(f"{path}.instance_type", f"no {cloud} instance type carries {pool.accelerator!r}")
         return
-    carried = catalog.accelerator_of_instance(cloud, instance_type)
+    carried = accelerators.accelerator_of_instance(cloud, instance_type)
     if carried is None:
         yield ConfigError(f"{path}.instance_type", f"{validation.shown(instance_type)} is not in the hardware "
                           f"catalog; allowed for {pool.accelerator}: {_catalog_types(cloud, pool.accelerator)}")
@@ -439,7 +439,7 @@ def _cloud_pool(fleet: FleetConfig, cluster: Cluster, pool: NodePool, path: str)
         yield ConfigError(f"{path}.instance_type", f"{instance_type!r} is not offered in {region} ({why}); offered "
                           f"there for {pool.accelerator}: {_by_family(sold)}")
         return
-    if cloud == "azure" and catalog.azure_rdma(instance_type):
+    if cloud == "azure" and accelerators.azure_rdma(instance_type):
         yield ConfigError(f"{path}.instance_type", f"{instance_type!r} joins nodes over InfiniBand, and Sahab does "
                           "not set up RDMA on AKS (NVIDIA Network Operator with OFED, the RDMA shared device plugin, "
                           "the GPU operator's driver.rdma, the subscription's feature registration and an IPC_LOCK "
@@ -873,11 +873,11 @@ def placement(fleet: FleetConfig) -> list[ConfigError]:
 
 # ---- how the messages name what is sold ------------------------------------------------------------------------
 def _efa_types(accelerator: str) -> list[str]:
-    return [t for t in catalog.instance_types("aws", accelerator) if resolve.efa_capable(t)]
+    return [t for t in accelerators.instance_types("aws", accelerator) if resolve.efa_capable(t)]
 
 
 def _plain_azure(accelerator: str) -> list[str]:
-    return [t for t in catalog.instance_types("azure", accelerator) if not catalog.azure_rdma(t)]
+    return [t for t in accelerators.instance_types("azure", accelerator) if not accelerators.azure_rdma(t)]
 
 
 def _by_family(instance_types: list[str]) -> str:
@@ -908,11 +908,11 @@ def _regions_that_sell(fleet: FleetConfig, cloud: str, instance_types: list[str]
 
 def _catalog_types(cloud: str, accelerator: str) -> str:
     if cloud == "aws":
-        types = catalog.instance_types("aws", accelerator)
+        types = accelerators.instance_types("aws", accelerator)
         if len(types) <= 16:
             return ", ".join(types)
-        families = ", ".join(catalog.CATALOG[accelerator].aws_families)
+        families = ", ".join(accelerators.CATALOG[accelerator].aws_families)
         return f"a size the family sells in one of the families {families}, e.g. {types[2]}"
     if accelerator == "cpu":
         return "Standard_D, Standard_E or Standard_F sizes like Standard_D8s_v5 or Standard_E16ads_v5"
-    return ", ".join(catalog.CATALOG[accelerator].azure_series)
+    return ", ".join(accelerators.CATALOG[accelerator].azure_series)

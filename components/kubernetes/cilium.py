@@ -22,11 +22,6 @@ from components.kubernetes.common import Args
 CHART = "cilium"
 CHART_VERSION = CATALOG["cilium-chart"].version
 CHART_REPOSITORY = CATALOG["cilium-chart"].upstream
-# What the nodes' firewall must let through between nodes (ansible/roles/sahab_os, defaults/main.yml).
-VXLAN_UDP_PORT = 8472
-WIREGUARD_UDP_PORT = 51871
-HEALTH_TCP_PORT = 4240
-HUBBLE_TCP_PORT = 4244
 
 
 class CiliumArgs(Args):

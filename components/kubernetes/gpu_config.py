@@ -2,7 +2,7 @@
 
 No Pulumi here. The GPU operator's device plugin reads one ConfigMap of named configurations; each GPU
 node selects one through its `nvidia.com/device-plugin.config` label, which every GPU pool's nodes carry
-(`NodePool.node_labels`, named by `catalog.device_plugin_config_name`). That is how MIG strategy and
+(`NodePool.node_labels`, named by `accelerators.device_plugin_config_name`). That is how MIG strategy and
 time-slicing are chosen per pool rather than per cluster. The ConfigMap holds every combination the fleet
 schema allows, so a pool added later, by this stack or by a burst stack joining the cluster, always finds
 its configuration without touching the cluster's operator.
@@ -14,18 +14,18 @@ from collections.abc import Iterable
 
 import yaml
 
-from components import catalog
+from components import accelerators
 from components.fleet_config import NodePool, Taint
 
 MIG_STRATEGIES = ("none", "single", "mixed")
 TIME_SLICING_REPLICAS = range(2, 49)  # NodePool.time_slicing_replicas: 2..48
-DEFAULT_CONFIG = catalog.device_plugin_config_name("none", None)
+DEFAULT_CONFIG = accelerators.device_plugin_config_name("none", None)
 """Entry for GPU nodes without the label (e.g. a node added by hand): whole GPUs, no MIG."""
 
 
 def gpu_toleration() -> dict[str, str]:
     """Tolerates the taint every GPU pool carries, whatever its value."""
-    return {"key": catalog.GPU_TAINT_KEY, "operator": "Exists", "effect": catalog.GPU_TAINT_EFFECT}
+    return {"key": accelerators.GPU_TAINT_KEY, "operator": "Exists", "effect": accelerators.GPU_TAINT_EFFECT}
 
 
 def toleration_for(taint: Taint) -> dict[str, str]:
@@ -62,7 +62,7 @@ def device_plugin_configs() -> dict[str, str]:
     data = {}
     for strategy in MIG_STRATEGIES:
         for replicas in (None, *TIME_SLICING_REPLICAS):
-            data[catalog.device_plugin_config_name(strategy, replicas)] = device_plugin_config(strategy, replicas)
+            data[accelerators.device_plugin_config_name(strategy, replicas)] = device_plugin_config(strategy, replicas)
     return data
 
 

@@ -21,8 +21,8 @@ import pulumi_kubernetes as k8s
 import yaml
 from pydantic import Field
 
+from components.accelerators import LABEL_POOL
 from components.artifacts import CATALOG, Images
-from components.catalog import LABEL_POOL
 from components.fleet_config import NodePool, Team
 from components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
 from components.kubernetes.gpu_config import toleration_for

@@ -31,7 +31,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components.catalog import LABEL_POOL
+from components.accelerators import LABEL_POOL
 from components.fleet_config import NodePool
 from components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
 from components.kubernetes.placement import pool_agent_placement

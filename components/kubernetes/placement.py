@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from components import catalog
+from components import accelerators
 from components.fleet_config import NodePool
 from components.kubernetes.common import Args
 from components.kubernetes.gpu_config import gpu_toleration, toleration_for
@@ -25,7 +25,7 @@ class Placement(Args):
 def system_placement(pools: Iterable[NodePool]) -> Placement:
     pools = tuple(pools)
     if any(not p.is_gpu and not p.extra_taints for p in pools):
-        return Placement(node_selector={catalog.LABEL_ACCELERATOR: "cpu"})
+        return Placement(node_selector={accelerators.LABEL_ACCELERATOR: "cpu"})
     tolerations = [gpu_toleration()]
     for pool in pools:
         for taint in pool.extra_taints:
@@ -37,5 +37,5 @@ def system_placement(pools: Iterable[NodePool]) -> Placement:
 def pool_agent_placement(pool: NodePool) -> Placement:
     """Where a per-node agent of one pool runs (e.g. its node validator): on that pool's nodes only,
     tolerating the pool's taints."""
-    return Placement(node_selector={catalog.LABEL_POOL: pool.name},
+    return Placement(node_selector={accelerators.LABEL_POOL: pool.name},
                      tolerations=tuple(toleration_for(t) for t in pool.taints))

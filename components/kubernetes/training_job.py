@@ -36,8 +36,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components import catalog, pool_plan
-from components.catalog import LABEL_POOL
+from components import accelerators, pool_plan
+from components.accelerators import LABEL_POOL
 from components.fleet_config import NodePool, Team, Workload
 from components.kubernetes.common import MANAGED_BY, Args, StrInput
 from components.kubernetes.gpu_config import toleration_for
@@ -45,7 +45,7 @@ from components.kubernetes.kueue import QUEUE_LABEL
 from components.kubernetes.node_validator import PASSED, VALIDATION_LABEL, VERDICTS
 from components.kubernetes.priority_classes import priority_class_name
 from components.kubernetes.team_namespace import RENDEZVOUS_PORT, TRAINING_SERVICE_ACCOUNT
-from workloads.bench.fabric import fabric_of
+from workloads.node_fabric import fabric_of
 
 CHECKPOINT_DIR = "/checkpoints"  # validation results land here too, where the training step reads its peak
 SCRATCH_DIR = "/scratch"  # validation results when checkpoints go to an object store
@@ -161,8 +161,8 @@ def node_shape(config, pool: NodePool) -> dict:
             return {}
         return {"node_cpus": min(h.cpus for h in hosts), "node_memory_gib": min(h.memory_gib for h in hosts)}
     cloud = config.cloud_of(config.cluster(pool.cluster))
-    instance_type = pool.instance_type or catalog.default_instance_type(cloud, pool.accelerator)
-    shape = catalog.instance_shape(cloud, instance_type) if instance_type else None
+    instance_type = pool.instance_type or accelerators.default_instance_type(cloud, pool.accelerator)
+    shape = accelerators.instance_shape(cloud, instance_type) if instance_type else None
     return {"node_cpus": shape.vcpus, "node_memory_gib": shape.memory_gib} if shape else {}
 
 
@@ -202,7 +202,7 @@ def training_env(args: TrainingJobArgs, job: str, service: str) -> list[dict]:
     }
     if args.checkpoint_uri is not None:
         values["SAHAB_RESULT_FILE"] = f"{SCRATCH_DIR}/validation/node.json"
-    if nodes > 1:  # the fabric the set's all-reduce is judged against before it trains (workloads.bench.fabric)
+    if nodes > 1:  # the fabric the set's all-reduce is judged against before it trains (workloads.node_fabric)
         values["SAHAB_FABRIC"] = fabric_of(args.pool.instance_type).to_env()
     if args.pool.instance_type and pool_plan.efa_layout(args.pool, args.pool.instance_type):
         values["FI_PROVIDER"] = "efa"  # libfabric (and so NCCL's OFI plugin) over the EFA devices, never TCP

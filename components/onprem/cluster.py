@@ -16,8 +16,8 @@ import pulumi_random as random
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from components import validation
+from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs, host_port
 from components.onprem.inventory import converge_inputs, hosts_for
-from components.onprem.models import OnPremAccessArgs, OnPremHostArgs, host_port
 from components.onprem.playbook_run import PlaybookRun
 from components.onprem.runner import Host
 

@@ -11,8 +11,8 @@ from typing import Any
 from components.artifacts import UPSTREAMS, Images, read_digest_lock
 from components.fleet_config import Cluster, FleetConfig, NodePool, Site
 from components.onprem.cluster import API_SERVER_PORT, OnPremClusterArgs
+from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs, host_port
 from components.onprem.inventory import group_for
-from components.onprem.models import OnPremAccessArgs, OnPremHostArgs, host_port
 from components.onprem.node_pool import OnPremNodePoolArgs, TaintArgs, pool_vars
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from components.onprem.models import OnPremAccessArgs
+from components.onprem.host_args import OnPremAccessArgs
 from components.onprem.runner import ANSIBLE_DIR, Host, build_inventory, content_hash
 
 CPU = "cpu"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sahab.audit.model import LiveResource
+from sahab.audit.scan_types import LiveResource
 
 BUCKET = "aws:s3/bucket:Bucket"
 BUCKET_SSE = "aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from policies import core
 from policies.waivers import Waiver, decide
 from sahab.audit import adapters
-from sahab.audit.model import LiveResource
+from sahab.audit.scan_types import LiveResource
 
 AUDITED_TYPES = (
     adapters.BUCKET, adapters.BUCKET_SSE, adapters.BUCKET_PAB, adapters.BUCKET_POLICY, adapters.BUCKET_REPLICATION,

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sahab.audit.evaluate import Evaluation
-from sahab.audit.model import ScanResult
+from sahab.audit.scan_types import ScanResult
 from sahab.schema import versions
 
 TOOL = "sahab-audit"

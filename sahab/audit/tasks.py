@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sahab.audit.model import LiveResource, ScanError
+from sahab.audit.scan_types import LiveResource, ScanError
 
 
 @dataclass

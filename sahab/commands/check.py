@@ -58,9 +58,9 @@ def run(args: argparse.Namespace) -> int:
         return _run_isolated(args)
 
     if args.output:
-        from sahab.writable import ensure_writable
+        from workloads.outputs import check_writable
 
-        ensure_writable(args.output, "--output")
+        check_writable("--output", Path(args.output), make_folders=False)
     program_dir = project_dir(args.program)
     # The pack's own config, the operator's --policy-config, then the program folder's (which can only narrow).
     layers = policy_config_layers(program_dir, args.stack, args.policy_config)

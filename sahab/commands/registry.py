@@ -127,9 +127,9 @@ def _list(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     if args.output:
-        from sahab.writable import ensure_writable
+        from workloads.outputs import check_writable
 
-        ensure_writable(args.output, "--output")
+        check_writable("--output", Path(args.output), make_folders=False)
     doc = registry_document(args.program, args.stack)
     out = json.dumps(doc, indent=2) + "\n" if args.format == "json" else text(doc)
     if args.output:

@@ -1,6 +1,6 @@
 """The offline engine: a Pulumi Python program hosted as the Pulumi CLI hosts it, and everything it registers.
 
-    model       the data types (Plan, PlannedResource) and wire constants; imports nothing else of the engine
+    plan_types  the data types (Plan, PlannedResource) and wire constants; imports nothing else of the engine
     wire        Pulumi's wire format decoded (secrets, references, unknowns)
     toolchain   which interpreter runs the program (its virtualenv: pip, poetry, uv), with what environment
     langhost/   the executor the program's interpreter runs (the CLI's pulumi-language-python-exec, for Sahab)
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sahab.engine.model import PREVIEW, UNKNOWN, UPDATE, Plan, PlannedResource
+from sahab.engine.plan_types import PREVIEW, UNKNOWN, UPDATE, Plan, PlannedResource
 
 __all__ = ["PREVIEW", "UNKNOWN", "UPDATE", "Plan", "PlannedResource", "plan", "plan_phases", "resolve_timeout"]
 

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from sahab.engine import inventory, stack_refs, toolchain
-from sahab.engine.model import PREVIEW, UPDATE, Plan, PlannedResource
 from sahab.engine.monitor import Monitor, Recording, servicers
 from sahab.engine.outputs import ProviderOutputs, Where
+from sahab.engine.plan_types import PREVIEW, UPDATE, Plan, PlannedResource
 from sahab.engine.sdk_types import SdkTypes
 from sahab.engine.stack_refs import StackReferenceCycle
 from sahab.engine.wire import known, to_plain

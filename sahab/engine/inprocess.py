@@ -10,9 +10,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sahab.engine.model import PREVIEW, UPDATE
 from sahab.engine.monitor import Monitor, Recording, servicers
 from sahab.engine.outputs import ProviderOutputs, Where
+from sahab.engine.plan_types import PREVIEW, UPDATE
 
 
 def record(build: Callable[[], Any], *, preview: bool = False, project: str = "sahab",

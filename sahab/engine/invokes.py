@@ -23,8 +23,8 @@ from typing import Any
 
 from sahab.engine import inventory
 from sahab.engine.kubernetes import decode_manifests, kubeconfig_yaml
-from sahab.engine.model import UNKNOWABLE
 from sahab.engine.outputs import Where, module_of
+from sahab.engine.plan_types import UNKNOWABLE
 from sahab.engine.sdk_types import SdkTypes
 from sahab.engine.values import (
     AWS_ACCOUNT,

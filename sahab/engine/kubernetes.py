@@ -6,7 +6,7 @@ from __future__ import annotations
 import glob
 from pathlib import Path
 
-from sahab.engine.model import UNKNOWN
+from sahab.engine.plan_types import UNKNOWN
 
 # Components the kubernetes provider builds itself (remote components), whose children are decoded here.
 YAML_COMPONENTS = ("kubernetes:yaml/v2:ConfigGroup", "kubernetes:yaml/v2:ConfigFile")

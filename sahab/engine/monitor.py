@@ -22,8 +22,8 @@ from urllib.parse import unquote, urlparse
 
 from sahab.engine import inventory, kubernetes
 from sahab.engine.invokes import Invokes
-from sahab.engine.model import PREVIEW, UNKNOWN, UNREADABLE, Plan, PlannedResource
 from sahab.engine.outputs import ProviderOutputs, kubernetes_state
+from sahab.engine.plan_types import PREVIEW, UNKNOWN, UNREADABLE, Plan, PlannedResource
 from sahab.engine.values import Owner, short_hash
 from sahab.engine.wire import (
     carried,

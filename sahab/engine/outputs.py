@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sahab.engine.model import PREVIEW, UNKNOWN
+from sahab.engine.plan_types import PREVIEW, UNKNOWN
 from sahab.engine.sdk_types import SdkTypes
 from sahab.engine.values import (
     AWS_ACCOUNT,

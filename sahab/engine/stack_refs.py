@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sahab.engine.model import Plan
+from sahab.engine.plan_types import Plan
 from sahab.errors import ProgramError, SahabError
 from sahab.project import Project, StackConfig, find_project
 

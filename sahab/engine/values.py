@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any
 
-from sahab.engine.model import UNKNOWN
+from sahab.engine.plan_types import UNKNOWN
 from sahab.engine.sdk_types import Field, Ref, SdkTypes
 
 AWS_ACCOUNT = "111122223333"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sahab.engine.model import (
+from sahab.engine.plan_types import (
     SIG_ARCHIVE,
     SIG_ASSET,
     SIG_KEY,

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from sahab.engine import PlannedResource
 from sahab.readiness import accounts, agents, checks, eks, fences, gpus, pulls, reach, zones
 from sahab.readiness.clusters import discover
-from sahab.readiness.model import Placement, Problem, Readiness
+from sahab.readiness.readiness_types import Placement, Problem, Readiness
 from sahab.readiness.workloads import pod_groups
 
 

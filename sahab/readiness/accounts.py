@@ -14,8 +14,8 @@ from typing import Any
 
 from components.chart_facts import sheet
 from sahab.readiness.common import get, unknown
-from sahab.readiness.model import Cluster, Problem
 from sahab.readiness.pulls import RELEASE_TYPES
+from sahab.readiness.readiness_types import Cluster, Problem
 from sahab.readiness.workloads import _TEMPLATES, describe, kind_of
 
 LOCAL_PATH = ("local-path-provisioner", "v0.0.37")  # the provisioner whose helper pods are judged (its sheet)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from sahab.readiness.common import get, string_labels, unknown
-from sahab.readiness.model import Cluster, PodGroup, Problem
+from sahab.readiness.readiness_types import Cluster, PodGroup, Problem
 from sahab.readiness.scheduling import UNKNOWN_SHAPE, affinity_matches, misfits, tolerates
 from sahab.readiness.workloads import describe, kind_of, pod_requests
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from components import catalog
+from components import accelerators
 from sahab.engine import PlannedResource
 from sahab.readiness import allocatable
 from sahab.readiness.common import integer, of_type, string_labels, taint_from_string, unknown, value
-from sahab.readiness.model import Cluster, Pool
+from sahab.readiness.readiness_types import Cluster, Pool
 
 MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
@@ -41,7 +41,7 @@ def pool(inputs: dict[str, Any], agent_pool: str, source: str) -> Pool:
     vm_size = str(inputs.get("vmSize") or "")
     mode = str(inputs.get("mode") or "User")
     labels = string_labels(inputs.get("nodeLabels"))
-    name = labels.get(catalog.LABEL_POOL) or agent_pool
+    name = labels.get(accelerators.LABEL_POOL) or agent_pool
     labels = {"kubernetes.io/os": "linux", "node.kubernetes.io/instance-type": vm_size,
               "kubernetes.azure.com/agentpool": agent_pool, "kubernetes.azure.com/mode": mode.lower(), **labels}
     taints = [t for t in (taint_from_string(str(raw)) for raw in inputs.get("nodeTaints") or []) if t]
@@ -55,7 +55,7 @@ def pool(inputs: dict[str, Any], agent_pool: str, source: str) -> Pool:
                              "mode") if unknown(inputs.get(k))]
     if not_known:
         result.unknown = f"the preview does not know its {', '.join(not_known)} yet"
-    shape = catalog.instance_shape("azure", vm_size)
+    shape = accelerators.instance_shape("azure", vm_size)
     if shape is None:
         result.shape_unknown = f"VM size {vm_size or '(none)'} is not in the hardware catalog"
         return result

@@ -9,8 +9,8 @@ from typing import Any
 import yaml
 
 from sahab.readiness.common import get, unknown
-from sahab.readiness.model import Cluster, Placement, PodGroup, Pool, Problem
 from sahab.readiness.quantities import amount, show
+from sahab.readiness.readiness_types import Cluster, Placement, PodGroup, Pool, Problem
 from sahab.readiness.scheduling import UNKNOWN_SHAPE, misfits, pods_per_node
 from sahab.readiness.workloads import claims, describe
 

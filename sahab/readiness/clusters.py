@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sahab.engine import PlannedResource
 from sahab.readiness import aks, eks, onprem
-from sahab.readiness.model import Cluster
+from sahab.readiness.readiness_types import Cluster
 
 K8S_PROVIDER = "pulumi:providers:kubernetes"
 

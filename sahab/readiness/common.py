@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sahab.engine import UNKNOWN, PlannedResource
-from sahab.readiness.model import Taint
+from sahab.readiness.readiness_types import Taint
 
 
 def unknown(data: Any) -> bool:

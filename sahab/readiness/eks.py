@@ -5,12 +5,12 @@ from __future__ import annotations
 import base64
 import re
 
-from components import catalog
+from components import accelerators
 from sahab.engine import PlannedResource
 from sahab.readiness import allocatable
 from sahab.readiness.common import integer, of_type, string_labels, taint_from_mapping, unknown, value
-from sahab.readiness.model import Cluster, Pool, Taint
 from sahab.readiness.quantities import MiB
+from sahab.readiness.readiness_types import Cluster, Pool, Taint
 
 CLUSTER = "aws:eks/cluster:Cluster"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
@@ -59,13 +59,13 @@ def pool(group: PlannedResource, templates: dict[str, PlannedResource]) -> Pool:
     instance_type = str(instance_types[0]) if instance_types else ""
     scaling = inputs.get("scalingConfig") or {}
     labels = string_labels(inputs.get("labels"))
-    name = labels.get(catalog.LABEL_POOL) or str(inputs.get("nodeGroupName") or "").strip() or \
+    name = labels.get(accelerators.LABEL_POOL) or str(inputs.get("nodeGroupName") or "").strip() or \
         str(inputs.get("nodeGroupNamePrefix") or group.name).rstrip("-")
     labels = {"kubernetes.io/os": "linux", "node.kubernetes.io/instance-type": instance_type,
               "eks.amazonaws.com/capacityType": str(inputs.get("capacityType") or "ON_DEMAND"), **labels}
     taints = [t for t in (taint_from_mapping(raw) for raw in inputs.get("taints") or []) if t]
     taints = [Taint(t.key, t.value, EFFECTS.get(t.effect, t.effect)) for t in taints]
-    shape = catalog.instance_shape("aws", instance_type)
+    shape = accelerators.instance_shape("aws", instance_type)
     minimum, maximum = integer(scaling.get("minSize")), integer(scaling.get("maxSize"))
     result = Pool(name=name, object=f"node group {name}", labels=labels, taints=taints, allocatable={},
                   min_nodes=minimum, max_nodes=maximum, desired_nodes=integer(scaling.get("desiredSize"), minimum),
@@ -77,7 +77,7 @@ def pool(group: PlannedResource, templates: dict[str, PlannedResource]) -> Pool:
         result.shape_unknown = f"instance type {instance_type or '(none)'} is not in the hardware catalog"
         return result
     result.allocatable = allocatable.eks(shape.vcpus, shape.memory_gib,
-                                         catalog.eks_max_pods(instance_type, shape.vcpus))
+                                         accelerators.eks_max_pods(instance_type, shape.vcpus))
     result.gpus, result.gpu_memory_gib = shape.gpus, shape.gpu_memory_gib
     if template is not None:
         _fabric(result, template)

@@ -13,7 +13,7 @@ from typing import Any
 
 from components.kubernetes.platform_fences import REQUIRED_ANNOTATION, Flow
 from sahab.readiness.common import get, string_labels, unknown
-from sahab.readiness.model import Cluster, Problem
+from sahab.readiness.readiness_types import Cluster, Problem
 from sahab.readiness.workloads import describe
 
 

@@ -16,12 +16,12 @@ from typing import Any
 
 import yaml
 
-from components import catalog
+from components import accelerators
 from sahab.readiness.common import get, unknown
-from sahab.readiness.model import Cluster, Pool
+from sahab.readiness.readiness_types import Cluster, Pool
 
 PLUGIN_CHARTS = ("gpu-operator", "nvidia-device-plugin")
-CONFIG_LABEL = catalog.LABEL_DEVICE_PLUGIN_CONFIG
+CONFIG_LABEL = accelerators.LABEL_DEVICE_PLUGIN_CONFIG
 
 
 def advertise(cluster: Cluster) -> None:
@@ -39,7 +39,8 @@ def advertise(cluster: Cluster) -> None:
                             "Helm release), so its GPUs are not schedulable"
             continue
         config = _plugin_config(cluster, release, pool)
-        if config is None or unknown([get(release.inputs, "values", "mig"), pool.labels.get(catalog.MIG_CONFIG_LABEL)]):
+        mig_layout = pool.labels.get(accelerators.MIG_CONFIG_LABEL)
+        if config is None or unknown([get(release.inputs, "values", "mig"), mig_layout]):
             pool.unknown = "the preview does not know its device plugin configuration yet"
             continue
         strategy = str(get(config, "flags", "migStrategy") or get(release.inputs, "values", "mig", "strategy")
@@ -60,9 +61,9 @@ def advertise(cluster: Cluster) -> None:
 
 
 def _devices(pool: Pool, strategy: str) -> dict[str, int]:
-    layout_name = pool.labels.get(catalog.MIG_CONFIG_LABEL, catalog.MIG_DISABLED)
-    layout = catalog.MIG_LAYOUTS.get(pool.gpu_memory_gib, {}).get(layout_name)
-    if layout_name == catalog.MIG_DISABLED or strategy == "none":
+    layout_name = pool.labels.get(accelerators.MIG_CONFIG_LABEL, accelerators.MIG_DISABLED)
+    layout = accelerators.MIG_LAYOUTS.get(pool.gpu_memory_gib, {}).get(layout_name)
+    if layout_name == accelerators.MIG_DISABLED or strategy == "none":
         return {"nvidia.com/gpu": pool.gpus}
     if layout is None:
         pool.gpu_rule = f"MIG layout {layout_name!r} does not exist for a {pool.gpu_memory_gib} GB GPU"

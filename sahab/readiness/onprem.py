@@ -6,11 +6,11 @@ pool become one `Pool` per shape, under the pool's name."""
 
 from __future__ import annotations
 
-from components import catalog
+from components import accelerators
 from sahab.engine import PlannedResource
 from sahab.readiness import allocatable
 from sahab.readiness.common import integer, of_type, string_labels, taint_from_mapping, unknown
-from sahab.readiness.model import Cluster, Pool
+from sahab.readiness.readiness_types import Cluster, Pool
 
 CLUSTER = "sahab:onprem:Cluster"
 NODE_POOL = "sahab:onprem:NodePool"
@@ -57,9 +57,9 @@ def pools(res: PlannedResource) -> list[Pool]:
     labels = {"kubernetes.io/os": "linux", **string_labels(inputs.get("labels"))}
     if inputs.get("controlPlane") is True:  # kubeadm labels its control-plane nodes
         labels["node-role.kubernetes.io/control-plane"] = ""
-    name = labels.get(catalog.LABEL_POOL) or res.name
+    name = labels.get(accelerators.LABEL_POOL) or res.name
     taints = [t for t in (taint_from_mapping(raw) for raw in inputs.get("taints") or []) if t]
-    accelerator = str(inputs.get("accelerator") or labels.get(catalog.LABEL_ACCELERATOR) or "cpu")
+    accelerator = str(inputs.get("accelerator") or labels.get(accelerators.LABEL_ACCELERATOR) or "cpu")
     nodes = [n for n in inputs.get("nodes") or [] if isinstance(n, dict)]
     if not nodes:
         return [Pool(name=name, object=f"node pool {name}", labels=labels, taints=taints, allocatable={},
@@ -76,7 +76,7 @@ def pools(res: PlannedResource) -> list[Pool]:
         count = len(hosts)
         pool = Pool(name=name, object=f"node pool {name}", labels=labels, taints=taints, allocatable={},
                     min_nodes=count, max_nodes=count, desired_nodes=count, gpus=gpus, hosts=tuple(hosts),
-                    gpu_memory_gib=catalog.MIG_GPU_MEMORY_GIB.get(accelerator, 0) if gpus else 0, source=res.urn)
+                    gpu_memory_gib=accelerators.MIG_GPU_MEMORY_GIB.get(accelerator, 0) if gpus else 0, source=res.urn)
         if cpus <= 0 or memory_gib <= 0:
             pool.shape_unknown = "its nodes' CPUs and memory are not in the plan"
         else:

@@ -17,7 +17,7 @@ from components.image_refs import RULES, Ref, valid_reference
 from components.node_os import gpu_node_os_tag
 from sahab.engine import PlannedResource
 from sahab.readiness.common import unknown
-from sahab.readiness.model import Cluster, Problem
+from sahab.readiness.readiness_types import Cluster, Problem
 from sahab.readiness.workloads import describe
 
 RELEASE_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart", "kubernetes:helm.sh/v3:Chart")

@@ -29,7 +29,6 @@ from components.hybrid_plan import zone_of
 from sahab.engine import PlannedResource
 from sahab.readiness.clusters import discover
 from sahab.readiness.common import get
-from sahab.readiness.model import Cluster, Problem
 from sahab.readiness.network import (
     DEPLOYER,
     INBOUND_ENDPOINT,
@@ -44,6 +43,7 @@ from sahab.readiness.network import (
     blocks,
     covers,
 )
+from sahab.readiness.readiness_types import Cluster, Problem
 
 ECR_HOST = re.compile(r"^(?P<account>\d{12})\.dkr\.ecr\.(?P<region>[a-z0-9-]+)\.amazonaws\.com$")
 ACR_HOST = re.compile(r"^(?P<name>[a-z0-9]{5,50})\.azurecr\.io$")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sahab.readiness.model import PodGroup, Pool, Taint
 from sahab.readiness.quantities import show
+from sahab.readiness.readiness_types import PodGroup, Pool, Taint
 
 UNKNOWN_SHAPE = "node shape unknown"
 

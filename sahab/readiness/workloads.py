@@ -6,8 +6,8 @@ from typing import Any
 
 from sahab.engine import PlannedResource
 from sahab.readiness.common import get, integer, string_labels, unknown
-from sahab.readiness.model import Cluster, PodGroup
 from sahab.readiness.quantities import amount
+from sahab.readiness.readiness_types import Cluster, PodGroup
 
 HOSTNAME = "kubernetes.io/hostname"
 # kind -> (path to the pod template spec inside the object's spec, where the pod count lives)

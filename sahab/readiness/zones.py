@@ -16,7 +16,7 @@ from typing import Any
 from components import offerings
 from sahab.engine import PlannedResource
 from sahab.readiness.common import get, unknown
-from sahab.readiness.model import Cluster, Problem
+from sahab.readiness.readiness_types import Cluster, Problem
 
 SUBNET = "aws:ec2/subnet:Subnet"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"

@@ -15,7 +15,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from workloads.bench.capability import classify_cpu
-from workloads.bench.catalog import GpuProperties, classify_gpu
+from workloads.bench.hardware_classes import GpuProperties, classify_gpu
 
 MARK = "@@sahab-probe"
 GIB = 1 << 30
@@ -60,7 +60,7 @@ class Gpu:
     device: str
     name: str = ""  # nvidia-smi's name, when nvidia-smi answered
     memory_mib: int = 0
-    accelerator: str | None = None  # components.catalog accelerator, when the name says which
+    accelerator: str | None = None  # components.accelerators accelerator, when the name says which
 
 
 @dataclass(frozen=True)
@@ -311,14 +311,14 @@ def _short_slot(slot: str) -> str:
 
 
 def accelerator_of(name: str, memory_mib: int) -> str | None:
-    """The fleet's accelerator (components.catalog) for a GPU nvidia-smi names, through the benchmark catalog's
-    own decision (workloads.bench.catalog.classify_gpu): e.g. "NVIDIA H100 80GB HBM3" -> h100-sxm -> h100."""
-    from components.catalog import ACCELERATORS
+    """The fleet's accelerator (components.accelerators) for a GPU nvidia-smi names, through the benchmark catalog's
+    own decision (workloads.bench.hardware_classes.classify_gpu): e.g. "NVIDIA H100 80GB HBM3" -> h100-sxm -> h100."""
+    from components.accelerators import CATALOG
 
     bench = classify_gpu(GpuProperties(name, memory_mib * MIB, 0, 0, 0))
     if bench is None or "-mig-" in bench:
         return None
-    return next((a for a in ACCELERATORS if a != "cpu" and bench.startswith(a)), None)
+    return next((a for a in CATALOG if a != "cpu" and bench.startswith(a)), None)
 
 
 def read_time_sync(chrony: str, timedatectl: str) -> str:

@@ -69,7 +69,7 @@ class HostPlan:
 @dataclass(frozen=True)
 class PoolPlan:
     name: str
-    accelerator: str  # components.catalog accelerator
+    accelerator: str  # components.accelerators accelerator
     hardware_class: str  # the benchmark's class its nodes are judged as
     hosts: tuple[str, ...]
     gpus_per_node: int = 0

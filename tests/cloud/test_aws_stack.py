@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from components.catalog import LABEL_ACCELERATOR
+from components.accelerators import LABEL_ACCELERATOR
 
 REGION = "me-central-1"
 EKS = "aws:eks/cluster:Cluster"

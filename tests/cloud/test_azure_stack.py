@@ -2,7 +2,7 @@
 
 import pytest
 
-from components.catalog import LABEL_ACCELERATOR
+from components.accelerators import LABEL_ACCELERATOR
 
 UAE = {"uaenorth", "uaecentral"}
 # Private DNS zones and their VNet links are global by nature: names, not data (policies/core.py allows them).

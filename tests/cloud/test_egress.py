@@ -276,3 +276,15 @@ def _program(tmp_path, fleet: dict):
     stack = {"config": {"aws:region": REGION, "azure-native:location": "uaenorth", "sahab:fleet": fleet}}
     (tmp_path / "Pulumi.t.yaml").write_text(yaml.safe_dump(stack))
     return tmp_path
+
+
+def test_the_fleet_and_the_pack_agree_on_which_ranges_are_private():
+    """Two lists, because the published pack ships policies/ alone and cannot import components: the fleet's
+    (the blocks a VPC, a VNet or a fence may use) and the pack's (SAHAB-K8S-020, exposure rules). The pack's is
+    the fleet's plus what only an on-prem site uses: IPv6 unique local addresses and loopback."""
+    from policies.rules.egress import PRIVATE_RANGES as PACK_RANGES
+
+    site_only = {ipaddress.ip_network(r) for r in ("fc00::/7", "127.0.0.0/8", "::1/128")}
+    assert len(set(PRIVATE)) == len(PRIVATE) and len(set(PACK_RANGES)) == len(PACK_RANGES)
+    assert set(PACK_RANGES) == set(PRIVATE) | site_only
+    assert not any(net.version == 6 or net.is_loopback for net in PRIVATE)

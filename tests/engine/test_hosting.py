@@ -194,7 +194,7 @@ def test_the_engine_reads_one_way_its_data_types_import_nothing_of_it():
             elif isinstance(node, ast.Import):
                 imported |= {a.name for a in node.names if a.name.startswith("sahab.engine")}
         graph[name] = {m for m in imported if m != name}
-    assert graph["sahab.engine.model"] == set()
+    assert graph["sahab.engine.plan_types"] == set()
 
     def reaches(start: str, target: str, seen: set[str]) -> bool:
         for nxt in graph.get(start, ()):
@@ -210,11 +210,11 @@ def test_the_engine_reads_one_way_its_data_types_import_nothing_of_it():
 
 def test_the_executor_and_the_engine_agree_on_their_shared_words():
     """The executor imports nothing of Sahab, so the values both sides must agree on are written twice."""
-    from sahab.engine import model
+    from sahab.engine import plan_types
     from sahab.engine.toolchain import EXEC
 
     text = EXEC.read_text()
-    assert f'UNKNOWABLE = "{model.UNKNOWABLE}"' in text and f'UNREADABLE = "{model.UNREADABLE}"' in text
+    assert f'UNKNOWABLE = "{plan_types.UNKNOWABLE}"' in text and f'UNREADABLE = "{plan_types.UNREADABLE}"' in text
 
 
 def test_the_executor_hides_every_top_level_package_sahab_installs():

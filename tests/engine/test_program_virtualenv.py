@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from sahab.engine import plan
-from sahab.engine.model import UNKNOWN
+from sahab.engine.plan_types import UNKNOWN
 
 PROGRAM = Path(__file__).resolve().parent / "programs" / "aws6"
 pytestmark = pytest.mark.slow

@@ -2,7 +2,7 @@
 
 import pytest
 
-from components import catalog, validation
+from components import accelerators, validation
 
 
 @pytest.mark.parametrize(("key", "ok"), [
@@ -72,19 +72,19 @@ def test_api_access_cidrs(cidr, ok):
     ("azure", "Standard_Dfoo", None), ("azure", "Standard_NC4as_T4_v3", "t4"), ("azure", "Standard_NC4as_T4_v3x", None),
 ])
 def test_instance_types_are_known_whole(cloud, instance_type, accelerator):
-    assert catalog.accelerator_of_instance(cloud, instance_type) == accelerator
+    assert accelerators.accelerator_of_instance(cloud, instance_type) == accelerator
 
 
 def test_every_default_instance_type_is_in_the_catalog():
-    for (cloud, accelerator), candidates in catalog.DEFAULT_INSTANCE_TYPES.items():
+    for (cloud, accelerator), candidates in accelerators.DEFAULT_INSTANCE_TYPES.items():
         for instance_type in candidates:
-            assert catalog.accelerator_of_instance(cloud, instance_type) == accelerator, instance_type
+            assert accelerators.accelerator_of_instance(cloud, instance_type) == accelerator, instance_type
 
 
 def test_every_multi_gpu_size_is_a_whole_type_of_the_catalog():
-    for instance_type in catalog._MULTI_GPU_SIZES:
+    for instance_type in accelerators._MULTI_GPU_SIZES:
         cloud = "azure" if instance_type.startswith("Standard_") else "aws"
-        assert catalog.accelerator_of_instance(cloud, instance_type) is not None, instance_type
+        assert accelerators.accelerator_of_instance(cloud, instance_type) is not None, instance_type
 
 
 @pytest.mark.parametrize(("retention", "ok"), [("15d", True), ("36h", True), ("8w", True), ("0d", False),

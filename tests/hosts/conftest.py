@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hosts import testhost
+from tools import testhost
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from tests.hosts import testhost
+from tools import testhost
 
 RECIPE_VERSION = 2
 

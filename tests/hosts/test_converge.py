@@ -27,11 +27,11 @@ import pytest
 import yaml
 
 from components.onprem.cluster import OnPremClusterArgs, control_plane_inventory, control_plane_variables
+from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.inventory import DATA_VOLUME_MOUNT, DATA_VOLUME_NAME, converge_inputs, group_for, hosts_for
-from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.node_pool import OnPremNodePoolArgs, TaintArgs, pool_vars
 from components.onprem.playbook_run import PlaybookProvider, converge
-from tests.hosts import testhost
+from tools import testhost
 
 # A stuck converge fails the test (and tears the hosts down) instead of hanging CI.
 pytestmark = [pytest.mark.hosts, pytest.mark.slow, pytest.mark.timeout(900)]

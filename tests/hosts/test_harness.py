@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hosts import testhost
+from tools import testhost
 
 pytestmark = [pytest.mark.hosts, pytest.mark.timeout(120)]
 

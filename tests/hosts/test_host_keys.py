@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
+from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.inventory import converge_inputs, hosts_for
-from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.playbook_run import PlaybookProvider
-from tests.hosts import testhost
+from tools import testhost
 
 pytestmark = [pytest.mark.hosts, pytest.mark.timeout(300)]
 

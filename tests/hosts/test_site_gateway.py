@@ -31,7 +31,8 @@ import yaml
 
 from components.hybrid_plan import gateway_tunnel, mirrored
 from components.onprem.runner import ANSIBLE_DIR, Host, run_playbook
-from tests.hosts import package_snapshot, testhost
+from tests.hosts import package_snapshot
+from tools import testhost
 
 pytestmark = [pytest.mark.hosts, pytest.mark.timeout(300)]
 

@@ -7,7 +7,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from components import catalog
+from components import accelerators
 from components.fleet_config import NodePool, Taint
 from components.kubernetes import alerts, dashboards, gpu_config
 
@@ -50,7 +50,7 @@ def test_every_pool_setting_the_schema_allows_finds_its_configuration(strategy):
     configs = gpu_config.device_plugin_configs()
     for replicas in (None, 2, 7, 48):
         pool = gpu_pool(mig_strategy=strategy, time_slicing_replicas=replicas)
-        label = pool.node_labels[catalog.LABEL_DEVICE_PLUGIN_CONFIG]
+        label = pool.node_labels[accelerators.LABEL_DEVICE_PLUGIN_CONFIG]
         chosen = yaml.safe_load(configs[label])
         assert chosen["flags"]["migStrategy"] == strategy
         shared = chosen.get("sharing", {}).get("timeSlicing", {}).get("resources", [{}])[0].get("replicas")
@@ -66,7 +66,7 @@ def test_configmap_has_one_entry_per_combination_and_a_default():
 
 def test_cpu_pools_carry_no_device_plugin_label():
     cpu = NodePool(name="cpu", cluster="c")
-    assert catalog.LABEL_DEVICE_PLUGIN_CONFIG not in cpu.node_labels
+    assert accelerators.LABEL_DEVICE_PLUGIN_CONFIG not in cpu.node_labels
 
 
 def test_cluster_mig_strategy_is_the_common_one_or_mixed():

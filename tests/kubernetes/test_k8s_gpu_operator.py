@@ -4,7 +4,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from components import catalog
+from components import accelerators
 from components.fleet_config import NodePool, Taint
 from components.kubernetes.gpu_operator import (
     CHART_REPOSITORY,
@@ -37,7 +37,7 @@ def test_release_is_the_pinned_upstream_chart():
 
 def test_agents_tolerate_the_gpu_taint_and_the_pools_extra_taints():
     values = one(build(pools=[pool(extra_taints=(Taint(key="dedicated", value="ml"),))]), RELEASE).inputs["values"]
-    gpu = {"key": catalog.GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
+    gpu = {"key": accelerators.GPU_TAINT_KEY, "operator": "Exists", "effect": "NoSchedule"}
     dedicated = {"key": "dedicated", "operator": "Equal", "value": "ml", "effect": "NoSchedule"}
     for tolerations in (values["daemonsets"]["tolerations"],
                         values["node-feature-discovery"]["worker"]["tolerations"]):

@@ -1,6 +1,6 @@
 """A site of test hosts on which Sahab's real playbooks form a Kubernetes cluster with the stand-in kubeadm.
 
-Every host is a Debian 12 test host (tests/hosts/testhost.py) that also sees, through bind mounts:
+Every host is a Debian 12 test host (tools/testhost.py) that also sees, through bind mounts:
 - /srv/site-mirror: the site's package mirror, a flat apt repository whose kubelet, kubeadm and kubectl
   packages (at two Kubernetes releases, as pkgs.k8s.io versions them) install the stand-ins (standin/);
 - /run/sahab-site: the cluster the stand-ins share (its API server and etcd, as one JSON document), and the
@@ -26,11 +26,11 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from components.onprem.cluster import OnPremClusterArgs, control_plane_inventory, control_plane_variables
+from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.inventory import converge_inputs, group_for, hosts_for
-from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.node_pool import OnPremNodePoolArgs, pool_vars
 from components.onprem.playbook_run import PlaybookProvider
-from tests.hosts import testhost
+from tools import testhost
 
 STANDIN = Path(__file__).parent / "standin" / "standin.py"
 # Two releases as pkgs.k8s.io packages them (<version>-1.1), both read from kubernetes/kubernetes CHANGELOG-1.33.md

@@ -25,8 +25,8 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.hosts import testhost
 from tests.multihost.harness import CERTIFICATE_SECRET, DRIVER, ENCRYPTION_SECRET, Site
+from tools import testhost
 
 
 def check(condition: bool, message: str) -> None:

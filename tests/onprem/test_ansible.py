@@ -60,6 +60,23 @@ def test_the_switches_are_documented_with_their_defaults():
     assert "`sahab_form_cluster` (default: `not ansible_facts.is_chroot`)" in readme
 
 
+def test_the_pod_and_service_networks_are_written_once_for_every_role():
+    """kubeadm's networks and the ones every node's firewall forwards are the cluster's: one file of group
+    variables, which each role's defaults (and argument specs) refer to; no role writes a network of its own."""
+    from tests.onprem.test_kubeadm_rendering import render
+
+    networks = _load(ANSIBLE_DIR / "group_vars/all/cluster_networks.yml")
+    assert networks == {"sahab_pod_network": "10.244.0.0/16", "sahab_service_network": "10.96.0.0/12"}
+    for role in ROLES:
+        for part in ("defaults/main.yml", "meta/argument_specs.yml"):
+            text = (role / part).read_text()
+            assert not [cidr for cidr in networks.values() if cidr in text], (role, part)
+    control_plane = _load(ANSIBLE_DIR / "roles/sahab_control_plane/defaults/main.yml")
+    firewall = _load(ANSIBLE_DIR / "roles/sahab_os/defaults/main.yml")["sahab_os_firewall_forward_cidrs"]
+    kubeadm = [render(control_plane[f"sahab_control_plane_{n}_subnet"], **networks) for n in ("pod", "service")]
+    assert [render(cidr, **networks) for cidr in firewall] == kubeadm == list(networks.values())
+
+
 # The data volumes role opens LUKS volumes also in a chroot, but only when the device was handed to it and the
 # kernel's device-mapper answers (`dmsetup version`): the test hosts' loop devices. The kubeadm steps follow
 # sahab_form_cluster (default: not a chroot), directly or through the flags derived from it.

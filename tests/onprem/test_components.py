@@ -7,7 +7,7 @@ import pytest
 
 from components.onprem import playbook_run
 from components.onprem.cluster import OnPremCluster, OnPremClusterArgs
-from components.onprem.models import OnPremAccessArgs, OnPremHostArgs
+from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
 from components.onprem.node_pool import OnPremNodePool, OnPremNodePoolArgs, TaintArgs
 from components.onprem.playbook_run import PlaybookProvider
 from components.onprem.runner import HostOutcome, RunResult

@@ -19,7 +19,11 @@ from components.onprem.runner import ANSIBLE_DIR
 from tests.onprem.test_kubeadm_rendering import render
 
 ROLE = ANSIBLE_DIR / "roles" / "sahab_os"
+# The role's defaults as a play sees them: its forwarded networks are the cluster's (group_vars/all).
+NETWORKS = yaml.safe_load((ANSIBLE_DIR / "group_vars/all/cluster_networks.yml").read_text())
 DEFAULTS = yaml.safe_load((ROLE / "defaults/main.yml").read_text())
+DEFAULTS["sahab_os_firewall_forward_cidrs"] = [render(cidr, **NETWORKS)
+                                              for cidr in DEFAULTS["sahab_os_firewall_forward_cidrs"]]
 
 
 def fleet(addresses: list[str], vip: str | None = None, node_networks: list[str] | None = None) -> dict:

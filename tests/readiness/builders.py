@@ -26,7 +26,7 @@ from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 from sahab.engine import PlannedResource
 from sahab.engine.kubernetes import kubeconfig_yaml
 from sahab.readiness import judge
-from sahab.readiness.model import Readiness
+from sahab.readiness.readiness_types import Readiness
 from tests.cloud.helpers import record
 
 CONTROL_PLANE_TAINT = {"key": "node-role.kubernetes.io/control-plane", "value": "", "effect": "NoSchedule"}

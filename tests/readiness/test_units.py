@@ -2,10 +2,10 @@
 
 import pytest
 
-from components import catalog
+from components import accelerators
 from sahab.readiness import allocatable
-from sahab.readiness.model import Taint
 from sahab.readiness.quantities import GiB, MiB, amount
+from sahab.readiness.readiness_types import Taint
 from sahab.readiness.scheduling import affinity_matches, tolerates
 
 
@@ -20,15 +20,15 @@ def test_quantities_count_as_the_scheduler_counts(resource, raw, counted):
 
 def test_eks_allocatable_follows_the_node_bootstrap_formula():
     # m6i.xlarge: 4 vCPUs, 16 GiB, 58 pods: 80m CPU and 11 x 58 + 255 MiB kube-reserved, 100 MiB eviction.
-    shape = catalog.instance_shape("aws", "m6i.xlarge")
-    got = allocatable.eks(shape.vcpus, shape.memory_gib, catalog.eks_max_pods("m6i.xlarge", shape.vcpus))
+    shape = accelerators.instance_shape("aws", "m6i.xlarge")
+    got = allocatable.eks(shape.vcpus, shape.memory_gib, accelerators.eks_max_pods("m6i.xlarge", shape.vcpus))
     assert got == {"cpu": 3920, "memory": 16 * GiB - (11 * 58 + 255) * MiB - 100 * MiB, "pods": 58}
 
 
 def test_eks_max_pods_are_capped_by_managed_node_groups():
-    assert catalog.eks_max_pods("m6i.4xlarge", 16) == 110  # 234 by ENIs, capped below 30 vCPUs
-    assert catalog.eks_max_pods("p5.48xlarge", 192) == 100
-    assert catalog.eks_max_pods("m6i.16xlarge", 64) == 250
+    assert accelerators.eks_max_pods("m6i.4xlarge", 16) == 110  # 234 by ENIs, capped below 30 vCPUs
+    assert accelerators.eks_max_pods("p5.48xlarge", 192) == 100
+    assert accelerators.eks_max_pods("m6i.16xlarge", 64) == 250
 
 
 def test_aks_allocatable_reserves_per_pod_memory_capped_at_a_quarter():
@@ -51,21 +51,21 @@ def test_onprem_reserves_whole_cpus_for_the_static_cpu_manager():
     ("azure", "Standard_NC40ads_H100_v5", 40, 320, 1),
 ])
 def test_instance_shapes_come_from_the_catalog(cloud, instance_type, vcpus, memory, gpus):
-    shape = catalog.instance_shape(cloud, instance_type)
+    shape = accelerators.instance_shape(cloud, instance_type)
     assert (shape.vcpus, shape.memory_gib, shape.gpus) == (vcpus, memory, gpus)
 
 
 def test_unknown_types_have_no_shape():
-    assert catalog.instance_shape("aws", "t3.medium") is None
-    assert catalog.instance_shape("azure", "Standard_B2s") is None
+    assert accelerators.instance_shape("aws", "t3.medium") is None
+    assert accelerators.instance_shape("azure", "Standard_B2s") is None
 
 
 def test_every_gpu_type_of_the_catalog_has_a_shape_with_its_gpu_count():
-    for (cloud, _), candidates in catalog.DEFAULT_INSTANCE_TYPES.items():
+    for (cloud, _), candidates in accelerators.DEFAULT_INSTANCE_TYPES.items():
         for instance_type in candidates:
-            shape = catalog.instance_shape(cloud, instance_type)
+            shape = accelerators.instance_shape(cloud, instance_type)
             assert shape is not None, instance_type
-            assert shape.gpus == (catalog.gpus_per_instance(cloud, instance_type) or 0)
+            assert shape.gpus == (accelerators.gpus_per_instance(cloud, instance_type) or 0)
 
 
 GPU = Taint("nvidia.com/gpu", "present", "NoSchedule")

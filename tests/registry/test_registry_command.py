@@ -67,6 +67,8 @@ def test_the_json_seed_list_file_matches_stdout(capsys, tmp_path):
     (["list", "--stack", "../prod"], "not a stack name"),
     (["list", "--format", "xml"], "--format"),
     (["list", "--output", "/nonexistent-dir/seed.tsv"], "--output"),
+    # /proc takes no new files even from root, whom permission bits would let through: the check writes for real
+    (["list", "--output", "/proc/sahab-seed.tsv"], "--output /proc/sahab-seed.tsv: cannot be written"),
     (["copy"], "invalid choice"),
     (["seed", "--stack", "smb", "--from", "/nonexistent"], "not an OCI image layout"),
     (["pin", "--stack", "smb", "--kind", "eks"], "--kind eks: the stack names no eks registry"),

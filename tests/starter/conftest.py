@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.hosts import testhost
 from tests.hosts.conftest import HostFactory
+from tools import testhost
 
 ROOT = Path(__file__).resolve().parents[2]
 SPARE_DISK_ID = "ata-SAHAB_TEST_DISK_64G_S4EVNX0T100001"

@@ -13,7 +13,7 @@ import pytest
 from workload_helpers import ROOT, sahab_env
 
 from sahab.schema import SCHEMA_VERSION
-from workloads.bench.catalog import CATALOG, CPU_CLASSES
+from workloads.bench.hardware_classes import CATALOG, CPU_CLASSES
 
 pytestmark = pytest.mark.slow
 

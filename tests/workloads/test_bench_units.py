@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from workloads.bench.catalog import CATALOG, CPU_CLASSES
-from workloads.bench.fleet import failing_nodes, outliers
+from workloads.bench.hardware_classes import CATALOG, CPU_CLASSES
+from workloads.bench.peer_outliers import failing_nodes, outliers
 from workloads.bench.probes import Measurement, bus_bandwidth
 from workloads.bench.report import render
 from workloads.bench.validate import (

@@ -10,7 +10,7 @@ import torch
 
 from workloads.bench import capability, gemm, probes
 from workloads.bench.capability import FLAGS_ENV, classify_cpu, detect_cpu
-from workloads.bench.catalog import CATALOG, CPU_CLASSES
+from workloads.bench.hardware_classes import CATALOG, CPU_CLASSES
 from workloads.bench.validate import (
     EXIT_FAIL,
     EXIT_INCONCLUSIVE,

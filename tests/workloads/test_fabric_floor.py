@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch.multiprocessing as mp
 
-from workloads.bench.fabric import FAR_BELOW, Fabric, fabric_of
+from workloads.node_fabric import FAR_BELOW, Fabric, fabric_of
 
 
 def test_each_fabric_has_its_own_floor():

@@ -11,7 +11,7 @@ import pytest
 from workload_helpers import ROOT
 
 from workloads.bench.capability import GPU_PROPERTIES_ENV, detect_gpu
-from workloads.bench.catalog import CATALOG, GpuProperties, UnknownHardware, classify_gpu, hardware_class
+from workloads.bench.hardware_classes import CATALOG, GpuProperties, UnknownHardware, classify_gpu, hardware_class
 from workloads.bench.probes import Measurement
 from workloads.bench.validate import judge, on_every_device
 

@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from workloads.bench.catalog import (
+from workloads.bench.hardware_classes import (
     CATALOG,
     GpuProperties,
     UnknownHardware,

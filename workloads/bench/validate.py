@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workloads.bench.busy import BUSY_SHARE, BusyMeter
-from workloads.bench.catalog import HardwareClass, cpu_count, hardware_class
+from workloads.bench.hardware_classes import HardwareClass, cpu_count, hardware_class
 from workloads.bench.timing import OutOfTime, hard_limit
 
 DATALOADER_HEADROOM = 2.0  # the loader must outrun the step by this factor, or the device waits on data

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from workloads.bench.catalog import UnknownHardware
+    from workloads.bench.hardware_classes import UnknownHardware
     from workloads.bench.validate import BaselineError, exit_code, result_to_text, run_validation, save_baseline
 
     for option, path in (("--output", args.output), ("--save-baseline", args.save_baseline)):
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fleet_report(args: argparse.Namespace) -> int:
-    from workloads.bench.fleet import failing_nodes, outliers
+    from workloads.bench.peer_outliers import failing_nodes, outliers
     from workloads.bench.report import write_report
     from workloads.bench.validate import NodeResult
 

@@ -236,7 +236,7 @@ def _validate(args: argparse.Namespace, precision: str, console) -> tuple[int, f
     """Run `sahab bench`'s validation: (exit code if the node is refused, else 0; peak FLOP/s for MFU)."""
     if args.skip_validation:
         return 0, _measured_peak(precision)
-    from workloads.bench.catalog import UnknownHardware
+    from workloads.bench.hardware_classes import UnknownHardware
     from workloads.bench.validate import (
         BaselineError,
         exit_code,
@@ -267,7 +267,7 @@ def _validate(args: argparse.Namespace, precision: str, console) -> tuple[int, f
 def _measured_peak(precision: str) -> float | None:
     """Measure the peak once here (two seconds at most), before the workers start, so they do not each measure it."""
     from workloads.bench.capability import peak_flops, resolve_precision
-    from workloads.bench.catalog import UnknownHardware
+    from workloads.bench.hardware_classes import UnknownHardware
 
     try:
         return peak_flops(resolve_precision(precision, "cpu"))

@@ -67,14 +67,6 @@ def init_distributed() -> DistEnv:
     )
 
 
-def mean_across_ranks(value: float, env: DistEnv) -> float:
-    if not env.distributed:
-        return value
-    tensor = torch.tensor([value], dtype=torch.float64, device=env.device)
-    dist.all_reduce(tensor)  # SUM: gloo has no AVG
-    return tensor.item() / env.world_size
-
-
 def gather_objects(value, env: DistEnv) -> list:
     if not env.distributed:
         return [value]

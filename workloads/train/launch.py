@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from workloads.bench.catalog import cpu_count
+from workloads.bench.hardware_classes import cpu_count
 from workloads.train.config import TrainConfig
 from workloads.train.worker import PEAK_ENV, config_to_args
 

@@ -66,7 +66,7 @@ def set_threads(cfg: TrainConfig, local_world_size: int) -> int:
     """Split this node's cores between its local workers (torchrun would leave each with one thread)."""
     import torch
 
-    from workloads.bench.catalog import cpu_count
+    from workloads.bench.hardware_classes import cpu_count
 
     threads = cfg.threads or max(1, cpu_count() // max(1, local_world_size))
     torch.set_num_threads(threads)
@@ -82,7 +82,7 @@ def peak_flops_per_device(precision: str) -> float | None:
     if os.environ.get(PEAK_ENV):
         return float(os.environ[PEAK_ENV])
     from workloads.bench.capability import peak_flops
-    from workloads.bench.catalog import UnknownHardware
+    from workloads.bench.hardware_classes import UnknownHardware
 
     try:
         return peak_flops(precision)
@@ -111,7 +111,7 @@ def fabric_carries(env) -> bool:
 
 def _hardware_class() -> str | None:
     from workloads.bench.capability import detect
-    from workloads.bench.catalog import UnknownHardware
+    from workloads.bench.hardware_classes import UnknownHardware
 
     try:
         return detect().hardware_class

@@ -14,7 +14,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from sahab.audit import adapters
-from sahab.audit.model import LiveResource
+from sahab.audit.scan_types import LiveResource
 from sahab.audit.tasks import Outcome, ScanContext, Task, scan_error
 
 SERVICE = "kms"

@@ -1,4 +1,4 @@
-"""The rule catalog as a Markdown table, for policies/README.md: `python -m policies.catalog`."""
+"""The rule catalog as a Markdown table, for policies/README.md: `python -m policies.rule_table`."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """The accelerator catalog for node pools: which instance types carry which accelerator, and where.
 
 Pure data and lookups, no Pulumi. The benchmark floors for each hardware class live in
-`workloads/bench/catalog.py`; this module answers "is this instance type an H100 box?". Which region and zone
-sells a type is not written here: it is the clouds' own data, in components/offerings.
+`workloads/bench/hardware_classes.py`; this module answers "is this instance type an H100 box?". Which region
+and zone sells a type is not written here: it is the clouds' own data, in components/offerings.
 """
 
 from __future__ import annotations
@@ -10,14 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-ACCELERATORS = ("h100", "h200", "a100", "l40s", "a10g", "t4", "cpu")
-
 
 @dataclass(frozen=True)
 class Accelerator:
     name: str
     vendor: str  # "nvidia" or "" for CPU
-    bench_class: str  # the hardware class `sahab bench` validates against
     aws_families: tuple[str, ...]  # instance families (prefix before the dot)
     azure_series: tuple[str, ...]  # VM size prefixes (Standard_<series>...)
 
@@ -29,18 +26,18 @@ class Accelerator:
 CATALOG: dict[str, Accelerator] = {
     a.name: a
     for a in (
-        Accelerator("h100", "nvidia", "h100-sxm", ("p5",), ("Standard_ND96isr_H100_v5", "Standard_NC40ads_H100_v5",
-                                                            "Standard_NC80adis_H100_v5")),
-        Accelerator("h200", "nvidia", "h200", ("p5e", "p5en"), ("Standard_ND96isr_H200_v5",)),
-        Accelerator("a100", "nvidia", "a100-sxm", ("p4d", "p4de"), ("Standard_ND96asr_v4", "Standard_ND96amsr_A100_v4",
-                                                                    "Standard_NC24ads_A100_v4",
-                                                                    "Standard_NC48ads_A100_v4",
-                                                                    "Standard_NC96ads_A100_v4")),
-        Accelerator("l40s", "nvidia", "l40s", ("g6e",), ()),
-        Accelerator("a10g", "nvidia", "a10g", ("g5",), ()),
-        Accelerator("t4", "nvidia", "t4", ("g4dn",), ("Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3",
-                                                    "Standard_NC16as_T4_v3", "Standard_NC64as_T4_v3")),
-        Accelerator("cpu", "", "cpu", ("m6i", "m7i", "c6i", "c7i", "r6i", "r7i", "m5", "c5", "r5"),
+        Accelerator("h100", "nvidia", ("p5",), ("Standard_ND96isr_H100_v5", "Standard_NC40ads_H100_v5",
+                                                "Standard_NC80adis_H100_v5")),
+        Accelerator("h200", "nvidia", ("p5e", "p5en"), ("Standard_ND96isr_H200_v5",)),
+        Accelerator("a100", "nvidia", ("p4d", "p4de"), ("Standard_ND96asr_v4", "Standard_ND96amsr_A100_v4",
+                                                        "Standard_NC24ads_A100_v4",
+                                                        "Standard_NC48ads_A100_v4",
+                                                        "Standard_NC96ads_A100_v4")),
+        Accelerator("l40s", "nvidia", ("g6e",), ()),
+        Accelerator("a10g", "nvidia", ("g5",), ()),
+        Accelerator("t4", "nvidia", ("g4dn",), ("Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3",
+                                        "Standard_NC16as_T4_v3", "Standard_NC64as_T4_v3")),
+        Accelerator("cpu", "", ("m6i", "m7i", "c6i", "c7i", "r6i", "r7i", "m5", "c5", "r5"),
                     ("Standard_D", "Standard_E", "Standard_F")),
     )
 }
