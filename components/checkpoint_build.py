@@ -14,101 +14,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import pulumi
-
 from components.errors import ConfigError
-from components.fleet_config import ROOT, Cluster, secret_config
+from components.fleet_config import ROOT
+from components.kinds import get as kind_spec
 from components.kubernetes.checkpoint_key import ENV as KEY_ENV
 
 if TYPE_CHECKING:
     from components.cluster_reference import ReferencedCluster
+    from components.fleet import Fleet
 
 CHECKPOINT_ACCOUNT = "checkpoint-writer"  # the training pods' account where checkpoints go to a bucket
 
 
-def checkpoint_access(fleet: Any, cluster_name: str, team: str) -> Any:
+def checkpoint_access(fleet: Fleet, cluster_name: str, team: str) -> Any:
     """Where the team's checkpoints on this cluster go, when not to a per-pod volume: an object store the
-    pods reach with the cluster's own identity (`.uri`, `.env`, `.pod_labels`, `.account`), or None."""
-    cluster = fleet.config.cluster(cluster_name)
-    if cluster.kind == "onprem":
-        return _onprem(fleet, cluster, team)
-    if cluster.kind == "aks":
-        return _azure(fleet, cluster_name, team)
-    return _aws(fleet, cluster_name, team)
+    pods reach with the cluster's own identity (`.uri`, `.env`, `.pod_labels`, `.account`), or None. The
+    cluster's kind knows its store (components.kinds)."""
+    return kind_spec(fleet.config.cluster(cluster_name).kind).checkpoint_store(fleet, cluster_name, team)
 
 
-def _onprem(fleet: Any, cluster: Cluster, team: str) -> Any:
-    """On-prem, with the site's object store set: the team's own key (limited by the store to the team's prefix) in
-    a Secret of the team's namespace (components.onprem.checkpoint_access)."""
-    from components.onprem.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
-
-    index, site = next(((i, s) for i, s in enumerate(fleet.config.sites) if s.name == cluster.site),
-                       (None, None))
-    if site is None or site.object_store is None:
-        return None
-    store = site.object_store
-    where = f"{ROOT}.sites[{index}].object_store.team_credentials"
-    credentials = store.team_credentials.get(team)
-    if credentials is None:
-        raise ConfigError(where, f"team {team} trains on cluster {cluster.name} at site {site.name} and has no key "
-                          f"for its store; allowed: team_credentials.{team} naming the team's own key, limited "
-                          f"by the store to {store.bucket}/{team}/")
-    keys = {}
-    for name in ("access_key_id_secret", "secret_access_key_secret"):
-        setting = getattr(credentials, name)
-        keys[name] = secret_config(setting)
-        if keys[name] is None:
-            raise ConfigError(f"{where}.{team}.{name}",
-                              f"names the secret setting sahab:{setting}, which the stack does not set; "
-                              f"set it with `pulumi config set --secret {setting} <value>`")
-    return CheckpointAccess(f"{fleet.fleet_name}-{cluster.name}-{team}-checkpoints", CheckpointAccessArgs(
-        namespace=team, store=store, access_key_id=keys["access_key_id_secret"],
-        secret_access_key=keys["secret_access_key_secret"]),
-        opts=pulumi.ResourceOptions(parent=fleet, depends_on=[fleet.platforms[cluster.name]],
-                                    providers={"kubernetes": fleet.k8s_providers[cluster.name]}))
-
-
-def _azure(fleet: Any, cluster_name: str, team: str) -> Any:
-    """On an AKS cluster this stack creates, with an Azure checkpoints account: the team's pods write to
-    their own container there with workload identity (components.azure.checkpoint_access)."""
-    from components.azure.aks_cluster import AksCluster
-    from components.azure.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
-
-    aks = fleet.clusters.get(cluster_name)
-    bucket = _checkpoints_bucket(fleet, "account_id")
-    if not isinstance(aks, AksCluster) or bucket is None:
-        return None
-    account = fleet.buckets[bucket]
-    return CheckpointAccess(f"{fleet.fleet_name}-{cluster_name}-{team}-checkpoints", CheckpointAccessArgs(
-        namespace=team, service_account=CHECKPOINT_ACCOUNT, location=aks.region,
-        resource_group_name=aks.resource_group_name, oidc_issuer_url=aks.oidc_issuer_url,
-        account_name=account.account_name, account_resource_group_name=account.resource_group_name,
-        container_name=f"{team}-checkpoints", tags=fleet.tags),
-        opts=pulumi.ResourceOptions(parent=fleet, depends_on=[fleet.platforms[cluster_name]],
-                                    providers={"azure-native": fleet._azure_provider,
-                                               "kubernetes": fleet.k8s_providers[cluster_name]}))
-
-
-def _aws(fleet: Any, cluster_name: str, team: str) -> Any:
-    """On an EKS cluster this stack creates, with an AWS checkpoints bucket: the team's pods write their
-    checkpoints there through IRSA (components.aws.checkpoint_access). Elsewhere: None (a volume)."""
-    from components.aws.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
-    from components.aws.eks_cluster import EksCluster
-
-    eks = fleet.clusters.get(cluster_name)
-    bucket = _checkpoints_bucket(fleet, "kms_key_arn")
-    if not isinstance(eks, EksCluster) or bucket is None:
-        return None
-    s3, region = fleet.buckets[bucket], fleet.config.region_of(fleet.config.cluster(cluster_name))
-    return CheckpointAccess(f"{fleet.fleet_name}-{cluster_name}-{team}-checkpoints", CheckpointAccessArgs(
-        namespace=team, service_account=CHECKPOINT_ACCOUNT, region=region, bucket_name=s3.bucket_name,
-        kms_key_arn=s3.kms_key_arn, oidc_provider_arn=eks.oidc_provider_arn, oidc_issuer=eks.oidc_issuer,
-        tags=fleet.tags), opts=pulumi.ResourceOptions(parent=fleet, depends_on=[fleet.platforms[cluster_name]],
-                                                     providers={"aws": fleet._aws_providers[region],
-                                                                "kubernetes": fleet.k8s_providers[cluster_name]}))
-
-
-def _checkpoints_bucket(fleet: Any, has: str) -> str | None:
+def checkpoints_bucket(fleet: Fleet, has: str) -> str | None:
     """The bucket of purpose `checkpoints` this stack built with one cloud's component (told apart by `has`, an
     attribute only that cloud's bucket component has), or None."""
     purposes = {b.name: b.purpose for b in fleet.config.storage.buckets}
@@ -144,16 +69,11 @@ def referenced_access(cluster: ReferencedCluster) -> ReferencedAccess:
     store = cluster.get_optional("checkpoints").apply(checked)
     # The account, labels and variable names follow from the cluster kind; only values come from the export. The
     # checkpoint key is the owning stack's Secret in the team's namespace there, read by name (never exported).
-    if cluster.kind == "aks":
-        from components.azure.checkpoint_access import USE_LABEL
-
-        return ReferencedAccess(uri=store.apply(lambda s: s["uri"]), account=CHECKPOINT_ACCOUNT,
-                                env=[{"name": "AZURE_STORAGE_ACCOUNT",
-                                      "value": store.apply(lambda s: _env_value(s, "AZURE_STORAGE_ACCOUNT"))},
-                                     KEY_ENV],
-                                pod_labels={USE_LABEL: "true"})
+    spec = kind_spec(cluster.kind)
+    if spec.referenced_store is not None:
+        return spec.referenced_store(store)
     return ReferencedAccess(uri=store.apply(lambda s: s["uri"]), account=CHECKPOINT_ACCOUNT, env=[KEY_ENV])
 
 
-def _env_value(store: dict, name: str) -> str:
+def env_value(store: dict, name: str) -> str:
     return next(e["value"] for e in store.get("env", []) if e["name"] == name)

@@ -9,17 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-import pulumi_azure_native as azure_native
 
-from components.aws.eks_cluster import eks_kubeconfig
-from components.azure.aks_cluster import decode_kubeconfig, non_interactive_kubeconfig
 from components.errors import ConfigError
+from components.kinds import get as kind_spec
+from components.kinds import kinds
 
-# What a burst stack reads from the owning stack, per cluster kind; the owner's Fleet exports these keys.
-REQUIRED_KEYS = {
-    "eks": ("clusterName", "endpoint", "certificateAuthority", "nodeRoleArn", "subnetIds", "ebsKmsKeyArn", "region"),
-    "aks": ("clusterName", "resourceGroupName", "subnetId", "diskEncryptionSetId", "location"),
-}
+# What a burst stack reads from the owning stack, per cluster kind that can be borrowed (KindSpec.reference); the
+# owner's Fleet exports these keys.
+REQUIRED_KEYS = {name: spec.reference.keys for name, spec in kinds().items() if spec.reference is not None}
 
 
 def cluster_export(exports: Any, reference: str, name: str, kind: str, where: str | None = None) -> dict[str, Any]:
@@ -47,36 +44,20 @@ class ReferencedCluster:
         self.kind = kind
         self.name = name
         self.reference = reference_name
-        self._record = reference.get_output("clusters").apply(
+        self.record: pulumi.Output[dict[str, Any]] = reference.get_output("clusters").apply(
             lambda exports: cluster_export(exports, reference_name, name, kind, where))
+        """The owning stack's checked export of the cluster."""
         self.cluster_name: pulumi.Output[str] = self.get("clusterName")
-        if kind == "eks":
-            self.region = self.get("region")
-            self.endpoint = self.get("endpoint")
-            self.node_role_arn = self.get("nodeRoleArn")
-            self.subnet_ids = self.get("subnetIds")
-            self.ebs_kms_key_arn = self.get("ebsKmsKeyArn")
-            self.storage_encryption_id = self.ebs_kms_key_arn
-            self.kubeconfig = pulumi.Output.secret(self._record.apply(
-                lambda r: eks_kubeconfig(r["clusterName"], r["endpoint"], r["certificateAuthority"], r["region"])))
-        else:
-            self.region = self.get("location")
-            self.resource_group_name = self.get("resourceGroupName")
-            self.subnet_id = self.get("subnetId")
-            self.disk_encryption_set_id = self.get("diskEncryptionSetId")
-            self.storage_encryption_id = self.disk_encryption_set_id
-            credentials = azure_native.containerservice.list_managed_cluster_user_credentials_output(
-                resource_group_name=self.resource_group_name, resource_name=self.cluster_name, format="exec",
-                opts=pulumi.InvokeOutputOptions(provider=provider))
-            self.kubeconfig = pulumi.Output.secret(credentials.apply(
-                lambda c: non_interactive_kubeconfig(decode_kubeconfig(c), kubelogin)))
+        self.kubeconfig: pulumi.Output[str]
+        # The kind's attributes and kubeconfig, the same as its cluster component's (KindSpec.reference).
+        kind_spec(kind).reference.read(self, provider, kubelogin)
 
     def get(self, key: str) -> pulumi.Output[Any]:
-        return self._record.apply(lambda r: r[key])
+        return self.record.apply(lambda r: r[key])
 
     def get_optional(self, key: str) -> pulumi.Output[Any]:
         """An export only some owning stacks have (e.g. `checkpoints`): None when absent."""
-        return self._record.apply(lambda r: r.get(key))
+        return self.record.apply(lambda r: r.get(key))
 
 
 def referenced_kubeconfig(reference: pulumi.StackReference, reference_name: str, name: str) -> pulumi.Output[str]:

@@ -47,11 +47,13 @@ def storage_destinations(config: FleetConfig, cluster: Cluster) -> tuple[tuple[s
     on-prem site without a store and for clusters this stack does not create."""
     if cluster.stack_reference:
         return (), 443
-    if cluster.kind == "eks" and config.clouds.aws is not None:
-        return (config.clouds.aws.vpc_cidr,), 443
-    if cluster.kind == "aks" and config.clouds.azure is not None:
-        return (config.clouds.azure.vnet_cidr,), 443
-    if cluster.kind == "onprem" and cluster.site:
+    from components.kinds import get
+
+    spec = get(cluster.kind)
+    own = spec.network(config)
+    if own:
+        return (own,), 443
+    if spec.cloud is None and cluster.site:
         store = config.site(cluster.site).object_store
         if store is not None:
             return store.addresses, store.port

@@ -1,4 +1,5 @@
-"""Who installs each layer of the NVIDIA stack on a GPU node: one owner per layer, per kind of cluster.
+"""Who installs each layer of the NVIDIA stack on a GPU node: one owner per layer, per kind of cluster. Each kind
+states its owners (KindSpec.gpu_stack, components/kinds/<kind>.py):
 
 - EKS: GPU nodes boot the EKS-optimised Amazon Linux 2023 NVIDIA AMI (`AL2023_x86_64_NVIDIA`), which ships the
   driver and the container toolkit; AWS says to turn both off in the GPU operator, and NVIDIA builds no driver
@@ -13,6 +14,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 
@@ -26,28 +28,29 @@ class Owners:
         return self.driver == "operator"
 
 
-OWNERS: dict[str, dict[str, Owners]] = {
-    "eks": {"preinstalled": Owners("ami", "ami")},
-    "aks": {"preinstalled": Owners("aks", "aks"), "operator": Owners("operator", "operator")},
-    "onprem": {"preinstalled": Owners("host", "host")},
-}
-DEFAULT = {"eks": "preinstalled", "aks": "operator", "onprem": "preinstalled"}
-WHY_NOT = {
-    "eks": "EKS GPU nodes run the AL2023 NVIDIA AMI, which ships the driver and the container toolkit: the GPU "
-           "operator would install them a second time (and NVIDIA builds no driver image for Amazon Linux)",
-    "onprem": "on-prem GPU hosts get the driver and the container toolkit from Ansible (role sahab_nvidia): the "
-              "GPU operator would install them a second time",
-}
+@dataclass(frozen=True)
+class GpuStack:
+    """A kind's choices of `gpu_driver`, and which it takes when a pool names none."""
+
+    owners: Mapping[str, Owners]
+    default: str
+    why_not: str | None = None
+    """Why the kind refuses the choices it lacks (the error says it)."""
 
 
 def resolve(kind: str, requested: str | None) -> str:
     """The pool's `gpu_driver` for a kind of cluster; ValueError (saying why) for a choice that doubles a layer."""
-    choice = requested or DEFAULT[kind]
-    if choice not in OWNERS[kind]:
-        allowed = ", ".join(OWNERS[kind])
-        raise ValueError(f"{WHY_NOT.get(kind, f'{kind} cannot take {choice!r}')}; allowed: {allowed}")
+    from components.kinds import get
+
+    stack = get(kind).gpu_stack
+    choice = requested or stack.default
+    if choice not in stack.owners:
+        allowed = ", ".join(stack.owners)
+        raise ValueError(f"{stack.why_not or f'{kind} cannot take {choice!r}'}; allowed: {allowed}")
     return choice
 
 
 def owners(kind: str, gpu_driver: str | None) -> Owners:
-    return OWNERS[kind][resolve(kind, gpu_driver)]
+    from components.kinds import get
+
+    return get(kind).gpu_stack.owners[resolve(kind, gpu_driver)]

@@ -11,7 +11,7 @@ site with links or networks (its blocks, forwarders, links and on-prem clusters,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
@@ -19,6 +19,9 @@ from components.errors import ConfigError
 from components.fleet_config import ROOT, FleetConfig, Site, secret_config
 from components.hybrid_config import deployer_of
 from components.hybrid_plan import render_forwarders, render_router_config, site_forwarders
+
+if TYPE_CHECKING:
+    from components.fleet import Fleet
 
 SITE_TYPE = "sahab:network:Site"
 DEPLOYER_TYPE = "sahab:network:Deployer"
@@ -72,16 +75,19 @@ class DeployerLocation(pulumi.ComponentResource):
         self.register_outputs({})
 
 
-def cloud_networks(fleet: Any) -> list[CloudNetwork]:
+def cloud_networks(fleet: Fleet) -> list[CloudNetwork]:
     """The networks this stack builds that sites can link to, in a fixed order (AWS by Region, Azure by location).
     An AWS network's hub is part of its VPC (components.aws.network); an Azure landing zone's gateways and
     resolver are built here (components.azure.hybrid_gateway) when a site links to Azure."""
+    from components.kinds import aks, eks
+
     config: FleetConfig = fleet.config
+    aws, azure = eks.state(fleet), aks.state(fleet)
     found = []
-    for region, network in sorted(fleet._aws_networks.items()):
+    for region, network in sorted(aws.networks.items()):
         found.append(CloudNetwork("aws", region, network.cidr, network.resolver_addresses,
-                                  fleet._aws_providers[region], hub=network.hub))
-    if not fleet._azure_zones:
+                                  aws.providers[region], hub=network.hub))
+    if not azure.zones:
         return found
     links = [link for site in config.sites for link in site.links if link.cloud == "azure"]
     subscription = None
@@ -89,8 +95,8 @@ def cloud_networks(fleet: Any) -> list[CloudNetwork]:
         import pulumi_azure_native as azure_native
 
         subscription = azure_native.authorization.get_client_config_output(
-            opts=pulumi.InvokeOutputOptions(provider=fleet._azure_provider)).subscription_id
-    for location, zone in sorted(fleet._azure_zones.items()):
+            opts=pulumi.InvokeOutputOptions(provider=azure.provider)).subscription_id
+    for location, zone in sorted(azure.zones.items()):
         gateway = None
         if links:
             from components.azure.hybrid_gateway import AzureHybridGateway, AzureHybridGatewayArgs
@@ -100,14 +106,14 @@ def cloud_networks(fleet: Any) -> list[CloudNetwork]:
                 vnet_id=zone.vnet_id, vnet_cidr=zone.vnet_cidr, gateway_subnet_id=zone.gateway_subnet_id,
                 resolver_subnet_id=zone.resolver_subnet_id, vpn=any(lk.type == "vpn" for lk in links),
                 expressroute=any(lk.type == "expressroute" for lk in links), tags=fleet.tags),
-                opts=pulumi.ResourceOptions(parent=fleet, providers=[fleet._azure_provider]))
+                opts=pulumi.ResourceOptions(parent=fleet, providers=[azure.provider]))
         found.append(CloudNetwork("azure", location, zone.vnet_cidr,
-                                  (gateway.resolver_address,) if gateway else (), fleet._azure_provider,
+                                  (gateway.resolver_address,) if gateway else (), azure.provider,
                                   hub=gateway, zone=zone))
     return found
 
 
-def build_hybrid(fleet: Any) -> Hybrid:
+def build_hybrid(fleet: Fleet) -> Hybrid:
     """Every site's links and end, the forwarders, the deployer; exports `hybrid`."""
     config: FleetConfig = fleet.config
     hybrid = Hybrid()

@@ -98,6 +98,7 @@ def cloud_networks(fleet: Any) -> list[tuple[str, str, str, tuple[str, ...]]]:
     """(cloud, region, block, inbound resolver addresses) of every network the stack builds that a site links
     to, as components.fleet builds them: a VPC per Region with an EKS cluster the stack creates, a VNet per location
     with an AKS cluster it creates (or its Azure buckets); resolvers only where a site links to that cloud."""
+    from components.kinds import get as kind_spec
     from components.network_plan import plan_resolver_address, plan_resolver_addresses
 
     linked = {link.cloud for site in fleet.sites for link in site.links}
@@ -105,12 +106,12 @@ def cloud_networks(fleet: Any) -> list[tuple[str, str, str, tuple[str, ...]]]:
     found = []
     aws, azure = fleet.clouds.aws, fleet.clouds.azure
     if aws is not None:
-        for region in sorted({fleet.region_of(c) for c in created if c.kind == "eks"}):
+        for region in sorted({fleet.region_of(c) for c in created if kind_spec(c.kind).cloud == "aws"}):
             resolvers = plan_resolver_addresses(aws.vpc_cidr, aws.az_count) if "aws" in linked else ()
             found.append(("aws", region, aws.vpc_cidr, resolvers))
     if azure is not None:
         buckets = any(b.cloud == "azure" for b in fleet.storage.buckets)
-        for location in sorted({fleet.region_of(c) for c in created if c.kind == "aks"} |
+        for location in sorted({fleet.region_of(c) for c in created if kind_spec(c.kind).cloud == "azure"} |
                                ({azure.location} if buckets else set())):
             resolvers = (plan_resolver_address(azure.vnet_cidr),) if "azure" in linked else ()
             found.append(("azure", location, azure.vnet_cidr, resolvers))

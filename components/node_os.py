@@ -15,9 +15,6 @@ from __future__ import annotations
 
 def gpu_node_os_tag(cluster_kind: str, kubernetes_version: str) -> str | None:
     """`ubuntu22.04`, `amzn2023`...: what the operator appends to the driver version; None where it installs none."""
-    if cluster_kind == "aks":
-        minor = int(kubernetes_version.split(".")[1])
-        return "ubuntu22.04" if minor <= 34 else "ubuntu24.04"
-    if cluster_kind == "eks":
-        return "amzn2023"
-    return None
+    from components.kinds import get
+
+    return get(cluster_kind).gpu_node_os(kubernetes_version)

@@ -6,17 +6,19 @@ pointed at it by Ansible, components.onprem.from_config).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 
 from components.errors import ConfigError
 from components.fleet_config import ROOT, secret_config
-from components.registry_config import ACR_HOST, ECR_HOST
-from components.registry_plan import artifacts_for, how, own_repositories
+from components.kinds import kinds
+
+if TYPE_CHECKING:
+    from components.fleet import Fleet
 
 
-def _credentials(fleet: Any, kind: str) -> dict[str, Any]:
+def _credentials(fleet: Fleet, kind: str) -> dict[str, Any]:
     """Upstream host -> its login (a Pulumi secret) from the secret stack settings the registry names."""
     found = {}
     for upstream, setting in getattr(fleet.config.registries, kind).upstream_credentials.items():
@@ -29,56 +31,13 @@ def _credentials(fleet: Any, kind: str) -> dict[str, Any]:
     return found
 
 
-def build_registries(fleet: Any) -> dict[str, Any]:
-    built: dict[str, Any] = {}
+def build_registries(fleet: Fleet) -> dict[str, pulumi.ComponentResource]:
+    """The registry of every kind whose registry this stack creates (components.kinds), where the stack names one
+    and creates clusters of that kind."""
+    built: dict[str, pulumi.ComponentResource] = {}
     config = fleet.config
-    registries = config.registries
     created = {c.kind for c in config.clusters if not c.stack_reference}
-    if registries.eks and "eks" in created:
-        built["eks"] = _ecr(fleet, _credentials(fleet, "eks"))
-    if registries.aks and "aks" in created:
-        built["aks"] = _acr(fleet, _credentials(fleet, "aks"))
+    for spec in kinds().values():
+        if spec.registry.build is not None and getattr(config.registries, spec.name, None) and spec.name in created:
+            built[spec.name] = spec.registry.build(fleet, _credentials(fleet, spec.name))
     return built
-
-
-def _ecr(fleet: Any, credentials: dict[str, Any]) -> Any:
-    import pulumi_aws as aws
-
-    from components.aws.registry import EcrRegistry, EcrRegistryArgs
-
-    config = fleet.config
-    host = ECR_HOST.match(config.registries.eks.host.lower())
-    region = host["region"]
-    provider = fleet._aws_providers.get(region) or aws.Provider(
-        f"{fleet.fleet_name}-aws-{region}", region=region, default_tags=aws.ProviderDefaultTagsArgs(tags=fleet.tags),
-        opts=pulumi.ResourceOptions(parent=fleet))
-    seeded = sorted({a.path for a in artifacts_for(config, "eks") if how(a, "eks", credentials) == "seed"}
-                    | set(own_repositories(config)))
-    return EcrRegistry(f"{fleet.fleet_name}-ecr", EcrRegistryArgs(
-        account_id=host["account"], region=region, credentials=credentials, seeded=tuple(seeded),
-        node_role_arns={c.name: fleet.clusters[c.name].node_role_arn for c in config.clusters
-                        if c.kind == "eks" and not c.stack_reference},
-        keys=config.storage.keys, name_prefix=fleet.fleet_name, tags=fleet.tags),
-        opts=pulumi.ResourceOptions(parent=fleet, providers=[provider]))
-
-
-def _acr(fleet: Any, credentials: dict[str, Any]) -> Any:
-    from components.azure.registry import AcrRegistry, AcrRegistryArgs
-
-    config = fleet.config
-    acr = config.registries.aks
-    location = acr.location or config.clouds.azure.location
-    zone = fleet._azure_zones.get(location)
-    if zone is None:
-        raise ConfigError(f"{ROOT}.registries.aks.location", f"{location!r} has no landing zone in this stack; "
-                          f"allowed: {', '.join(sorted(fleet._azure_zones)) or 'a location with an AKS cluster'}")
-    pull = {name: fleet.clusters[name].kubelet_object_id for name, c in
-            ((c.name, c) for c in config.clusters if c.kind == "aks" and not c.stack_reference)}
-    return AcrRegistry(f"{fleet.fleet_name}-acr", AcrRegistryArgs(
-        registry_name=ACR_HOST.match(acr.host.lower())["name"], location=location,
-        resource_group_name=zone.resource_group_name, vault_id=zone.vault_id, vault_name=zone.vault_name,
-        credentials=credentials, pull_principals=pull, tags=fleet.tags,
-        endpoints={where: (lz.private_endpoint_subnet_id, lz.dns_zone_ids["registry"])
-                   for where, lz in fleet._azure_zones.items()},
-        credential_settings={u: f"{ROOT}.registries.aks.upstream_credentials.{u}" for u in credentials}),
-        opts=pulumi.ResourceOptions(parent=fleet, providers=[fleet._azure_provider]))

@@ -92,15 +92,14 @@ class Registries(_Model):
 
     @property
     def hosts(self) -> tuple[str, ...]:
-        return tuple(h for h in (self.host_of(k) for k in ("eks", "aks", "onprem")) if h)
+        return tuple(registry.host.lower() for _, registry in self if registry)
 
 
 def check_registries(registries: Registries, allowed_regions: tuple[str, ...], account_id: str | None,
                      azure_location: str | None, root: str) -> None:
     """Grammar and residency of every registry; raises ConfigError naming the field."""
     path = f"{root}.registries"
-    for kind in ("eks", "aks", "onprem"):
-        registry = getattr(registries, kind)
+    for kind, registry in registries:  # each kind's registry model says which rules it follows
         if registry is None:
             continue
         where = f"{path}.{kind}.host"
@@ -108,7 +107,7 @@ def check_registries(registries: Registries, allowed_regions: tuple[str, ...], a
         if not match or (match["port"] and not 0 < int(match["port"]) < 65536):
             raise ConfigError(where, f"{registry.host!r} is not host[:port] (DNS labels, an optional port 1-65535)")
         host = registry.host.lower()
-        if kind == "eks":
+        if isinstance(registry, EcrRegistry):
             ecr = ECR_HOST.match(host)
             if not ecr:
                 raise ConfigError(where, f"{registry.host!r} is not an ECR registry; allowed: "
@@ -120,17 +119,17 @@ def check_registries(registries: Registries, allowed_regions: tuple[str, ...], a
             if account_id and ecr["account"] != account_id:
                 raise ConfigError(where, f"{registry.host!r} is in account {ecr['account']}, not the fleet's "
                                   f"account {account_id} (clouds.aws.account_id)")
-        elif kind == "aks":
+        elif isinstance(registry, AcrRegistry):
             if not ACR_HOST.match(host):
                 raise ConfigError(where, f"{registry.host!r} is not an Azure Container Registry; allowed: "
                                   "<name>.azurecr.io with a name of 5-50 lower-case letters and digits")
             location = registry.location or azure_location
             allowed = [r for r in allowed_regions if r in AZURE_UAE]
             if location is None:
-                raise ConfigError(f"{path}.aks.location", f"required without clouds.azure; allowed: "
+                raise ConfigError(f"{path}.{kind}.location", f"required without clouds.azure; allowed: "
                                   f"{', '.join(allowed) or 'none (no UAE Azure location in the residency list)'}")
             if location not in allowed:
-                raise ConfigError(f"{path}.aks.location", f"{location!r} is outside the country; allowed: "
+                raise ConfigError(f"{path}.{kind}.location", f"{location!r} is outside the country; allowed: "
                                   f"{', '.join(allowed) or 'none (no UAE Azure location in the residency list)'}")
         elif _public(host.split(":")[0]) or host.endswith((".amazonaws.com", ".azurecr.io")):
             raise ConfigError(where, f"{registry.host!r} is a cloud or public registry, not an on-prem mirror; "

@@ -8,15 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from components import gpu_stack
-from components.artifacts import CATALOG, Artifact, Images, autoscaler_image, components_of
+from components.addons import Target, addons
+from components.addons.gpu_operator import driver_os_tags
+from components.artifacts import Artifact, Images
 from components.fleet_config import FleetConfig
 from components.image_refs import RULES, split_reference
-from components.node_os import gpu_node_os_tag
+from components.kinds import kinds
 
-KINDS = ("eks", "aks", "onprem")
-# What the GPU operator pulls only where it installs the driver and the toolkit (components.gpu_stack).
-OPERATOR_INSTALLED = ("nvidia-driver", "driver-manager", "container-toolkit")
 # Sahab's own images are built from this repository, not pulled from anywhere.
 OWN_SOURCE = "workloads/Dockerfile"
 
@@ -35,48 +33,24 @@ class Entry:
 
 
 def kinds_with_clusters(fleet: FleetConfig, created_only: bool = False) -> list[str]:
-    return [k for k in KINDS if any(c.kind == k and not (created_only and c.stack_reference) for c in fleet.clusters)]
+    return [k for k in kinds() if any(c.kind == k and not (created_only and c.stack_reference) for c in fleet.clusters)]
 
 
 def artifacts_for(fleet: FleetConfig, kind: str) -> list[Artifact]:
-    """The catalog artifacts the platform installs on this stack's clusters of a kind (none on borrowed ones)."""
+    """The catalog artifacts this stack's clusters of a kind pull (none on borrowed ones): those of every add-on
+    one of them gets (components.addons), then the kind's nodes' own (KindSpec.node_artifacts)."""
+    spec = kinds()[kind]
     created = [c for c in fleet.clusters if c.kind == kind and not c.stack_reference]
     if not created:
         return []
-    names = ["kueue"]
-    if fleet.monitoring.enabled:
-        names.append("monitoring")
-    gpu = [(c.kind, p) for c in created for p in fleet.pools_of(c.name) if p.is_gpu]
-    if gpu:
-        names.append("gpu-operator")
-    if kind == "onprem":
-        names += ["cilium", "storage", "onprem"]
-    found = [a for component in names for a in components_of(component)]
-    if not driver_os_tags(fleet, kind):
-        found = [a for a in found if a.name not in OPERATOR_INSTALLED]  # the nodes bring their own
-    if kind == "onprem" and not any(c.control_plane_vip for c in created):
-        found = [a for a in found if a.name != "kube-vip"]
-    if kind == "eks":
-        found += components_of("efa-device-plugin")
-        found.append(CATALOG["cluster-autoscaler-chart"])
-        found += list({c.kubernetes_version: autoscaler_image(c.kubernetes_version) for c in created}.values())
+    targets = [Target(spec, fleet.pools_of(c.name), fleet.monitoring.enabled) for c in created]
+    found = [a for addon in addons().values() if any(addon.wanted(t) for t in targets)
+             for a in addon.artifacts(fleet, spec, created)]
+    found += spec.node_artifacts(fleet, created)
     unique: dict[str, Artifact] = {}
     for artifact in found:
         unique.setdefault(artifact.source, artifact)
     return list(unique.values())
-
-
-def driver_os_tags(fleet: FleetConfig, kind: str) -> list[str]:
-    """The OS suffixes of the driver images the GPU operator pulls on this stack's clusters of a kind: one per
-    cluster whose GPU pools leave the driver to the operator (components.gpu_stack, components.node_os)."""
-    tags = []
-    for cluster in (c for c in fleet.clusters if c.kind == kind and not c.stack_reference):
-        if any(p.is_gpu and gpu_stack.owners(kind, p.gpu_driver).operator_installs
-               for p in fleet.pools_of(cluster.name)):
-            tag = gpu_node_os_tag(kind, cluster.kubernetes_version)
-            if tag and tag not in tags:
-                tags.append(tag)
-    return tags
 
 
 def pulled(images: Images, artifact: Artifact, os_tags: list[str]) -> list[str]:
@@ -89,17 +63,11 @@ def pulled(images: Images, artifact: Artifact, os_tags: list[str]) -> list[str]:
 
 
 def how(artifact: Artifact, kind: str, credentials: dict[str, str], airgapped: bool = False) -> str:
-    """cache when the kind's registry pulls it through, else seed. The on-prem mirror is taken to proxy its
-    upstreams (a Harbor proxy cache, distribution's proxy mode) unless a site is airgapped: then it is seeded."""
+    """cache when the kind's registry pulls it through (KindSpec.registry.pulls_through), else seed."""
     upstream = artifact.registry
     if upstream is None:
         return "seed"  # charts
-    if kind == "onprem":
-        return "seed" if airgapped else "cache"
-    cacheable = upstream.ecr_url is not None if kind == "eks" else upstream.acr_cache
-    if cacheable and (not upstream.needs_credentials or upstream.host in credentials):
-        return "cache"
-    return "seed"
+    return "cache" if kinds()[kind].registry.pulls_through(upstream, credentials, airgapped) else "seed"
 
 
 def seed_list(fleet: FleetConfig, digests: dict[str, str] | None = None) -> list[Entry]:
@@ -110,8 +78,7 @@ def seed_list(fleet: FleetConfig, digests: dict[str, str] | None = None) -> list
     workload_kinds = kinds_with_clusters(fleet, created_only=True) if fleet.workload.enabled else []
     if fleet.burst is not None and fleet.workload.enabled:
         workload_kinds = sorted({fleet.cluster(w).kind for w in fleet.burst.workers} | set(workload_kinds))
-    for kind in KINDS:
-        registry = getattr(fleet.registries, kind)
+    for kind, registry in fleet.registries:  # in the schema's order
         if registry is None:
             continue
         images = Images(host=registry.host.lower(), digests=digests)

@@ -488,7 +488,7 @@ def _one_driver_owner(fleet: FleetConfig) -> Problems:
             continue  # refused with the pool itself
         if pool.cluster not in first:
             first[pool.cluster] = (pool, driver)
-        elif gpu_stack.OWNERS[cluster.kind][driver] != gpu_stack.OWNERS[cluster.kind][first[pool.cluster][1]]:
+        elif gpu_stack.owners(cluster.kind, driver) != gpu_stack.owners(cluster.kind, first[pool.cluster][1]):
             other, theirs = first[pool.cluster]
             yield ConfigError(f"{ROOT}.node_pools[{i}].gpu_driver", f"{driver!r} differs from pool {other.name}'s "
                               f"{theirs!r} on cluster {pool.cluster}: one GPU operator serves every GPU pool of a "

@@ -14,8 +14,6 @@ this one namespace; tenants' namespaces stay `restricted`.
 
 from __future__ import annotations
 
-from typing import Literal
-
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import field_validator, model_validator
@@ -23,6 +21,7 @@ from pydantic import field_validator, model_validator
 from components import gpu_stack
 from components.artifacts import CATALOG, Images
 from components.fleet_config import NodePool
+from components.kinds import KindName
 from components.kubernetes import gpu_config
 from components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
 from components.kubernetes.placement import Placement
@@ -40,7 +39,7 @@ CONTROL_PLANE_TOLERATION = {"key": "node-role.kubernetes.io/control-plane", "ope
 
 
 class GpuOperatorArgs(Args):
-    cluster_kind: Literal["eks", "aks", "onprem"]
+    cluster_kind: KindName
     """Where the cluster runs; on-prem nodes bring their own drivers and toolkit."""
     pools: tuple[NodePool, ...]
     """The cluster's GPU pools (at least one): their taints, drivers and MIG strategies shape the values."""

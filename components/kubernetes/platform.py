@@ -10,13 +10,14 @@ provider.
 
 from __future__ import annotations
 
-from typing import Literal
-
 import pulumi
 from pydantic import field_validator
 
+from components.addons import Target, wanted
 from components.artifacts import Images
 from components.fleet_config import Monitoring, NodePool, Team
+from components.kinds import KindName
+from components.kinds import get as kind_spec
 from components.kubernetes.common import Args, StrInput
 from components.kubernetes.efa_device_plugin import EfaDevicePlugin, EfaDevicePluginArgs
 from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
@@ -32,8 +33,8 @@ from components.validation import RESERVED_NAMESPACES  # the fleet schema refuse
 
 
 class PlatformArgs(Args):
-    cluster_kind: Literal["eks", "aks", "onprem"]
-    """Where the cluster runs."""
+    cluster_kind: KindName
+    """Where the cluster runs (components.kinds)."""
     pools: tuple[NodePool, ...] = ()
     """The cluster's node pools; GPU pools switch GPU enablement on. Default: none."""
     encryption_key: StrInput | None = None
@@ -85,13 +86,16 @@ class Platform(pulumi.ComponentResource):
         super().__init__("sahab:kubernetes:Platform", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         placement = system_placement(args.pools)
+        spec = kind_spec(args.cluster_kind)
+        # Which add-ons the cluster gets is the add-on registry's answer (components.addons), as for the registry.
+        target = Target(spec, args.pools, args.monitoring.enabled)
 
         self.storage = EncryptedStorage(f"{name}-storage", EncryptedStorageArgs(
             cluster_kind=args.cluster_kind, encryption_key=args.encryption_key, placement=placement,
             images=args.images), opts=child)
 
         self.gpu: GpuOperator | None = None
-        if args.gpu_pools:
+        if wanted("gpu-operator", target):
             self.gpu = GpuOperator(f"{name}-gpu", GpuOperatorArgs(
                 cluster_kind=args.cluster_kind, pools=args.gpu_pools, placement=placement, images=args.images,
                 kubernetes_version=args.kubernetes_version),
@@ -99,10 +103,10 @@ class Platform(pulumi.ComponentResource):
 
         # EKS: EFA pools may come later (a burst stack's); the plugin runs on none of the nodes until they do.
         self.efa = EfaDevicePlugin(f"{name}-efa", EfaDevicePluginArgs(images=args.images), opts=child) \
-            if args.cluster_kind == "eks" else None
+            if wanted("efa-device-plugin", target) else None
 
         self.monitoring: ClusterMonitoring | None = None
-        if args.monitoring.enabled:
+        if wanted("monitoring", target):
             self.monitoring = ClusterMonitoring(f"{name}-monitoring", ClusterMonitoringArgs(
                 settings=args.monitoring, storage_class=self.storage.class_name, placement=placement,
                 gpu_namespace=self.gpu.namespace_name if self.gpu else None, cluster=args.cluster_name,
@@ -117,7 +121,7 @@ class Platform(pulumi.ComponentResource):
             for team in args.teams
         }
         # Queues after the namespaces their LocalQueues live in.
-        cold_nodes = {"pods_ready_timeout": CLOUD_PODS_READY_TIMEOUT} if args.cluster_kind != "onprem" else {}
+        cold_nodes = {"pods_ready_timeout": CLOUD_PODS_READY_TIMEOUT} if spec.cold_nodes else {}
         self.kueue = Kueue(f"{name}-kueue", KueueArgs(pools=args.pools, teams=args.teams, placement=placement,
                                                       images=args.images, **cold_nodes),
                            opts=pulumi.ResourceOptions(parent=self, depends_on=list(self.teams.values())))

@@ -37,6 +37,8 @@ import pulumi_kubernetes as k8s
 from pydantic import Field
 
 from components.egress import PRIVATE_RANGES
+from components.kinds import KindName
+from components.kinds import get as kind_spec
 from components.kubernetes.common import MANAGED_BY, Args
 
 if TYPE_CHECKING:
@@ -94,8 +96,9 @@ class Flow:
 
 
 class FenceArgs(Args):
-    cluster_kind: str
-    """eks, aks or onprem: on-prem the CNI's namespace (kube-system, Cilium) is fenced too."""
+    cluster_kind: KindName
+    """The cluster's kind (components.kinds): where Sahab installs the CNI (on-prem Cilium), its namespace
+    (kube-system) is fenced too."""
     api_server: tuple[str, ...] = Field(min_length=1)
     """Address blocks the API server answers from (on-prem: control-plane hosts and VIP; EKS/AKS: the cluster's
     private network). Required."""
@@ -125,7 +128,8 @@ def fence_args(config: FleetConfig, cluster: Cluster) -> FenceArgs:
     fleet's cloud networks."""
     clouds = tuple(n for n in (config.clouds.aws.vpc_cidr if config.clouds.aws else None,
                                config.clouds.azure.vnet_cidr if config.clouds.azure else None) if n)
-    if cluster.kind == "onprem":
+    spec = kind_spec(cluster.kind)
+    if spec.cloud is None:  # the site's own hosts
         site = config.site(cluster.site)
         members = set(cluster.control_plane_hosts) | {h for p in config.pools_of(cluster.name) for h in p.hosts}
         nodes = tuple(_host_block(h.address) for h in site.hosts if h.name in members)
@@ -133,7 +137,7 @@ def fence_args(config: FleetConfig, cluster: Cluster) -> FenceArgs:
         api += (_host_block(cluster.control_plane_vip),) if cluster.control_plane_vip else ()
         network = {"api_server": api, "api_port": KUBEADM_API_PORT, "nodes": nodes}
     else:
-        own = config.clouds.aws.vpc_cidr if cluster.kind == "eks" else config.clouds.azure.vnet_cidr
+        own = spec.network(config)
         network = {"api_server": (own,), "api_port": 443, "nodes": (own,)}
     ports = []
     for receiver in config.monitoring.alerting.receivers:
@@ -151,8 +155,9 @@ def fence_args(config: FleetConfig, cluster: Cluster) -> FenceArgs:
 
 def platform_flows(args: FenceArgs) -> list[Flow]:
     """Every flow of every fenced namespace of the cluster."""
+    cni = "cilium" in kind_spec(args.cluster_kind).addons  # Sahab's CNI lives in kube-system
     namespaces = ["kueue-system"] + (["monitoring"] if args.monitoring else []) + \
-        (["sahab-system"] if args.validator else []) + (["kube-system"] if args.cluster_kind == "onprem" else [])
+        (["sahab-system"] if args.validator else []) + (["kube-system"] if cni else [])
     flows = [Flow("API server", ns, "egress", {}, args.api_port, cidrs=args.api_server) for ns in namespaces]
     for ns in ("monitoring", "kueue-system"):
         if ns in namespaces:

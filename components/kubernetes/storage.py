@@ -17,16 +17,16 @@ still encrypted at rest, but not with a key Sahab controls.
 from __future__ import annotations
 
 import json
-from typing import Literal
 
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import field_validator
 
 from components.artifacts import Images
+from components.kinds import KindName
+from components.kinds import get as kind_spec
 from components.kubernetes.common import (
     DEFAULT_CLASS_ANNOTATION,
-    ENCRYPTION_ANNOTATION,
     MANAGED_BY,
     Args,
     StrInput,
@@ -45,8 +45,8 @@ ONPREM_VOLUME_PATH = "/var/lib/sahab/volumes"
 
 
 class EncryptedStorageArgs(Args):
-    cluster_kind: Literal["eks", "aks", "onprem"]
-    """Where the cluster runs; picks the CSI driver and how it encrypts."""
+    cluster_kind: KindName
+    """Where the cluster runs; its kind's storage class (components.kinds) picks the driver and how it encrypts."""
     encryption_key: StrInput | None = None
     """EKS: the KMS key ARN for EBS volumes; AKS: the Disk Encryption Set id; on-prem: unused (LUKS).
     Default: unset (the cloud's own key, see the module doc)."""
@@ -74,18 +74,7 @@ def storage_class_spec(args: EncryptedStorageArgs, key: StrInput | None = None) 
     """provisioner, parameters and the rest of the class for the cluster kind (metadata aside). `key` may be an
     Output: it stays the one leaf a preview does not know, so `encrypted`/`diskEncryptionType` stay visible."""
     spec: dict = {"reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer"}
-    if args.cluster_kind == "eks":
-        parameters = {"type": "gp3", "encrypted": "true", "csi.storage.k8s.io/fstype": "ext4"}
-        if key is not None:
-            parameters["kmsKeyId"] = key
-        return {**spec, "provisioner": "ebs.csi.aws.com", "parameters": parameters, "allowVolumeExpansion": True}
-    if args.cluster_kind == "aks":
-        parameters = {"skuName": "Premium_LRS", "cachingMode": "ReadOnly"}
-        if key is not None:
-            parameters |= {"diskEncryptionSetID": key, "diskEncryptionType": "EncryptionAtRestWithCustomerKey"}
-        return {**spec, "provisioner": "disk.csi.azure.com", "parameters": parameters, "allowVolumeExpansion": True}
-    # Local directories cannot grow or move between nodes; WaitForFirstConsumer puts the volume on the pod's node.
-    return {**spec, "provisioner": ONPREM_PROVISIONER, "parameters": {"nodePath": args.onprem_volume_path}}
+    return {**spec, **kind_spec(args.cluster_kind).storage_class.parameters(args, key)}
 
 
 # The group a volume's directory belongs to: the workload image's (workloads/Dockerfile*), which Sahab's training
@@ -154,15 +143,14 @@ class EncryptedStorage(pulumi.ComponentResource):
     def __init__(self, name: str, args: EncryptedStorageArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__("sahab:kubernetes:EncryptedStorage", name, None, opts)
         depends: list[pulumi.Resource] = []
-        if args.cluster_kind == "onprem":
+        kind = kind_spec(args.cluster_kind).storage_class
+        if kind.provisioner_installed:
             depends = self._local_path_provisioner(name, args)
 
         # Only the key waits: the key reference is the one unknown leaf of the parameters, so a preview shows the
         # driver, `encrypted: "true"` / `diskEncryptionType` and the binding mode before the key exists.
         spec = storage_class_spec(args, args.encryption_key)
-        annotations = {DEFAULT_CLASS_ANNOTATION: "true"}
-        if args.cluster_kind == "onprem":
-            annotations[ENCRYPTION_ANNOTATION] = "luks"
+        annotations = {DEFAULT_CLASS_ANNOTATION: "true", **kind.annotations}
         storage_class = k8s.storage.v1.StorageClass(
             f"{name}-default",
             metadata={"name": args.class_name, "labels": MANAGED_BY, "annotations": annotations},

@@ -36,7 +36,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 
-from components import accelerators, pool_plan
+from components import pool_plan
 from components.accelerators import LABEL_POOL
 from components.fleet_config import NodePool, Team, Workload
 from components.kubernetes.common import MANAGED_BY, Args, StrInput
@@ -160,9 +160,13 @@ def node_shape(config, pool: NodePool) -> dict:
         if not hosts:
             return {}
         return {"node_cpus": min(h.cpus for h in hosts), "node_memory_gib": min(h.memory_gib for h in hosts)}
-    cloud = config.cloud_of(config.cluster(pool.cluster))
-    instance_type = pool.instance_type or accelerators.default_instance_type(cloud, pool.accelerator)
-    shape = accelerators.instance_shape(cloud, instance_type) if instance_type else None
+    from components.kinds import get as kind_spec
+
+    types = kind_spec(config.cluster(pool.cluster).kind).node_types  # the kind's node-type catalog
+    if types is None:
+        return {}
+    instance_type = pool.instance_type or types.default(pool.accelerator)
+    shape = types.shape(instance_type) if instance_type else None
     return {"node_cpus": shape.vcpus, "node_memory_gib": shape.memory_gib} if shape else {}
 
 

@@ -15,7 +15,6 @@ import argparse
 
 HELP = "List, seed and pin every image and chart of a stack, from its upstream to its in-country registry."
 COLUMNS = ("kind", "cluster_kind", "how", "source", "target", "digest")
-KINDS = ("eks", "aks", "onprem")
 DIGEST_RULE = "kubernetes-all-workload-image-digest-pinned"
 
 
@@ -47,7 +46,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _registry_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--kind", choices=KINDS, action="append", default=None,
+    from components.registry_config import Registries
+
+    # One registry per cluster kind: the kinds with a registry are the registries schema's fields.
+    parser.add_argument("--kind", choices=tuple(Registries.model_fields), action="append", default=None,
                         help="only the registry of this kind of cluster (repeatable; default: every one)")
     parser.add_argument("--ca-file", metavar="PEM", type=_existing_file, default=None,
                         help="a CA to trust for the in-country registries (default: the system's)")
@@ -86,7 +88,7 @@ def document(project: str, stack: str, fleet, entries) -> dict:
         **versions(),
         "project": project,
         "stack": stack,
-        "registries": {kind: fleet.registries.host_of(kind) for kind in KINDS if fleet.registries.host_of(kind)},
+        "registries": {kind: fleet.registries.host_of(kind) for kind, registry in fleet.registries if registry},
         "artifacts": [{"kind": e.kind, "clusterKind": e.cluster_kind, "how": e.how, "source": e.source,
                        "target": e.target, "version": e.version, "digest": e.digest} for e in entries],
     }
@@ -149,7 +151,7 @@ def _selected(args: argparse.Namespace):
 
     project = _project(args.program)
     fleet, found = entries(project, args.stack)
-    kinds = args.kind or list(KINDS)
+    kinds = args.kind or [kind for kind, _ in fleet.registries]
     missing = [k for k in kinds if not fleet.registries.host_of(k)]
     if args.kind and missing:
         raise UsageError(f"--kind {missing[0]}: the stack names no {missing[0]} registry (sahab:fleet.registries)")

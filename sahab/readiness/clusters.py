@@ -3,8 +3,10 @@ cluster of their provider, found through what the provider's kubeconfig (or the 
 
 from __future__ import annotations
 
+from importlib import import_module
+
+from components.kinds import kinds
 from sahab.engine import PlannedResource
-from sahab.readiness import aks, eks, onprem
 from sahab.readiness.readiness_types import Cluster
 
 K8S_PROVIDER = "pulumi:providers:kubernetes"
@@ -13,7 +15,8 @@ K8S_PROVIDER = "pulumi:providers:kubernetes"
 def discover(resources: list[PlannedResource]) -> list[Cluster]:
     clusters: dict[str, Cluster] = {}
     anchors: dict[str, str] = {}
-    for adapter in (eks, aks, onprem):
+    # Each kind's readiness adapter (KindSpec.readiness: a module of this package), in the registry's order.
+    for adapter in (import_module(f"sahab.readiness.{spec.readiness}") for spec in kinds().values()):
         found, anchored = adapter.clusters(resources)
         clusters.update(found)
         anchors.update(anchored)
