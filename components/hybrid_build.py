@@ -129,7 +129,7 @@ def build_hybrid(fleet: Fleet) -> Hybrid:
             "site": site.name, "networks": list(site.networks), "dnsSoftware": site.dns.software,
             "forwarders": forwards,
             "links": [{"cloud": link.cloud, "type": link.type, "routing": link.routing} for link in site.links],
-            "clusters": [c.name for c in config.clusters if c.kind == "onprem" and c.site == site.name],
+            "clusters": [c.name for c in config.clusters if getattr(c, "site", None) == site.name],  # on-prem ones
             "gateway": {"terminatesOn": site.gateway.terminates_on, "publicIp": site.gateway.public_ip}
             if site.gateway else None,
         }, opts=pulumi.ResourceOptions(parent=fleet))
