@@ -21,9 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from components.onprem.host_args import OnPremHostArgs
-from components.onprem.inventory import base_variables, group_for, hosts_for, pool_host_vars
-from components.onprem.runner import run_playbook
+from sahab.components.onprem.host_args import OnPremHostArgs
+from sahab.components.onprem.inventory import base_variables, group_for, hosts_for, pool_host_vars
+from sahab.components.onprem.runner import run_playbook
+
 from tools import testhost
 
 # The test hosts' mirror is Debian 12's archive: its containerd is 1.6 (sites mirror containerd.io 2.x).

@@ -75,13 +75,12 @@ def preset_mfu(name: str, steps: int = 6) -> tuple[str, str, str]:
     import dataclasses
 
     import torch
-
-    from workloads.bench.capability import detect, peak_flops
-    from workloads.train.config import TrainConfig
-    from workloads.train.distributed import DistEnv
-    from workloads.train.flops import mfu
-    from workloads.train.presets import PRESETS
-    from workloads.train.trainer import Trainer
+    from sahab.workloads.bench.capability import detect, peak_flops
+    from sahab.workloads.train.config import TrainConfig
+    from sahab.workloads.train.distributed import DistEnv
+    from sahab.workloads.train.flops import mfu
+    from sahab.workloads.train.presets import PRESETS
+    from sahab.workloads.train.trainer import Trainer
 
     model, batch = PRESETS[name]
     cap = detect()
@@ -125,7 +124,7 @@ def main() -> int:
         rows.append(_row("NCCL 2-GPU all-reduce", "skipped", "one GPU"))
     rows.append(bench())
     if not args.skip_mfu:
-        from workloads.train.presets import PRESETS
+        from sahab.workloads.train.presets import PRESETS
 
         rows += [preset_mfu(name) for name in PRESETS]
     width = max(len(r[0]) for r in rows)

@@ -37,9 +37,8 @@ class PlainFp32Loop:
 
     def __init__(self, model_cfg, batch_size: int):
         import torch
-
-        from workloads.train.data import default_batches
-        from workloads.train.model import GPT
+        from sahab.workloads.train.data import default_batches
+        from sahab.workloads.train.model import GPT
 
         torch.manual_seed(0)
         self.model = GPT(model_cfg)
@@ -77,15 +76,14 @@ def main() -> int:
     args = parser.parse_args()
 
     import torch
-
-    from workloads.bench.capability import detect
-    from workloads.bench.gemm import gemm_flops
-    from workloads.bench.hardware_classes import cpu_count, cpu_model
-    from workloads.train.config import ModelConfig, TrainConfig
-    from workloads.train.distributed import DistEnv
-    from workloads.train.flops import flops_per_token
-    from workloads.train.trainer import Trainer
-    from workloads.train.worker import set_threads
+    from sahab.workloads.bench.capability import detect
+    from sahab.workloads.bench.gemm import gemm_flops
+    from sahab.workloads.bench.hardware_classes import cpu_count, cpu_model
+    from sahab.workloads.train.config import ModelConfig, TrainConfig
+    from sahab.workloads.train.distributed import DistEnv
+    from sahab.workloads.train.flops import flops_per_token
+    from sahab.workloads.train.trainer import Trainer
+    from sahab.workloads.train.worker import set_threads
 
     model_cfg = ModelConfig(d_model=args.d_model, n_layers=args.n_layers, n_heads=args.n_heads,
                             seq_len=args.seq_len)

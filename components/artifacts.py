@@ -30,9 +30,8 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from components.errors import ConfigError
-from components.image_refs import RULES, Ref
+from sahab.components.errors import ConfigError
+from sahab.components.image_refs import RULES, Ref
 
 DIGEST_LOCK = Path(__file__).resolve().parent.parent / "stacks" / "digests.lock"
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")

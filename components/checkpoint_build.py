@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from components.errors import ConfigError
-from components.fleet_config import ROOT
-from components.kinds import get as kind_spec
-from components.kubernetes.checkpoint_key import ENV as KEY_ENV
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT
+from sahab.components.kinds import get as kind_spec
+from sahab.components.kubernetes.checkpoint_key import ENV as KEY_ENV
 
 if TYPE_CHECKING:
-    from components.cluster_reference import ReferencedCluster
-    from components.fleet import Fleet
+    from sahab.components.cluster_reference import ReferencedCluster
+    from sahab.components.fleet import Fleet
 
 CHECKPOINT_ACCOUNT = "checkpoint-writer"  # the training pods' account where checkpoints go to a bucket
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-
-from components.errors import ConfigError
-from components.kinds import get as kind_spec
-from components.kinds import kinds
+from sahab.components.errors import ConfigError
+from sahab.components.kinds import get as kind_spec
+from sahab.components.kinds import kinds
 
 # What a burst stack reads from the owning stack, per cluster kind that can be borrowed (KindSpec.reference); the
 # owner's Fleet exports these keys.

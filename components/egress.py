@@ -13,10 +13,10 @@ from __future__ import annotations
 import ipaddress
 from typing import TYPE_CHECKING
 
-from components.validation import canonical_cidr
+from sahab.components.validation import canonical_cidr
 
 if TYPE_CHECKING:
-    from components.fleet_config import Cluster, FleetConfig
+    from sahab.components.fleet_config import Cluster, FleetConfig
 
 # RFC 1918 private ranges and RFC 6598 shared (CGNAT) space: the ranges a VPC or VNet may use that are never
 # routed on the internet. Everything else IPv4 is treated as public (link-local and loopback are refused too).
@@ -47,7 +47,7 @@ def storage_destinations(config: FleetConfig, cluster: Cluster) -> tuple[tuple[s
     on-prem site without a store and for clusters this stack does not create."""
     if cluster.stack_reference:
         return (), 443
-    from components.kinds import get
+    from sahab.components.kinds import get
 
     spec = get(cluster.kind)
     own = spec.network(config)

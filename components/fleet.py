@@ -8,24 +8,23 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 from pydantic import ValidationError
-
-from components.addons import Target, addons, wanted
-from components.artifacts import Images, read_digest_lock
-from components.checkpoint_build import checkpoint_access, export_access, referenced_access
-from components.egress import storage_destinations
-from components.errors import ConfigError
-from components.fleet_config import ROOT, Cluster, FleetConfig, Workload
-from components.kinds import ClusterComponent, build_order
-from components.kinds import get as kind_spec
-from components.kubernetes.platform import Platform, PlatformArgs
-from components.kubernetes.platform_fences import fence_args
-from components.kubernetes.training_job import TrainingJob, TrainingJobArgs, node_shape
+from sahab.components.addons import Target, addons, wanted
+from sahab.components.artifacts import Images, read_digest_lock
+from sahab.components.checkpoint_build import checkpoint_access, export_access, referenced_access
+from sahab.components.egress import storage_destinations
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT, Cluster, FleetConfig, Workload
+from sahab.components.kinds import ClusterComponent, build_order
+from sahab.components.kinds import get as kind_spec
+from sahab.components.kubernetes.platform import Platform, PlatformArgs
+from sahab.components.kubernetes.platform_fences import fence_args
+from sahab.components.kubernetes.training_job import TrainingJob, TrainingJobArgs, node_shape
 
 if TYPE_CHECKING:
-    from components.cluster_reference import ReferencedCluster
-    from components.hybrid_build import Hybrid
-    from components.kubernetes.cilium import Cilium
-    from components.kubernetes.multikueue import Burst
+    from sahab.components.cluster_reference import ReferencedCluster
+    from sahab.components.hybrid_build import Hybrid
+    from sahab.components.kubernetes.cilium import Cilium
+    from sahab.components.kubernetes.multikueue import Burst
 
 
 class Fleet(pulumi.ComponentResource):
@@ -71,7 +70,7 @@ class Fleet(pulumi.ComponentResource):
     def _registries(self) -> dict[str, pulumi.ComponentResource]:
         """The ECR pull-through cache and the ACR with its cache rules (components.aws.registry,
         components.azure.registry), built where the stack has the cloud and a registry for it."""
-        from components.registry_build import build_registries
+        from sahab.components.registry_build import build_registries
 
         return build_registries(self)
 
@@ -79,7 +78,7 @@ class Fleet(pulumi.ComponentResource):
     def _hybrid(self) -> Hybrid:
         """The sites' links to the clouds' networks and their ends, DNS forwarders and the deployer's location
         (components.hybrid_build)."""
-        from components.hybrid_build import build_hybrid
+        from sahab.components.hybrid_build import build_hybrid
 
         return build_hybrid(self)
 
@@ -132,7 +131,7 @@ class Fleet(pulumi.ComponentResource):
 
     def _cni(self, cluster: Cluster, component: ClusterComponent, k8s_provider: k8s.Provider) -> Cilium:
         """On-prem clusters: Cilium, the pod network kubeadm does not bring (components.kubernetes.cilium)."""
-        from components.kubernetes.cilium import Cilium, CiliumArgs
+        from sahab.components.kubernetes.cilium import Cilium, CiliumArgs
 
         return Cilium(f"{self.fleet_name}-{cluster.name}-cni", CiliumArgs(
             api_server=component.endpoint, operator_replicas=2 if len(cluster.control_plane_hosts) >= 3 else 1,
@@ -141,7 +140,7 @@ class Fleet(pulumi.ComponentResource):
 
     def _platform(self, cluster_name: str, kind: str, k8s_provider: k8s.Provider,
                   encryption_id: pulumi.Input[str] | None, cni: Cilium | None = None) -> Platform:
-        from components.kubernetes.cilium import after_cni
+        from sahab.components.kubernetes.cilium import after_cni
 
         return Platform(
             f"{self.fleet_name}-{cluster_name}-platform",
@@ -221,9 +220,9 @@ class Fleet(pulumi.ComponentResource):
         burst = self.config.burst
         if burst is None:
             return None
-        from components.cluster_reference import referenced_kubeconfig
-        from components.kubernetes.multikueue import MULTIKUEUE_JOBS, Burst, BurstArgs, BurstWorker, queue_name
-        from components.kubernetes.storage import DEFAULT_CLASS
+        from sahab.components.cluster_reference import referenced_kubeconfig
+        from sahab.components.kubernetes.multikueue import MULTIKUEUE_JOBS, Burst, BurstArgs, BurstWorker, queue_name
+        from sahab.components.kubernetes.storage import DEFAULT_CLASS
 
         manager = self.config.cluster(burst.manager)
         kubeconfig = referenced_kubeconfig(self._stack_ref(manager.stack_reference), manager.stack_reference,
@@ -256,7 +255,7 @@ class Fleet(pulumi.ComponentResource):
             validator_image = self._validator_image(worker.kind)
             if validator_image:
                 # The pools' validators; the owning stack's platform has the account, rights and policy.
-                from components.kubernetes.node_validator import NodeValidator, NodeValidatorArgs
+                from sahab.components.kubernetes.node_validator import NodeValidator, NodeValidatorArgs
 
                 NodeValidator(f"{self.fleet_name}-{worker.name}-node-validator", NodeValidatorArgs(
                     image=validator_image, pools=worker.pools, shared=False),
@@ -294,7 +293,7 @@ class Fleet(pulumi.ComponentResource):
 
     def referenced(self, cluster: Cluster, provider: pulumi.ProviderResource) -> ReferencedCluster:
         """The cluster the owning stack created, as this stack reads it (components.cluster_reference)."""
-        from components.cluster_reference import ReferencedCluster
+        from sahab.components.cluster_reference import ReferencedCluster
 
         # One StackReference per referenced stack, however many clusters come from it.
         ref = cluster.stack_reference

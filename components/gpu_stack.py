@@ -40,7 +40,7 @@ class GpuStack:
 
 def resolve(kind: str, requested: str | None) -> str:
     """The pool's `gpu_driver` for a kind of cluster; ValueError (saying why) for a choice that doubles a layer."""
-    from components.kinds import get
+    from sahab.components.kinds import get
 
     stack = get(kind).gpu_stack
     choice = requested or stack.default
@@ -51,6 +51,6 @@ def resolve(kind: str, requested: str | None) -> str:
 
 
 def owners(kind: str, gpu_driver: str | None) -> Owners:
-    from components.kinds import get
+    from sahab.components.kinds import get
 
     return get(kind).gpu_stack.owners[resolve(kind, gpu_driver)]

@@ -14,14 +14,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pulumi
-
-from components.errors import ConfigError
-from components.fleet_config import ROOT, FleetConfig, Site, secret_config
-from components.hybrid_config import deployer_of
-from components.hybrid_plan import render_forwarders, render_router_config, site_forwarders
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT, FleetConfig, Site, secret_config
+from sahab.components.hybrid_config import deployer_of
+from sahab.components.hybrid_plan import render_forwarders, render_router_config, site_forwarders
 
 if TYPE_CHECKING:
-    from components.fleet import Fleet
+    from sahab.components.fleet import Fleet
 
 SITE_TYPE = "sahab:network:Site"
 DEPLOYER_TYPE = "sahab:network:Deployer"
@@ -79,7 +78,7 @@ def cloud_networks(fleet: Fleet) -> list[CloudNetwork]:
     """The networks this stack builds that sites can link to, in a fixed order (AWS by Region, Azure by location).
     An AWS network's hub is part of its VPC (components.aws.network); an Azure landing zone's gateways and
     resolver are built here (components.azure.hybrid_gateway) when a site links to Azure."""
-    from components.kinds import aks, eks
+    from sahab.components.kinds import aks, eks
 
     config: FleetConfig = fleet.config
     aws, azure = eks.state(fleet), aks.state(fleet)
@@ -99,7 +98,7 @@ def cloud_networks(fleet: Fleet) -> list[CloudNetwork]:
     for location, zone in sorted(azure.zones.items()):
         gateway = None
         if links:
-            from components.azure.hybrid_gateway import AzureHybridGateway, AzureHybridGatewayArgs
+            from sahab.components.azure.hybrid_gateway import AzureHybridGateway, AzureHybridGatewayArgs
 
             gateway = AzureHybridGateway(f"{fleet.fleet_name}-{location}-hybrid", AzureHybridGatewayArgs(
                 location=location, resource_group_name=zone.resource_group_name, subscription_id=subscription,
@@ -178,7 +177,7 @@ def _link(fleet: Any, parent: SiteNetwork, index: int, site: Site, link: Any, ne
     opts = pulumi.ResourceOptions(parent=parent, providers=[network.provider])
     gateway = site.gateway
     if network.cloud == "aws":
-        from components.aws.site_link import AwsSiteLink, AwsSiteLinkArgs
+        from sahab.components.aws.site_link import AwsSiteLink, AwsSiteLinkArgs
 
         transit = network.hub.transit_gateway
         return AwsSiteLink(name, AwsSiteLinkArgs(
@@ -187,7 +186,7 @@ def _link(fleet: Any, parent: SiteNetwork, index: int, site: Site, link: Any, ne
             asn=gateway.asn if gateway else 65010, hub_id=network.hub.id,
             transit_route_table_id=transit.association_default_route_table_id if transit is not None else None,
             direct_connect_gateway_id=link.direct_connect_gateway_id, tags=fleet.tags), opts=opts)
-    from components.azure.site_link import AzureSiteLink, AzureSiteLinkArgs
+    from sahab.components.azure.site_link import AzureSiteLink, AzureSiteLinkArgs
 
     hub = network.hub
     authorization = None
@@ -210,10 +209,10 @@ def _link(fleet: Any, parent: SiteNetwork, index: int, site: Site, link: Any, ne
 def _converge_gateway(name: str, parent: SiteNetwork, site: Site, tunnels: pulumi.Output) -> pulumi.Resource:
     """The site's gateway host converged by the Ansible role sahab_site_gateway; the run waits until every tunnel
     is established, so what depends on it finds the link up."""
-    from components.onprem.host_args import OnPremAccessArgs
-    from components.onprem.inventory import converge_inputs
-    from components.onprem.playbook_run import PlaybookRun
-    from components.onprem.runner import Host
+    from sahab.components.onprem.host_args import OnPremAccessArgs
+    from sahab.components.onprem.inventory import converge_inputs
+    from sahab.components.onprem.playbook_run import PlaybookRun
+    from sahab.components.onprem.runner import Host
 
     gateway = site.gateway
     host = Host(name=gateway.host.name, address=gateway.host.address, port=gateway.host.port, user=site.ssh_user,

@@ -28,11 +28,10 @@ import ipaddress
 from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
-
-from components import egress, validation
+from sahab.components import egress, validation
 
 if TYPE_CHECKING:
-    from components.fleet_config import FleetConfig
+    from sahab.components.fleet_config import FleetConfig
 
 # The cloud ends' BGP ASNs: Sahab's virtual private / transit gateways (AWS's default Amazon-side ASN) and the
 # ASNs Azure VPN gateways reserve (65515 is their default; learn.microsoft.com/azure/vpn-gateway/

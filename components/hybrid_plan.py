@@ -98,8 +98,8 @@ def cloud_networks(fleet: Any) -> list[tuple[str, str, str, tuple[str, ...]]]:
     """(cloud, region, block, inbound resolver addresses) of every network the stack builds that a site links
     to, as components.fleet builds them: a VPC per Region with an EKS cluster the stack creates, a VNet per location
     with an AKS cluster it creates (or its Azure buckets); resolvers only where a site links to that cloud."""
-    from components.kinds import get as kind_spec
-    from components.network_plan import plan_resolver_address, plan_resolver_addresses
+    from sahab.components.kinds import get as kind_spec
+    from sahab.components.network_plan import plan_resolver_address, plan_resolver_addresses
 
     linked = {link.cloud for site in fleet.sites for link in site.links}
     created = [c for c in fleet.clusters if not c.stack_reference]

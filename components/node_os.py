@@ -15,6 +15,6 @@ from __future__ import annotations
 
 def gpu_node_os_tag(cluster_kind: str, kubernetes_version: str) -> str | None:
     """`ubuntu22.04`, `amzn2023`...: what the operator appends to the driver version; None where it installs none."""
-    from components.kinds import get
+    from sahab.components.kinds import get
 
     return get(cluster_kind).gpu_node_os(kubernetes_version)

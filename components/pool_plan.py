@@ -9,9 +9,9 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 
-from components import accelerators, gpu_stack, offerings, validation
-from components.errors import ConfigError
-from components.fleet_config import NodePool
+from sahab.components import accelerators, gpu_stack, offerings, validation
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import NodePool
 
 # EKS spells taint effects in upper snake case.
 EKS_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE",

@@ -9,13 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pulumi
-
-from components.errors import ConfigError
-from components.fleet_config import ROOT, secret_config
-from components.kinds import kinds
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT, secret_config
+from sahab.components.kinds import kinds
 
 if TYPE_CHECKING:
-    from components.fleet import Fleet
+    from sahab.components.fleet import Fleet
 
 
 def _credentials(fleet: Fleet, kind: str) -> dict[str, Any]:

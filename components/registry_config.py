@@ -17,9 +17,8 @@ import re
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from components.artifacts import UPSTREAMS
-from components.errors import ConfigError
+from sahab.components.artifacts import UPSTREAMS
+from sahab.components.errors import ConfigError
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 HOST_PORT = re.compile(rf"^{_LABEL}(?:\.{_LABEL})*(?::(?P<port>[0-9]{{1,5}}))?$")

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from components.addons import Target, addons
-from components.addons.gpu_operator import driver_os_tags
-from components.artifacts import Artifact, Images
-from components.fleet_config import FleetConfig
-from components.image_refs import RULES, split_reference
-from components.kinds import kinds
+from sahab.components.addons import Target, addons
+from sahab.components.addons.gpu_operator import driver_os_tags
+from sahab.components.artifacts import Artifact, Images
+from sahab.components.fleet_config import FleetConfig
+from sahab.components.image_refs import RULES, split_reference
+from sahab.components.kinds import kinds
 
 # Sahab's own images are built from this repository, not pulled from anywhere.
 OWN_SOURCE = "workloads/Dockerfile"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from policies.core import HEALTH_DATA_LAW, ISO27001, PDPL, Rule, all_rules
+from .core import HEALTH_DATA_LAW, ISO27001, PDPL, Rule, all_rules
 
 UAE_IA = "UAE Information Assurance Regulation"
 FRAMEWORKS = (PDPL, HEALTH_DATA_LAW, ISO27001, UAE_IA)

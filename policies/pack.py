@@ -36,8 +36,8 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from policies import core
-from policies.waivers import Waiver, decide, load_waivers
+from . import core
+from .waivers import Waiver, decide, load_waivers
 
 PACK_NAME = "sahab-uae-residency"
 

@@ -31,9 +31,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from policies.core import MISSING, UNKNOWN, UNKNOWN_SENTINELS, Context, ResourceView, lookup
-from policies.egress import HELM_TYPES, chart_entries, destination_paths, is_filtered, is_source
-from policies.places import (
+from .core import MISSING, UNKNOWN, UNKNOWN_SENTINELS, Context, ResourceView, lookup
+from .egress import HELM_TYPES, chart_entries, destination_paths, is_filtered, is_source
+from .places import (
     AZURE_PAIRS,
     METADATA_KEYS,
     _decoded,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policies.core import all_rules
+from .core import all_rules
 
 
 def markdown_table() -> str:

@@ -88,7 +88,7 @@ def _levels(doc: object) -> set[str]:
     """Rule names a --policy-pack-config document makes mandatory (`remediate` blocks too)."""
     if not isinstance(doc, dict):
         return set()
-    from policies.core import all_rules
+    from .core import all_rules
 
     blocking = ("mandatory", "remediate")
     names = {r.name for r in all_rules()} if doc.get("all") in blocking else set()
@@ -145,7 +145,7 @@ def load_waivers(path: Path | str | None = None, today: dt.date | None = None,
 
 def _mandatory_for(rule, resources: list[str], by_stack: Mapping[str, set[str]]) -> str | None:
     """Why the rule is mandatory for these resources ('the pack', 'prod's policy config'), or None."""
-    from policies.core import Enforcement
+    from .core import Enforcement
 
     if rule.enforcement is Enforcement.MANDATORY:
         return "the pack"
@@ -177,7 +177,7 @@ def _check_resource(resource: str, where: str) -> None:
 
 def _waivers(entry: object, where: str, today: dt.date, by_stack: Mapping[str, set[str]]) -> list[Waiver]:
     """One entry of the file: a waiver per resource it lists."""
-    from policies.core import rule_by
+    from .core import rule_by
 
     if not isinstance(entry, dict):
         raise WaiverError(where, "must be a mapping")

@@ -8,8 +8,8 @@ import os
 import sys
 import traceback
 
-from components.errors import ConfigError, SahabError
-from workloads.errors import WorkloadError
+from sahab.components.errors import ConfigError, SahabError
+from sahab.workloads.errors import WorkloadError
 
 __all__ = ["ConfigError", "ProgramError", "SahabError", "UsageError", "one_line", "report_error"]
 

@@ -144,7 +144,7 @@ def load_policy_config(path: Path | str) -> dict[str, Any]:
 
 def _by_id_or_name(policies: list) -> dict[str, Any]:
     """Policies by name and by rule id (`SAHAB-AWS-011`, any case): either names a policy in a config file."""
-    from policies.pack import RULES_BY_NAME
+    from sahab.policies.pack import RULES_BY_NAME
 
     by_key: dict[str, Any] = {}
     for p in policies:
@@ -404,7 +404,7 @@ def _judge(plan: Plan, levels: dict[str, str], settings: dict[str, dict], waiver
     a stack policy)."""
     from pulumi_policy import ResourceValidationArgs, ResourceValidationPolicy, StackValidationArgs
 
-    from policies import pack
+    from sahab.policies import pack
 
     verdict = _Verdict()
     resources = [r for r in plan.resources if r.type != "pulumi:pulumi:Stack"]
@@ -460,7 +460,7 @@ def _holds_unknown(value: Any) -> bool:
 
 
 def _unknown_sentinels() -> frozenset[str]:
-    from policies.core import UNKNOWN_SENTINELS
+    from sahab.policies.core import UNKNOWN_SENTINELS
 
     return frozenset({UNKNOWN, *UNKNOWN_SENTINELS})
 
@@ -485,8 +485,8 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | N
     `policy_config` is one trusted config document (as `--policy-config`) or the layers `policy_config_layers`
     returns."""
     global _UNKNOWNS
-    from policies import pack
-    from policies.waivers import WaiverError, decide, load_waivers
+    from sahab.policies import pack
+    from sahab.policies.waivers import WaiverError, decide, load_waivers
 
     _UNKNOWNS = _UNKNOWNS or _unknown_sentinels()
     today = today or dt.datetime.now(dt.UTC).date()

@@ -10,7 +10,7 @@ from sahab.version import version
 
 
 def junit(result: CheckResult) -> str:
-    from policies.core import all_rules
+    from sahab.policies.core import all_rules
 
     stack = result.plan.stack
     cases = []

@@ -20,7 +20,7 @@ _SECURITY_SEVERITY = {"critical": "9.5", "high": "8.0", "medium": "5.5", "low": 
 
 
 def sarif(result: CheckResult) -> dict[str, Any]:
-    from policies.core import all_rules
+    from sahab.policies.core import all_rules
 
     rules = all_rules()
     index = {r.name: i for i, r in enumerate(rules)}

@@ -11,7 +11,7 @@ from sahab.report_locations import location, repository_root
 def render_text(result: CheckResult, out: TextIO, quiet: bool = False) -> None:
     """The report; `quiet` (--quiet): only the failures, the mandatory violations and the verdict, and nothing at
     all when the stack passes."""
-    from policies.core import rule_by
+    from sahab.policies.core import rule_by
 
     summary = result.summary()
     if quiet and not result.exit_code:

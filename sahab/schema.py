@@ -3,6 +3,6 @@
 Defined in workloads/schema.py, which the workload image carries (it writes bench and training documents and has
 no `sahab` package), with `versions()`, the two keys every document starts with; these are the same."""
 
-from workloads.schema import SCHEMA_VERSION, versions
+from sahab.workloads.schema import SCHEMA_VERSION, versions
 
 __all__ = ["SCHEMA_VERSION", "versions"]

@@ -8,10 +8,10 @@ import pulumi
 # Pulumi runs this file with the program folder (stacks/) as cwd; the project root holds the packages.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from components.artifacts import read_digest_lock
-from components.errors import ConfigError
-from components.fleet import Fleet
-from components.fleet_config import load_fleet_config
+from sahab.components.artifacts import read_digest_lock
+from sahab.components.errors import ConfigError
+from sahab.components.fleet import Fleet
+from sahab.components.fleet_config import load_fleet_config
 
 try:
     config = load_fleet_config()

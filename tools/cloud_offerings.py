@@ -36,8 +36,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from components import accelerators  # noqa: E402
-from components.offerings import AWS_DIR, AZURE_SKUS_API, INSTANCE_TYPES_FILE  # noqa: E402
+from sahab.components import accelerators  # noqa: E402
+from sahab.components.offerings import AWS_DIR, AZURE_SKUS_API, INSTANCE_TYPES_FILE  # noqa: E402
 
 ARM = "https://management.azure.com"
 

@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="stacks to show (default: smb prod)")
     args = parser.parse_args(argv)
 
-    from components.validation import stack_name
+    from sahab.components.validation import stack_name
 
     for stack in args.stacks:
         if stack_name(stack):
@@ -125,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def show(stacks: list[str], verbose: bool) -> int:
-    from policies.core import all_rules
+    from sahab.policies.core import all_rules
+
     from sahab.engine import plan
     from sahab.policy_check import check_plan, policy_config_layers, preload
     from sahab.readiness import judge

@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-from workloads.errors import UsageError, report_error
+from .errors import UsageError, report_error
 
 COMMANDS = ("bench", "node-validate", "train")
 

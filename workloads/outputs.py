@@ -10,7 +10,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from workloads.errors import UsageError
+from .errors import UsageError
 
 
 def check_writable(option: str, path: Path | None, *, make_folders: bool = True) -> None:

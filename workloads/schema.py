@@ -7,6 +7,6 @@ SCHEMA_VERSION = 2
 
 def versions() -> dict[str, object]:
     """The two keys every JSON document starts with: its shape's version and the Sahab that wrote it."""
-    from workloads.version import version
+    from .version import version
 
     return {"schemaVersion": SCHEMA_VERSION, "sahabVersion": version()}

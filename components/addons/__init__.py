@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from components.artifacts import Artifact
-    from components.fleet import Fleet
-    from components.fleet_config import Cluster, FleetConfig, NodePool
-    from components.kinds import KindSpec
+    from sahab.components.artifacts import Artifact
+    from sahab.components.fleet import Fleet
+    from sahab.components.fleet_config import Cluster, FleetConfig, NodePool
+    from sahab.components.kinds import KindSpec
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def of_kind(name: str) -> Callable[[Target], bool]:
 
 
 def _addons() -> dict[str, Addon]:
-    from components.addons import (
+    from sahab.components.addons import (
         cilium,
         cluster_autoscaler,
         efa_device_plugin,

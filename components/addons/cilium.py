@@ -3,8 +3,8 @@ platform (components.kubernetes.cilium)."""
 
 from __future__ import annotations
 
-from components.addons import Addon, of_kind
-from components.artifacts import components_of
+from sahab.components.addons import Addon, of_kind
+from sahab.components.artifacts import components_of
 
 NAME = "cilium"
 ADDON = Addon(NAME, wanted=of_kind(NAME), artifacts=lambda fleet, kind, clusters: components_of(NAME))

@@ -7,15 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pulumi
-
-from components.addons import Addon, of_kind
-from components.artifacts import CATALOG, Artifact, autoscaler_image
+from sahab.components.addons import Addon, of_kind
+from sahab.components.artifacts import CATALOG, Artifact, autoscaler_image
 
 if TYPE_CHECKING:
-    from components.aws.cluster_autoscaler import ClusterAutoscaler
-    from components.fleet import Fleet
-    from components.fleet_config import Cluster, FleetConfig
-    from components.kinds import KindSpec
+    from sahab.components.aws.cluster_autoscaler import ClusterAutoscaler
+    from sahab.components.fleet import Fleet
+    from sahab.components.fleet_config import Cluster, FleetConfig
+    from sahab.components.kinds import KindSpec
 
 NAME = "cluster-autoscaler"
 
@@ -27,10 +26,10 @@ def artifacts(fleet: FleetConfig, kind: KindSpec, clusters: list[Cluster]) -> li
 
 def build(fleet: Fleet, cluster: Cluster) -> ClusterAutoscaler | None:
     """The autoscaler of an EKS cluster this stack built (None where the cluster's component is not one)."""
-    from components.aws.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
-    from components.aws.eks_cluster import EksCluster
-    from components.kinds import eks as eks_kind
-    from components.kubernetes.placement import system_placement
+    from sahab.components.aws.cluster_autoscaler import ClusterAutoscaler, ClusterAutoscalerArgs
+    from sahab.components.aws.eks_cluster import EksCluster
+    from sahab.components.kinds import eks as eks_kind
+    from sahab.components.kubernetes.placement import system_placement
 
     eks, region, aws = fleet.clusters.get(cluster.name), fleet.config.region_of(cluster), eks_kind.state(fleet)
     if not isinstance(eks, EksCluster):

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from components import gpu_stack
-from components.addons import Addon
-from components.artifacts import Artifact, components_of
-from components.node_os import gpu_node_os_tag
+from sahab.components import gpu_stack
+from sahab.components.addons import Addon
+from sahab.components.artifacts import Artifact, components_of
+from sahab.components.node_os import gpu_node_os_tag
 
 if TYPE_CHECKING:
-    from components.fleet_config import Cluster, FleetConfig
-    from components.kinds import KindSpec
+    from sahab.components.fleet_config import Cluster, FleetConfig
+    from sahab.components.kinds import KindSpec
 
 # What the GPU operator pulls only where it installs the driver and the toolkit (components.gpu_stack).
 OPERATOR_INSTALLED = ("nvidia-driver", "driver-manager", "container-toolkit")

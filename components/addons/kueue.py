@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from components.addons import Addon
-from components.artifacts import components_of
+from sahab.components.addons import Addon
+from sahab.components.artifacts import components_of
 
 ADDON = Addon("kueue", wanted=lambda target: True, artifacts=lambda fleet, kind, clusters: components_of("kueue"))

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from components.addons import Addon
-from components.artifacts import components_of
+from sahab.components.addons import Addon
+from sahab.components.artifacts import components_of
 
 ADDON = Addon("local-path-provisioner", wanted=lambda target: target.kind.storage_class.provisioner_installed,
               artifacts=lambda fleet, kind, clusters: components_of("storage"))

@@ -9,10 +9,9 @@ from typing import Annotated, Any
 import pulumi
 import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field
-
-from components.aws.kms import customer_key
-from components.errors import ConfigError
-from components.fleet_config import Bucket, KeyPolicy
+from sahab.components.aws.kms import customer_key
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import Bucket, KeyPolicy
 
 AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 

@@ -18,9 +18,8 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field
-
-from components.kubernetes.checkpoint_key import checkpoint_key
-from components.kubernetes.common import MANAGED_BY, Args
+from sahab.components.kubernetes.checkpoint_key import checkpoint_key
+from sahab.components.kubernetes.common import MANAGED_BY, Args
 
 
 class CheckpointAccessArgs(Args):

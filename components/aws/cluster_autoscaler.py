@@ -22,10 +22,9 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_kubernetes as k8s
 from pydantic import Field
-
-from components.artifacts import CATALOG, Images, autoscaler_image
-from components.kubernetes.common import Args
-from components.kubernetes.placement import Placement
+from sahab.components.artifacts import CATALOG, Images, autoscaler_image
+from sahab.components.kubernetes.common import Args
+from sahab.components.kubernetes.placement import Placement
 
 CHART = "cluster-autoscaler"
 CHART_VERSION = CATALOG["cluster-autoscaler-chart"].version

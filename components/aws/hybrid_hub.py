@@ -14,8 +14,7 @@ from typing import Any
 
 import pulumi
 import pulumi_aws as aws
-
-from components.hybrid_config import AWS_SIDE_ASN
+from sahab.components.hybrid_config import AWS_SIDE_ASN
 
 VIRTUAL_PRIVATE_GATEWAY = "virtual-private-gateway"
 TRANSIT_GATEWAY = "transit-gateway"

@@ -13,12 +13,11 @@ from typing import Annotated, Any, Literal
 import pulumi
 import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field
-
-from components.aws import hybrid_hub
-from components.aws.endpoints import DEFAULT_INTERFACE_SERVICES, VpcEndpoints, VpcEndpointsArgs
-from components.aws.kms import customer_key, key_policy, logs_statement, root_statement
-from components.fleet_config import KeyPolicy
-from components.network_plan import plan_resolver_addresses, plan_vpc_subnets
+from sahab.components.aws import hybrid_hub
+from sahab.components.aws.endpoints import DEFAULT_INTERFACE_SERVICES, VpcEndpoints, VpcEndpointsArgs
+from sahab.components.aws.kms import customer_key, key_policy, logs_statement, root_statement
+from sahab.components.fleet_config import KeyPolicy
+from sahab.components.network_plan import plan_resolver_addresses, plan_vpc_subnets
 
 
 class NetworkArgs(BaseModel):

@@ -10,10 +10,9 @@ from typing import Annotated, Any, Literal
 import pulumi
 import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field
-
-from components import pool_plan
-from components.errors import ConfigError
-from components.fleet_config import NodePool
+from sahab.components import pool_plan
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import NodePool
 
 ROOT_DEVICE = "/dev/xvda"  # Amazon Linux 2023 EKS images boot from this device
 

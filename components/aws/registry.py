@@ -19,11 +19,10 @@ from typing import Any
 import pulumi
 import pulumi_aws as aws
 from pydantic import Field
-
-from components.artifacts import UPSTREAMS, Upstream
-from components.aws.kms import customer_key, key_policy, root_statement
-from components.fleet_config import KeyPolicy
-from components.kubernetes.common import Args
+from sahab.components.artifacts import UPSTREAMS, Upstream
+from sahab.components.aws.kms import customer_key, key_policy, root_statement
+from sahab.components.fleet_config import KeyPolicy
+from sahab.components.kubernetes.common import Args
 
 
 class EcrRegistryArgs(Args):

@@ -19,10 +19,9 @@ import pulumi
 import pulumi_aws as aws
 import pulumi_random as random
 from pydantic import Field
-
-from components.hybrid_config import AWS_SIDE_ASN
-from components.hybrid_plan import AWS_TUNNEL_OPTIONS, aws_inside_cidrs, gateway_tunnel, inside_pair
-from components.kubernetes.common import Args
+from sahab.components.hybrid_config import AWS_SIDE_ASN
+from sahab.components.hybrid_plan import AWS_TUNNEL_OPTIONS, aws_inside_cidrs, gateway_tunnel, inside_pair
+from sahab.components.kubernetes.common import Args
 
 PSK_LENGTH = 40
 

@@ -13,10 +13,9 @@ import pulumi
 import pulumi_azure_native as azure_native
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
-
-from components.azure.control_plane_logs import AksControlPlaneLogs, AksControlPlaneLogsArgs
-from components.azure.keys import grant_key_use, vault_key
-from components.azure.roles import (
+from sahab.components.azure.control_plane_logs import AksControlPlaneLogs, AksControlPlaneLogsArgs
+from sahab.components.azure.keys import grant_key_use, vault_key
+from sahab.components.azure.roles import (
     AKS_RBAC_CLUSTER_ADMIN,
     KEY_VAULT_CONTRIBUTOR,
     KEY_VAULT_CRYPTO_USER,
@@ -24,8 +23,8 @@ from components.azure.roles import (
     READER,
     role_definition_id,
 )
-from components.fleet_config import KeyPolicy, MaintenanceWindow
-from components.pool_plan import AKS_SYSTEM_POOL
+from sahab.components.fleet_config import KeyPolicy, MaintenanceWindow
+from sahab.components.pool_plan import AKS_SYSTEM_POOL
 
 cs = azure_native.containerservice
 

@@ -27,10 +27,9 @@ import pulumi
 import pulumi_azure_native as azure_native
 import pulumi_kubernetes as k8s
 from pydantic import Field
-
-from components.azure.roles import STORAGE_BLOB_DATA_CONTRIBUTOR, role_definition_id
-from components.kubernetes.checkpoint_key import checkpoint_key
-from components.kubernetes.common import MANAGED_BY, Args
+from sahab.components.azure.roles import STORAGE_BLOB_DATA_CONTRIBUTOR, role_definition_id
+from sahab.components.kubernetes.checkpoint_key import checkpoint_key
+from sahab.components.kubernetes.common import MANAGED_BY, Args
 
 TOKEN_AUDIENCE = "api://AzureADTokenExchange"  # what AKS's projected service account tokens are issued for
 USE_LABEL = "azure.workload.identity/use"

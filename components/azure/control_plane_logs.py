@@ -19,9 +19,8 @@ from typing import Annotated, Any
 import pulumi
 import pulumi_azure_native as azure_native
 from pydantic import BaseModel, ConfigDict, Field
-
-from components.azure.keys import grant_key_use, vault_key
-from components.fleet_config import KeyPolicy
+from sahab.components.azure.keys import grant_key_use, vault_key
+from sahab.components.fleet_config import KeyPolicy
 
 oi = azure_native.operationalinsights
 

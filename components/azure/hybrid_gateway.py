@@ -15,12 +15,11 @@ from typing import Any
 import pulumi
 import pulumi_azure_native as azure_native
 from pydantic import Field
-
-from components.azure.plan import ZONAL_LOCATIONS
-from components.hybrid_config import AZURE_SIDE_ASN
-from components.hybrid_plan import AZURE_GATEWAY_BGP_ADDRESS
-from components.kubernetes.common import Args
-from components.network_plan import plan_resolver_address
+from sahab.components.azure.plan import ZONAL_LOCATIONS
+from sahab.components.hybrid_config import AZURE_SIDE_ASN
+from sahab.components.hybrid_plan import AZURE_GATEWAY_BGP_ADDRESS
+from sahab.components.kubernetes.common import Args
+from sahab.components.network_plan import plan_resolver_address
 
 IP_CONFIGURATION = "default"
 VPN_SKU = "VpnGw1"  # + "AZ" where the location has zones; BGP and custom IPsec policies need VpnGw1 or larger

@@ -10,9 +10,8 @@ from typing import Annotated, Any
 import pulumi
 import pulumi_azure_native as azure_native
 from pydantic import BaseModel, ConfigDict, Field
-
-from components.azure.private_endpoints import PRIVATE_DNS_ZONES, private_endpoint
-from components.network_plan import (
+from sahab.components.azure.private_endpoints import PRIVATE_DNS_ZONES, private_endpoint
+from sahab.components.network_plan import (
     plan_api_server_subnets,
     plan_gateway_subnet,
     plan_private_endpoint_subnet,

@@ -7,9 +7,8 @@ from typing import Any, Literal
 import pulumi
 import pulumi_azure_native as azure_native
 from pydantic import BaseModel, ConfigDict, Field
-
-from components import pool_plan
-from components.fleet_config import NodePool
+from sahab.components import pool_plan
+from sahab.components.fleet_config import NodePool
 
 cs = azure_native.containerservice
 

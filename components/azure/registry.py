@@ -19,13 +19,12 @@ from typing import Any
 import pulumi
 import pulumi_azure_native as azure_native
 from pydantic import Field
-
-from components.artifacts import UPSTREAMS, Upstream
-from components.azure.plan import ZONAL_LOCATIONS
-from components.azure.private_endpoints import private_endpoint
-from components.azure.roles import role_definition_id
-from components.errors import ConfigError
-from components.kubernetes.common import Args
+from sahab.components.artifacts import UPSTREAMS, Upstream
+from sahab.components.azure.plan import ZONAL_LOCATIONS
+from sahab.components.azure.private_endpoints import private_endpoint
+from sahab.components.azure.roles import role_definition_id
+from sahab.components.errors import ConfigError
+from sahab.components.kubernetes.common import Args
 
 ACR_PULL = "7f951dda-4ed3-4680-a7ca-43fe172d538d"
 KEY_VAULT_SECRETS_USER = "4633458b-17de-408a-b874-0445c86b69e6"

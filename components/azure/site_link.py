@@ -18,10 +18,14 @@ import pulumi
 import pulumi_azure_native as azure_native
 import pulumi_random as random
 from pydantic import Field
-
-from components.hybrid_config import AZURE_SIDE_ASN
-from components.hybrid_plan import AZURE_GATEWAY_BGP_ADDRESS, AZURE_IPSEC_POLICY, azure_site_bgp_address, gateway_tunnel
-from components.kubernetes.common import Args
+from sahab.components.hybrid_config import AZURE_SIDE_ASN
+from sahab.components.hybrid_plan import (
+    AZURE_GATEWAY_BGP_ADDRESS,
+    AZURE_IPSEC_POLICY,
+    azure_site_bgp_address,
+    gateway_tunnel,
+)
+from sahab.components.kubernetes.common import Args
 
 PSK_LENGTH = 40
 DPD_TIMEOUT_SECONDS = 45

@@ -9,12 +9,11 @@ from typing import Annotated, Any
 import pulumi
 import pulumi_azure_native as azure_native
 from pydantic import BaseModel, ConfigDict, Field
-
-from components.azure.keys import grant_key_use, vault_key
-from components.azure.plan import storage_sku
-from components.azure.private_endpoints import private_endpoint
-from components.errors import ConfigError
-from components.fleet_config import Bucket, KeyPolicy
+from sahab.components.azure.keys import grant_key_use, vault_key
+from sahab.components.azure.plan import storage_sku
+from sahab.components.azure.private_endpoints import private_endpoint
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import Bucket, KeyPolicy
 
 st = azure_native.storage
 

@@ -7,7 +7,7 @@ live in `rules`, the derived defaults in `resolve`, and `load` parses a value (t
 config path, e.g. `sahab:fleet.node_pools[2].max_size` (a ConfigError, or ConfigErrors holding several).
 """
 
-from components.fleet_config.clouds import (
+from sahab.components.fleet_config.clouds import (
     RESTRICTED_LOCATIONS,
     AwsCloud,
     AzureCloud,
@@ -15,16 +15,16 @@ from components.fleet_config.clouds import (
     MaintenanceWindow,
     Residency,
 )
-from components.fleet_config.clusters import AksCluster, Cluster, EksCluster, OnpremCluster
-from components.fleet_config.load import load_fleet_config, parse_fleet, secret_config
-from components.fleet_config.monitoring import Alerting, AlertReceiver, Monitoring
-from components.fleet_config.pools import AKS_SPOT_TAINT, NodePool, Taint
-from components.fleet_config.resolve import vpc_zones
-from components.fleet_config.root import FleetConfig
-from components.fleet_config.sites import Host, HostGpus, ObjectStore, Site, StoreCredentials
-from components.fleet_config.storage import Bucket, KeyPolicy, Storage
-from components.fleet_config.types import ROOT, config_path
-from components.fleet_config.workload import Burst, Team, Workload
+from sahab.components.fleet_config.clusters import AksCluster, Cluster, EksCluster, OnpremCluster
+from sahab.components.fleet_config.load import load_fleet_config, parse_fleet, secret_config
+from sahab.components.fleet_config.monitoring import Alerting, AlertReceiver, Monitoring
+from sahab.components.fleet_config.pools import AKS_SPOT_TAINT, NodePool, Taint
+from sahab.components.fleet_config.resolve import vpc_zones
+from sahab.components.fleet_config.root import FleetConfig
+from sahab.components.fleet_config.sites import Host, HostGpus, ObjectStore, Site, StoreCredentials
+from sahab.components.fleet_config.storage import Bucket, KeyPolicy, Storage
+from sahab.components.fleet_config.types import ROOT, config_path
+from sahab.components.fleet_config.workload import Burst, Team, Workload
 
 __all__ = [
     "AKS_SPOT_TAINT", "RESTRICTED_LOCATIONS", "ROOT", "AksCluster", "AlertReceiver", "Alerting", "AwsCloud",

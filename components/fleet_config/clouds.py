@@ -6,9 +6,8 @@ import ipaddress
 from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt, field_validator
-
-from components import egress, validation
-from components.fleet_config.types import ENTRA_OBJECT_ID, IAM_PRINCIPAL, Region, _Model
+from sahab.components import egress, validation
+from sahab.components.fleet_config.types import ENTRA_OBJECT_ID, IAM_PRINCIPAL, Region, _Model
 
 RESTRICTED_LOCATIONS = {"uaecentral": "Microsoft opens UAE Central to a subscription only on request"}
 

@@ -9,12 +9,11 @@ from collections.abc import Mapping
 from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
-
-from components import validation
-from components.errors import ConfigError, ConfigErrors
-from components.fleet_config import resolve, rules
-from components.fleet_config.root import FleetConfig
-from components.fleet_config.types import ROOT, config_path
+from sahab.components import validation
+from sahab.components.errors import ConfigError, ConfigErrors
+from sahab.components.fleet_config import resolve, rules
+from sahab.components.fleet_config.root import FleetConfig
+from sahab.components.fleet_config.types import ROOT, config_path
 
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:

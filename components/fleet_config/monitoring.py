@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt, model_validator
-
-from components import validation
-from components.fleet_config.types import Name, SecretKey, _fits, _Model
+from sahab.components import validation
+from sahab.components.fleet_config.types import Name, SecretKey, _fits, _Model
 
 Email = Annotated[str, Field(pattern=r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")]
 # An https URL of URL characters only: no space, quote, brace, backtick, backslash or '$' (nothing a template or a

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt
-
-from components import accelerators, validation
-from components.fleet_config.types import MAX_HOSTS, MAX_NODE_LABELS, MAX_TAINTS, Accelerator, Name, _fits, _Model
+from sahab.components import accelerators, validation
+from sahab.components.fleet_config.types import MAX_HOSTS, MAX_NODE_LABELS, MAX_TAINTS, Accelerator, Name, _fits, _Model
 
 
 class Taint(_Model):

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from components import accelerators, gpu_stack, offerings
-from components.fleet_config.clusters import Cluster
-from components.fleet_config.pools import AKS_SPOT_TAINT, NodePool
-from components.fleet_config.root import FleetConfig
+from sahab.components import accelerators, gpu_stack, offerings
+from sahab.components.fleet_config.clusters import Cluster
+from sahab.components.fleet_config.pools import AKS_SPOT_TAINT, NodePool
+from sahab.components.fleet_config.root import FleetConfig
 
 
 def defaults(fleet: FleetConfig) -> FleetConfig:
@@ -131,7 +131,7 @@ def wanted_zones(snap: offerings.Snapshot, pool: NodePool, vpc: tuple[str, ...] 
 
 
 def _aks_zones(location: str, pool: NodePool) -> tuple[str, ...]:
-    from components.azure.plan import ZONAL_LOCATIONS
+    from sahab.components.azure.plan import ZONAL_LOCATIONS
 
     if location not in ZONAL_LOCATIONS:
         return ()

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from components.fleet_config.clouds import Clouds, Residency
-from components.fleet_config.clusters import Cluster
-from components.fleet_config.monitoring import Monitoring
-from components.fleet_config.pools import NodePool
-from components.fleet_config.sites import Site
-from components.fleet_config.storage import Storage
-from components.fleet_config.types import Name, _Model
-from components.fleet_config.workload import Burst, Workload
-from components.hybrid_config import Deployer
-from components.registry_config import Registries
+from sahab.components.fleet_config.clouds import Clouds, Residency
+from sahab.components.fleet_config.clusters import Cluster
+from sahab.components.fleet_config.monitoring import Monitoring
+from sahab.components.fleet_config.pools import NodePool
+from sahab.components.fleet_config.sites import Site
+from sahab.components.fleet_config.storage import Storage
+from sahab.components.fleet_config.types import Name, _Model
+from sahab.components.fleet_config.workload import Burst, Workload
+from sahab.components.hybrid_config import Deployer
+from sahab.components.registry_config import Registries
 
 
 class FleetConfig(_Model):

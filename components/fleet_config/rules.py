@@ -15,19 +15,19 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from components import accelerators, gpu_stack, offerings, validation
-from components.azure.plan import REGION_PAIRS, ZONAL_LOCATIONS
-from components.errors import ConfigError
-from components.fleet_config import resolve
-from components.fleet_config.clouds import RESTRICTED_LOCATIONS
-from components.fleet_config.clusters import Cluster
-from components.fleet_config.pools import NodePool
-from components.fleet_config.root import FleetConfig
-from components.fleet_config.sites import Site
-from components.fleet_config.types import ROOT, config_path
-from components.hybrid_plan import MAX_LINKED_SITES
-from components.network_plan import MAX_AKS_CLUSTERS_PER_VNET, plan_api_server_subnets
-from components.registry_config import check_registries
+from sahab.components import accelerators, gpu_stack, offerings, validation
+from sahab.components.azure.plan import REGION_PAIRS, ZONAL_LOCATIONS
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import resolve
+from sahab.components.fleet_config.clouds import RESTRICTED_LOCATIONS
+from sahab.components.fleet_config.clusters import Cluster
+from sahab.components.fleet_config.pools import NodePool
+from sahab.components.fleet_config.root import FleetConfig
+from sahab.components.fleet_config.sites import Site
+from sahab.components.fleet_config.types import ROOT, config_path
+from sahab.components.hybrid_plan import MAX_LINKED_SITES
+from sahab.components.network_plan import MAX_AKS_CLUSTERS_PER_VNET, plan_api_server_subnets
+from sahab.components.registry_config import check_registries
 
 Problems = Iterator[ConfigError]
 # An AWS Region's name (the partition's grammar), e.g. me-central-1: an S3 replica lives in one.

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, StrictBool, StrictInt, field_validator
-
-from components import egress, validation
-from components.fleet_config.types import (
+from sahab.components import egress, validation
+from sahab.components.fleet_config.types import (
     DATA_DISK,
     MAX_HOSTS,
     SSH_HOST_KEY,
@@ -18,7 +17,7 @@ from components.fleet_config.types import (
     _fits,
     _Model,
 )
-from components.hybrid_config import SiteDns, SiteGateway, SiteLink, private_block
+from sahab.components.hybrid_config import SiteDns, SiteGateway, SiteLink, private_block
 
 
 class HostGpus(_Model):

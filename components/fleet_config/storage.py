@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt
-
-from components.fleet_config.types import Name, _Model
+from sahab.components.fleet_config.types import Name, _Model
 
 
 class Bucket(_Model):

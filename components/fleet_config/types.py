@@ -9,8 +9,7 @@ from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
-
-from components import validation
+from sahab.components import validation
 
 ROOT = "sahab:fleet"
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt
-
-from components import validation
-from components.fleet_config.types import Name, _fits, _Model
+from sahab.components import validation
+from sahab.components.fleet_config.types import Name, _fits, _Model
 
 
 class Team(_Model):

@@ -20,14 +20,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
 import pulumi
 from pydantic import AfterValidator
-
-from components import accelerators
-from components.gpu_stack import GpuStack
+from sahab.components import accelerators
+from sahab.components.gpu_stack import GpuStack
 
 if TYPE_CHECKING:
-    from components.artifacts import Artifact, Upstream
-    from components.fleet import Fleet
-    from components.fleet_config import Cluster, FleetConfig
+    from sahab.components.artifacts import Artifact, Upstream
+    from sahab.components.fleet import Fleet
+    from sahab.components.fleet_config import Cluster, FleetConfig
 
 
 class ClusterComponent(Protocol):
@@ -142,7 +141,7 @@ class KindSpec:
 
 
 def _specs() -> dict[str, KindSpec]:
-    from components.kinds import aks, eks, onprem
+    from sahab.components.kinds import aks, eks, onprem
 
     return {spec.name: spec for spec in (eks.SPEC, aks.SPEC, onprem.SPEC)}
 

@@ -12,21 +12,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pulumi
-
-from components.errors import ConfigError
-from components.fleet_config import ROOT
-from components.fleet_config import AksCluster as AksClusterConfig  # the config section of AKS clusters
-from components.gpu_stack import GpuStack, Owners
-from components.kinds import ClusterComponent, KindSpec, NodeTypes, Reference, Registry, StorageClass
-from components.registry_config import ACR_HOST, AcrRegistry
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT
+from sahab.components.fleet_config import AksCluster as AksClusterConfig  # the config section of AKS clusters
+from sahab.components.gpu_stack import GpuStack, Owners
+from sahab.components.kinds import ClusterComponent, KindSpec, NodeTypes, Reference, Registry, StorageClass
+from sahab.components.registry_config import ACR_HOST, AcrRegistry
 
 if TYPE_CHECKING:
     import pulumi_azure_native as azure_native
-
-    from components.artifacts import Upstream
-    from components.azure.landing_zone import LandingZone
-    from components.checkpoint_build import ReferencedAccess
-    from components.fleet import Fleet
+    from sahab.components.artifacts import Upstream
+    from sahab.components.azure.landing_zone import LandingZone
+    from sahab.components.checkpoint_build import ReferencedAccess
+    from sahab.components.fleet import Fleet
 
 NAME = "aks"
 CLOUD = "azure"
@@ -56,14 +54,13 @@ def build(fleet: Fleet) -> dict[str, ClusterComponent]:
     if cloud is None or not (clusters or buckets):
         return {}
     import pulumi_azure_native as azure_native
-
-    from components.azure import plan
-    from components.azure.aks_cluster import AksCluster, AksClusterArgs
-    from components.azure.landing_zone import LandingZone, LandingZoneArgs
-    from components.azure.node_pool import AksNodePool, AksNodePoolArgs
-    from components.azure.storage_account import AzureStorage, AzureStorageArgs
-    from components.hybrid_build import site_cidrs
-    from components.pool_plan import aks_pool_names
+    from sahab.components.azure import plan
+    from sahab.components.azure.aks_cluster import AksCluster, AksClusterArgs
+    from sahab.components.azure.landing_zone import LandingZone, LandingZoneArgs
+    from sahab.components.azure.node_pool import AksNodePool, AksNodePoolArgs
+    from sahab.components.azure.storage_account import AzureStorage, AzureStorageArgs
+    from sahab.components.hybrid_build import site_cidrs
+    from sahab.components.pool_plan import aks_pool_names
 
     provider = azure_native.Provider(f"{fleet.fleet_name}-azure", location=cloud.location,
                                      subscription_id=cloud.subscription_id,
@@ -166,8 +163,8 @@ def pulls_through(upstream: Upstream, credentials: Mapping[str, Any], airgapped:
 
 def build_registry(fleet: Fleet, credentials: dict[str, Any]) -> pulumi.ComponentResource:
     """The ACR with its cache rules (components.azure.registry), in a location with a landing zone."""
-    from components.azure.registry import AcrRegistry as Acr
-    from components.azure.registry import AcrRegistryArgs
+    from sahab.components.azure.registry import AcrRegistry as Acr
+    from sahab.components.azure.registry import AcrRegistryArgs
 
     config = fleet.config
     acr = config.registries.aks
@@ -192,9 +189,9 @@ def build_registry(fleet: Fleet, credentials: dict[str, Any]) -> pulumi.Componen
 def checkpoint_store(fleet: Fleet, cluster_name: str, team: str) -> Any:
     """On an AKS cluster this stack creates, with an Azure checkpoints account: the team's pods write to
     their own container there with workload identity (components.azure.checkpoint_access)."""
-    from components.azure.aks_cluster import AksCluster
-    from components.azure.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
-    from components.checkpoint_build import CHECKPOINT_ACCOUNT, checkpoints_bucket
+    from sahab.components.azure.aks_cluster import AksCluster
+    from sahab.components.azure.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
+    from sahab.components.checkpoint_build import CHECKPOINT_ACCOUNT, checkpoints_bucket
 
     aks = fleet.clusters.get(cluster_name)
     bucket = checkpoints_bucket(fleet, "account_id")
@@ -214,9 +211,9 @@ def checkpoint_store(fleet: Fleet, cluster_name: str, team: str) -> Any:
 def referenced_store(store: pulumi.Output) -> ReferencedAccess:
     """The owning stack's account as a burst Job reaches it: workload identity (the pod label) and the account's
     name, with the checkpoint key read from the team's namespace there."""
-    from components.azure.checkpoint_access import USE_LABEL
-    from components.checkpoint_build import CHECKPOINT_ACCOUNT, ReferencedAccess, env_value
-    from components.kubernetes.checkpoint_key import ENV as KEY_ENV
+    from sahab.components.azure.checkpoint_access import USE_LABEL
+    from sahab.components.checkpoint_build import CHECKPOINT_ACCOUNT, ReferencedAccess, env_value
+    from sahab.components.kubernetes.checkpoint_key import ENV as KEY_ENV
 
     return ReferencedAccess(uri=store.apply(lambda s: s["uri"]), account=CHECKPOINT_ACCOUNT,
                             env=[{"name": "AZURE_STORAGE_ACCOUNT",
@@ -229,8 +226,7 @@ def read_reference(cluster: Any, provider: pulumi.ProviderResource | None, kubel
     """An AKS cluster as the owning stack exports it, with the same attributes as AksCluster; its kubeconfig is
     the cluster's user credentials, signed in with kubelogin."""
     import pulumi_azure_native as azure_native
-
-    from components.azure.aks_cluster import decode_kubeconfig, non_interactive_kubeconfig
+    from sahab.components.azure.aks_cluster import decode_kubeconfig, non_interactive_kubeconfig
 
     cluster.region = cluster.get("location")
     cluster.resource_group_name = cluster.get("resourceGroupName")

@@ -12,18 +12,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pulumi
-
-from components.fleet_config import EksCluster as EksClusterConfig  # the config section of EKS clusters
-from components.gpu_stack import GpuStack, Owners
-from components.kinds import ClusterComponent, KindSpec, NodeTypes, Reference, Registry, StorageClass
-from components.registry_config import ECR_HOST, EcrRegistry
+from sahab.components.fleet_config import EksCluster as EksClusterConfig  # the config section of EKS clusters
+from sahab.components.gpu_stack import GpuStack, Owners
+from sahab.components.kinds import ClusterComponent, KindSpec, NodeTypes, Reference, Registry, StorageClass
+from sahab.components.registry_config import ECR_HOST, EcrRegistry
 
 if TYPE_CHECKING:
     import pulumi_aws as aws
-
-    from components.artifacts import Upstream
-    from components.aws.network import Network
-    from components.fleet import Fleet
+    from sahab.components.artifacts import Upstream
+    from sahab.components.aws.network import Network
+    from sahab.components.fleet import Fleet
 
 NAME = "eks"
 CLOUD = "aws"
@@ -55,12 +53,11 @@ def build(fleet: Fleet) -> dict[str, ClusterComponent]:
     if cloud is None or not (clusters or buckets):
         return {}
     import pulumi_aws as aws
-
-    from components.aws.bucket import S3Bucket, S3BucketArgs
-    from components.aws.eks_cluster import EksCluster, EksClusterArgs
-    from components.aws.network import Network, NetworkArgs
-    from components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
-    from components.hybrid_build import site_cidrs
+    from sahab.components.aws.bucket import S3Bucket, S3BucketArgs
+    from sahab.components.aws.eks_cluster import EksCluster, EksClusterArgs
+    from sahab.components.aws.network import Network, NetworkArgs
+    from sahab.components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
+    from sahab.components.hybrid_build import site_cidrs
 
     regions = sorted({cfg.region_of(c) for c in clusters} | ({cloud.region} if buckets else set()))
     providers = {region: aws.Provider(
@@ -89,7 +86,7 @@ def build(fleet: Fleet) -> dict[str, ClusterComponent]:
             "cloud": "aws", "region": cloud.region, "bucketName": s3.bucket_name, "arn": s3.arn,
             "kmsKeyArn": s3.kms_key_arn}
     networks: dict[str, Network] = {}
-    from components.fleet_config import vpc_zones
+    from sahab.components.fleet_config import vpc_zones
 
     for region in sorted({cfg.region_of(c) for c in created}):
         networks[region] = Network(f"{fleet.fleet_name}-{region}", NetworkArgs(
@@ -168,10 +165,9 @@ def pulls_through(upstream: Upstream, credentials: Mapping[str, Any], airgapped:
 def build_registry(fleet: Fleet, credentials: dict[str, Any]) -> pulumi.ComponentResource:
     """The account's ECR (components.aws.registry): cache rules, and repositories for what is seeded."""
     import pulumi_aws as aws
-
-    from components.aws.registry import EcrRegistry as Ecr
-    from components.aws.registry import EcrRegistryArgs
-    from components.registry_plan import artifacts_for, how, own_repositories
+    from sahab.components.aws.registry import EcrRegistry as Ecr
+    from sahab.components.aws.registry import EcrRegistryArgs
+    from sahab.components.registry_plan import artifacts_for, how, own_repositories
 
     config = fleet.config
     host = ECR_HOST.match(config.registries.eks.host.lower())
@@ -192,9 +188,9 @@ def build_registry(fleet: Fleet, credentials: dict[str, Any]) -> pulumi.Componen
 def checkpoint_store(fleet: Fleet, cluster_name: str, team: str) -> Any:
     """On an EKS cluster this stack creates, with an AWS checkpoints bucket: the team's pods write their
     checkpoints there through IRSA (components.aws.checkpoint_access). Elsewhere: None (a volume)."""
-    from components.aws.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
-    from components.aws.eks_cluster import EksCluster
-    from components.checkpoint_build import CHECKPOINT_ACCOUNT, checkpoints_bucket
+    from sahab.components.aws.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
+    from sahab.components.aws.eks_cluster import EksCluster
+    from sahab.components.checkpoint_build import CHECKPOINT_ACCOUNT, checkpoints_bucket
 
     eks = fleet.clusters.get(cluster_name)
     bucket = checkpoints_bucket(fleet, "kms_key_arn")
@@ -211,7 +207,7 @@ def checkpoint_store(fleet: Fleet, cluster_name: str, team: str) -> Any:
 
 def read_reference(cluster: Any, provider: pulumi.ProviderResource | None, kubelogin: str) -> None:
     """An EKS cluster as the owning stack exports it, with the same attributes as EksCluster."""
-    from components.aws.eks_cluster import eks_kubeconfig
+    from sahab.components.aws.eks_cluster import eks_kubeconfig
 
     cluster.region = cluster.get("region")
     cluster.endpoint = cluster.get("endpoint")

@@ -11,19 +11,18 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pulumi
-
-from components.errors import ConfigError
-from components.fleet_config import ROOT, secret_config
-from components.fleet_config import OnpremCluster as OnpremClusterConfig  # the config section of on-prem clusters
-from components.gpu_stack import GpuStack, Owners
-from components.kinds import ClusterComponent, KindSpec, Registry, StorageClass
-from components.kubernetes.common import ENCRYPTION_ANNOTATION
-from components.registry_config import MirrorRegistry
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT, secret_config
+from sahab.components.fleet_config import OnpremCluster as OnpremClusterConfig  # the config section of on-prem clusters
+from sahab.components.gpu_stack import GpuStack, Owners
+from sahab.components.kinds import ClusterComponent, KindSpec, Registry, StorageClass
+from sahab.components.kubernetes.common import ENCRYPTION_ANNOTATION
+from sahab.components.registry_config import MirrorRegistry
 
 if TYPE_CHECKING:
-    from components.artifacts import Artifact, Upstream
-    from components.fleet import Fleet
-    from components.fleet_config import FleetConfig
+    from sahab.components.artifacts import Artifact, Upstream
+    from sahab.components.fleet import Fleet
+    from sahab.components.fleet_config import FleetConfig
 
 NAME = "onprem"
 
@@ -31,9 +30,9 @@ NAME = "onprem"
 def build(fleet: Fleet) -> dict[str, ClusterComponent]:
     """kubeadm clusters on the sites' servers and their node pools, converged by Ansible. The SSH key is the
     site's secret setting when the stack has one, else the operator's ssh-agent."""
-    from components.onprem.cluster import OnPremCluster
-    from components.onprem.from_config import cluster_args, pool_args
-    from components.onprem.node_pool import OnPremNodePool
+    from sahab.components.onprem.cluster import OnPremCluster
+    from sahab.components.onprem.from_config import cluster_args, pool_args
+    from sahab.components.onprem.node_pool import OnPremNodePool
 
     built: dict[str, ClusterComponent] = {}
     for cluster in (c for c in fleet.config.clusters if c.kind == NAME and not c.stack_reference):
@@ -57,7 +56,7 @@ def build(fleet: Fleet) -> dict[str, ClusterComponent]:
 def storage_parameters(args: Any, key: Any) -> dict:
     """Local directories on the node's LUKS volume: they cannot grow or move between nodes, and
     WaitForFirstConsumer puts the volume on the pod's node."""
-    from components.kubernetes.storage import ONPREM_PROVISIONER
+    from sahab.components.kubernetes.storage import ONPREM_PROVISIONER
 
     return {"provisioner": ONPREM_PROVISIONER, "parameters": {"nodePath": args.onprem_volume_path}}
 
@@ -71,7 +70,7 @@ def pulls_through(upstream: Upstream, credentials: Mapping[str, Any], airgapped:
 def checkpoint_store(fleet: Fleet, cluster_name: str, team: str) -> Any:
     """On-prem, with the site's object store set: the team's own key (limited by the store to the team's prefix) in
     a Secret of the team's namespace (components.onprem.checkpoint_access)."""
-    from components.onprem.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
+    from sahab.components.onprem.checkpoint_access import CheckpointAccess, CheckpointAccessArgs
 
     cluster = fleet.config.cluster(cluster_name)
     index, site = next(((i, s) for i, s in enumerate(fleet.config.sites) if s.name == cluster.site),
@@ -102,7 +101,7 @@ def checkpoint_store(fleet: Fleet, cluster_name: str, team: str) -> Any:
 
 def node_artifacts(fleet: FleetConfig, clusters: list[OnpremClusterConfig]) -> list[Artifact]:
     """kubeadm's sandbox (pause) image on every node, and kube-vip where a cluster has a control-plane VIP."""
-    from components.artifacts import components_of
+    from sahab.components.artifacts import components_of
 
     found = components_of(NAME)
     if not any(c.control_plane_vip for c in clusters):

@@ -12,8 +12,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_random as random
-
-from components.kubernetes.common import MANAGED_BY
+from sahab.components.kubernetes.common import MANAGED_BY
 
 SECRET_NAME = "checkpoint-signing-key"
 SECRET_KEY = "key"

@@ -15,9 +15,8 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
-
-from components.artifacts import CATALOG, Images
-from components.kubernetes.common import Args
+from sahab.components.artifacts import CATALOG, Images
+from sahab.components.kubernetes.common import Args
 
 CHART = "cilium"
 CHART_VERSION = CATALOG["cilium-chart"].version

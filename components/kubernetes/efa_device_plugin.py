@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import pulumi
 import pulumi_kubernetes as k8s
-
-from components.artifacts import Images
-from components.kubernetes.common import Args
-from components.pool_plan import LABEL_EFA
+from sahab.components.artifacts import Images
+from sahab.components.kubernetes.common import Args
+from sahab.components.pool_plan import LABEL_EFA
 
 NAMESPACE = "kube-system"  # where the chart's own instructions install it, beside the other node agents
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import yaml
-
-from components import accelerators
-from components.fleet_config import NodePool, Taint
+from sahab.components import accelerators
+from sahab.components.fleet_config import NodePool, Taint
 
 MIG_STRATEGIES = ("none", "single", "mixed")
 TIME_SLICING_REPLICAS = range(2, 49)  # NodePool.time_slicing_replicas: 2..48

@@ -17,15 +17,14 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import field_validator, model_validator
-
-from components import gpu_stack
-from components.artifacts import CATALOG, Images
-from components.fleet_config import NodePool
-from components.kinds import KindName
-from components.kubernetes import gpu_config
-from components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
-from components.kubernetes.placement import Placement
-from components.node_os import gpu_node_os_tag
+from sahab.components import gpu_stack
+from sahab.components.artifacts import CATALOG, Images
+from sahab.components.fleet_config import NodePool
+from sahab.components.kinds import KindName
+from sahab.components.kubernetes import gpu_config
+from sahab.components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
+from sahab.components.kubernetes.placement import Placement
+from sahab.components.node_os import gpu_node_os_tag
 
 CHART = "gpu-operator"
 CHART_VERSION = CATALOG["gpu-operator-chart"].version

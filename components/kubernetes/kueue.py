@@ -20,13 +20,12 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 from pydantic import Field
-
-from components.accelerators import LABEL_POOL
-from components.artifacts import CATALOG, Images
-from components.fleet_config import NodePool, Team
-from components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
-from components.kubernetes.gpu_config import toleration_for
-from components.kubernetes.placement import Placement
+from sahab.components.accelerators import LABEL_POOL
+from sahab.components.artifacts import CATALOG, Images
+from sahab.components.fleet_config import NodePool, Team
+from sahab.components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
+from sahab.components.kubernetes.gpu_config import toleration_for
+from sahab.components.kubernetes.placement import Placement
 
 CHART = CATALOG["kueue-chart"].upstream
 """Kueue's own chart registry; the release's chart is `kueue`."""

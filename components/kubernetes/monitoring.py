@@ -19,14 +19,13 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_random as random
-
-from components.artifacts import CATALOG, Images
-from components.errors import ConfigError
-from components.fleet_config import Monitoring, secret_config
-from components.kubernetes import alertmanager, alerts, dashboards
-from components.kubernetes.common import MANAGED_BY, Args, StrInput, system_namespace_labels
-from components.kubernetes.gpu_operator import DCGM_EXPORTER_LABELS, DCGM_METRICS_PORT
-from components.kubernetes.placement import Placement
+from sahab.components.artifacts import CATALOG, Images
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import Monitoring, secret_config
+from sahab.components.kubernetes import alertmanager, alerts, dashboards
+from sahab.components.kubernetes.common import MANAGED_BY, Args, StrInput, system_namespace_labels
+from sahab.components.kubernetes.gpu_operator import DCGM_EXPORTER_LABELS, DCGM_METRICS_PORT
+from sahab.components.kubernetes.placement import Placement
 
 CHART = "kube-prometheus-stack"
 CHART_VERSION = CATALOG["monitoring-chart"].version

@@ -31,10 +31,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 from pydantic import Field
-
-from components.fleet_config import NodePool, Team
-from components.kubernetes.common import MANAGED_BY, Args
-from components.kubernetes.kueue import (
+from sahab.components.fleet_config import NodePool, Team
+from sahab.components.kubernetes.common import MANAGED_BY, Args
+from sahab.components.kubernetes.kueue import (
     API_VERSION,
     NAMESPACE,
     RESOURCES,

@@ -30,11 +30,10 @@ import json
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
-
-from components.accelerators import LABEL_POOL
-from components.fleet_config import NodePool
-from components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
-from components.kubernetes.placement import pool_agent_placement
+from sahab.components.accelerators import LABEL_POOL
+from sahab.components.fleet_config import NodePool
+from sahab.components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
+from sahab.components.kubernetes.placement import pool_agent_placement
 
 SYSTEM_NAMESPACE = "sahab-system"
 VALIDATOR_ACCOUNT = "node-validator"

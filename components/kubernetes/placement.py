@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from components import accelerators
-from components.fleet_config import NodePool
-from components.kubernetes.common import Args
-from components.kubernetes.gpu_config import gpu_toleration, toleration_for
+from sahab.components import accelerators
+from sahab.components.fleet_config import NodePool
+from sahab.components.kubernetes.common import Args
+from sahab.components.kubernetes.gpu_config import gpu_toleration, toleration_for
 
 
 class Placement(Args):

@@ -12,24 +12,23 @@ from __future__ import annotations
 
 import pulumi
 from pydantic import field_validator
-
-from components.addons import Target, wanted
-from components.artifacts import Images
-from components.fleet_config import Monitoring, NodePool, Team
-from components.kinds import KindName
-from components.kinds import get as kind_spec
-from components.kubernetes.common import Args, StrInput
-from components.kubernetes.efa_device_plugin import EfaDevicePlugin, EfaDevicePluginArgs
-from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
-from components.kubernetes.kueue import CLOUD_PODS_READY_TIMEOUT, Kueue, KueueArgs
-from components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
-from components.kubernetes.node_validator import NodeValidator, NodeValidatorArgs
-from components.kubernetes.placement import system_placement
-from components.kubernetes.platform_fences import FenceArgs, PlatformFences
-from components.kubernetes.priority_classes import TrainingPriorities
-from components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
-from components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs
-from components.validation import RESERVED_NAMESPACES  # the fleet schema refuses them first, naming the team
+from sahab.components.addons import Target, wanted
+from sahab.components.artifacts import Images
+from sahab.components.fleet_config import Monitoring, NodePool, Team
+from sahab.components.kinds import KindName
+from sahab.components.kinds import get as kind_spec
+from sahab.components.kubernetes.common import Args, StrInput
+from sahab.components.kubernetes.efa_device_plugin import EfaDevicePlugin, EfaDevicePluginArgs
+from sahab.components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
+from sahab.components.kubernetes.kueue import CLOUD_PODS_READY_TIMEOUT, Kueue, KueueArgs
+from sahab.components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
+from sahab.components.kubernetes.node_validator import NodeValidator, NodeValidatorArgs
+from sahab.components.kubernetes.placement import system_placement
+from sahab.components.kubernetes.platform_fences import FenceArgs, PlatformFences
+from sahab.components.kubernetes.priority_classes import TrainingPriorities
+from sahab.components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
+from sahab.components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs
+from sahab.components.validation import RESERVED_NAMESPACES  # the fleet schema refuses them first, naming the team
 
 
 class PlatformArgs(Args):

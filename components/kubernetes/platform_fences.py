@@ -35,14 +35,13 @@ from typing import TYPE_CHECKING
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
-
-from components.egress import PRIVATE_RANGES
-from components.kinds import KindName
-from components.kinds import get as kind_spec
-from components.kubernetes.common import MANAGED_BY, Args
+from sahab.components.egress import PRIVATE_RANGES
+from sahab.components.kinds import KindName
+from sahab.components.kinds import get as kind_spec
+from sahab.components.kubernetes.common import MANAGED_BY, Args
 
 if TYPE_CHECKING:
-    from components.fleet_config import Cluster, FleetConfig
+    from sahab.components.fleet_config import Cluster, FleetConfig
 
 FLOW_ANNOTATION = "sahab.io/flow"
 REQUIRED_ANNOTATION = "sahab.io/required-flows"

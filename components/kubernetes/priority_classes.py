@@ -7,8 +7,7 @@ from typing import Literal
 
 import pulumi
 import pulumi_kubernetes as k8s
-
-from components.kubernetes.common import MANAGED_BY, Args
+from sahab.components.kubernetes.common import MANAGED_BY, Args
 
 
 @dataclass(frozen=True)

@@ -21,19 +21,18 @@ import json
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import field_validator
-
-from components.artifacts import Images
-from components.kinds import KindName
-from components.kinds import get as kind_spec
-from components.kubernetes.common import (
+from sahab.components.artifacts import Images
+from sahab.components.kinds import KindName
+from sahab.components.kinds import get as kind_spec
+from sahab.components.kubernetes.common import (
     DEFAULT_CLASS_ANNOTATION,
     MANAGED_BY,
     Args,
     StrInput,
     system_namespace_labels,
 )
-from components.kubernetes.node_validator import IMAGE_UID
-from components.kubernetes.placement import Placement
+from sahab.components.kubernetes.node_validator import IMAGE_UID
+from sahab.components.kubernetes.placement import Placement
 
 DEFAULT_CLASS = "sahab-encrypted"
 PROVISIONER_ACCOUNT = "local-path-provisioner"

@@ -18,11 +18,10 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
-
-from components.egress import public_problem
-from components.fleet_config import Team
-from components.kubernetes.common import MANAGED_BY, Args, pod_security_labels
-from components.kubernetes.priority_classes import TIERS, priority_class_name
+from sahab.components.egress import public_problem
+from sahab.components.fleet_config import Team
+from sahab.components.kubernetes.common import MANAGED_BY, Args, pod_security_labels
+from sahab.components.kubernetes.priority_classes import TIERS, priority_class_name
 
 TRAINING_SERVICE_ACCOUNT = "training"
 TRAINING_ROLE = "training-job"

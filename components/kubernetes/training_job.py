@@ -35,17 +35,16 @@ import math
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
-
-from components import pool_plan
-from components.accelerators import LABEL_POOL
-from components.fleet_config import NodePool, Team, Workload
-from components.kubernetes.common import MANAGED_BY, Args, StrInput
-from components.kubernetes.gpu_config import toleration_for
-from components.kubernetes.kueue import QUEUE_LABEL
-from components.kubernetes.node_validator import PASSED, VALIDATION_LABEL, VERDICTS
-from components.kubernetes.priority_classes import priority_class_name
-from components.kubernetes.team_namespace import RENDEZVOUS_PORT, TRAINING_SERVICE_ACCOUNT
-from workloads.node_fabric import fabric_of
+from sahab.components import pool_plan
+from sahab.components.accelerators import LABEL_POOL
+from sahab.components.fleet_config import NodePool, Team, Workload
+from sahab.components.kubernetes.common import MANAGED_BY, Args, StrInput
+from sahab.components.kubernetes.gpu_config import toleration_for
+from sahab.components.kubernetes.kueue import QUEUE_LABEL
+from sahab.components.kubernetes.node_validator import PASSED, VALIDATION_LABEL, VERDICTS
+from sahab.components.kubernetes.priority_classes import priority_class_name
+from sahab.components.kubernetes.team_namespace import RENDEZVOUS_PORT, TRAINING_SERVICE_ACCOUNT
+from sahab.workloads.node_fabric import fabric_of
 
 CHECKPOINT_DIR = "/checkpoints"  # validation results land here too, where the training step reads its peak
 SCRATCH_DIR = "/scratch"  # validation results when checkpoints go to an object store
@@ -160,7 +159,7 @@ def node_shape(config, pool: NodePool) -> dict:
         if not hosts:
             return {}
         return {"node_cpus": min(h.cpus for h in hosts), "node_memory_gib": min(h.memory_gib for h in hosts)}
-    from components.kinds import get as kind_spec
+    from sahab.components.kinds import get as kind_spec
 
     types = kind_spec(config.cluster(pool.cluster).kind).node_types  # the kind's node-type catalog
     if types is None:

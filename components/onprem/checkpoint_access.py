@@ -18,10 +18,9 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
-
-from components.fleet_config import ObjectStore
-from components.kubernetes.checkpoint_key import checkpoint_key
-from components.kubernetes.common import MANAGED_BY, Args
+from sahab.components.fleet_config import ObjectStore
+from sahab.components.kubernetes.checkpoint_key import checkpoint_key
+from sahab.components.kubernetes.common import MANAGED_BY, Args
 
 SECRET_NAME = "checkpoint-store"
 ACCESS_KEY_ID = "AWS_ACCESS_KEY_ID"

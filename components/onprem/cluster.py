@@ -14,12 +14,11 @@ from typing import Any
 import pulumi
 import pulumi_random as random
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
-
-from components import validation
-from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs, host_port
-from components.onprem.inventory import converge_inputs, hosts_for
-from components.onprem.playbook_run import PlaybookRun
-from components.onprem.runner import Host
+from sahab.components import validation
+from sahab.components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs, host_port
+from sahab.components.onprem.inventory import converge_inputs, hosts_for
+from sahab.components.onprem.playbook_run import PlaybookRun
+from sahab.components.onprem.runner import Host
 
 API_SERVER_PORT = 6443
 # Long enough that the derived 256-bit keys (ansible/filter_plugins) keep all their strength.

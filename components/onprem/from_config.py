@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.artifacts import UPSTREAMS, Images, read_digest_lock
-from components.fleet_config import Cluster, FleetConfig, NodePool, Site
-from components.onprem.cluster import API_SERVER_PORT, OnPremClusterArgs
-from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs, host_port
-from components.onprem.inventory import group_for
-from components.onprem.node_pool import OnPremNodePoolArgs, TaintArgs, pool_vars
+from sahab.components.artifacts import UPSTREAMS, Images, read_digest_lock
+from sahab.components.fleet_config import Cluster, FleetConfig, NodePool, Site
+from sahab.components.onprem.cluster import API_SERVER_PORT, OnPremClusterArgs
+from sahab.components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs, host_port
+from sahab.components.onprem.inventory import group_for
+from sahab.components.onprem.node_pool import OnPremNodePoolArgs, TaintArgs, pool_vars
 
 
 def site_hosts(site: Site, names: tuple[str, ...]) -> tuple[OnPremHostArgs, ...]:

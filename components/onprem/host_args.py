@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from components import validation
+from sahab.components import validation
 
 HOSTNAME = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 

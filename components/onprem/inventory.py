@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from components.onprem.host_args import OnPremAccessArgs
-from components.onprem.runner import ANSIBLE_DIR, Host, build_inventory, content_hash
+from sahab.components.onprem.host_args import OnPremAccessArgs
+from sahab.components.onprem.runner import ANSIBLE_DIR, Host, build_inventory, content_hash
 
 CPU = "cpu"
 # The encrypted data volume: its device-mapper name and where the `sahab-encrypted` storage class puts volumes

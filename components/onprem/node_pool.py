@@ -10,10 +10,9 @@ from typing import Any, Literal
 
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from components.onprem.host_args import HOSTNAME, OnPremAccessArgs, OnPremHostArgs
-from components.onprem.inventory import converge_inputs, group_for, hosts_for, pool_host_vars
-from components.onprem.playbook_run import PlaybookRun
+from sahab.components.onprem.host_args import HOSTNAME, OnPremAccessArgs, OnPremHostArgs
+from sahab.components.onprem.inventory import converge_inputs, group_for, hosts_for, pool_host_vars
+from sahab.components.onprem.playbook_run import PlaybookRun
 
 
 class TaintArgs(BaseModel):

@@ -13,8 +13,7 @@ from typing import Any
 
 import pulumi
 from pulumi.dynamic import CreateResult, DiffResult, Resource, ResourceProvider, UpdateResult
-
-from components.onprem import runner
+from sahab.components.onprem import runner
 
 # Inputs whose change means the hosts converge again (a rotated SSH key alone changes nothing on them).
 RERUN_KEYS = ("content_hash", "secret_variables", "known_hosts", "limit", "failure_budget", "tags")

@@ -1,7 +1,7 @@
 """The rule catalog, grouped per vendor and service. Importing this package registers every rule in
 `policies.core.RULES`; nothing else happens at import time."""
 
-from policies.rules import (  # noqa: F401  (each module registers its rules)
+from . import (  # noqa: F401  (each module registers its rules)
     aws_compute,
     aws_ebs_account,
     aws_eks,

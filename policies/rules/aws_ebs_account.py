@@ -5,7 +5,7 @@ nobody turned the account setting on); the pack applies them to declared resourc
 
 from __future__ import annotations
 
-from policies.core import (
+from ..core import (
     MISSING,
     UNKNOWN,
     Context,
@@ -21,7 +21,7 @@ from policies.core import (
     rule,
     truthy,
 )
-from policies.residency import effective_place, place_allowed
+from ..residency import effective_place, place_allowed
 
 ENCRYPTION = (pdpl("Art. 20 (security of processing)"), iso27001("A.8.24"))
 SNAPSHOT = "aws:ebs/snapshot:Snapshot"

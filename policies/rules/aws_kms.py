@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policies.core import (
+from ..core import (
     MISSING,
     UNKNOWN,
     Context,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from policies.core import (
+from ..core import (
     MISSING,
     UNKNOWN,
     Context,
@@ -19,7 +19,7 @@ from policies.core import (
     pdpl,
     rule,
 )
-from policies.residency import (
+from ..residency import (
     AWS_PACKAGES,
     Destination,
     describe_place,

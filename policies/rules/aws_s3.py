@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from policies.core import (
+from ..core import (
     MISSING,
     UNKNOWN,
     Context,

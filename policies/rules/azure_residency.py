@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policies.core import (
+from ..core import (
     UNKNOWN,
     Context,
     Enforcement,
@@ -16,7 +16,7 @@ from policies.core import (
     pdpl,
     rule,
 )
-from policies.residency import (
+from ..residency import (
     AZURE_PACKAGES,
     describe_place,
     effective_place,

@@ -6,7 +6,7 @@ own rule ids (SAHAB-AWS-001, SAHAB-AZ-001)."""
 
 from __future__ import annotations
 
-from policies.core import (
+from ..core import (
     MISSING,
     UNKNOWN,
     Context,
@@ -23,7 +23,7 @@ from policies.core import (
     rule,
     truthy,
 )
-from policies.residency import AWS_PACKAGES, AZURE_PACKAGES, in_scope, place_problem, reference_findings
+from ..residency import AWS_PACKAGES, AZURE_PACKAGES, in_scope, place_problem, reference_findings
 
 RESIDENCY = (pdpl("Art. 22 (cross-border transfer)"), health_data("Art. 13"), iso27001("A.5.34"))
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from policies.core import (
+from ..core import (
     MISSING,
     UNKNOWN,
     Context,
@@ -32,7 +32,7 @@ from policies.core import (
     rule,
     truthy,
 )
-from policies.residency import place_allowed, place_of_reference
+from ..residency import place_allowed, place_of_reference
 
 ENCRYPTION = (pdpl("Art. 20 (security of processing)"), iso27001("A.8.24"), iso27001("A.5.34"))
 RELAX_SETTING = "allowProviderManagedKeys"

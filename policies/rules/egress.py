@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from policies.core import (
+from ..core import (
     MISSING,
     UNKNOWN,
     Context,

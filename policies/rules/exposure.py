@@ -28,7 +28,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from policies.core import (
+from ..core import (
     MISSING,
     UNKNOWN,
     Context,
@@ -46,11 +46,11 @@ from policies.core import (
     rule,
     truthy,
 )
-from policies.egress import entry
-from policies.places import _unwrap
-from policies.residency import model_steps, walk_model_path
-from policies.rules.aws_s3 import BUCKET_TYPES, PUBLIC_ACCESS_TYPES, attached_to
-from policies.rules.egress import PRIVATE_ENDPOINT, PRIVATE_RANGES
+from ..egress import entry
+from ..places import _unwrap
+from ..residency import model_steps, walk_model_path
+from .aws_s3 import BUCKET_TYPES, PUBLIC_ACCESS_TYPES, attached_to
+from .egress import PRIVATE_ENDPOINT, PRIVATE_RANGES
 
 EXPOSURE = (pdpl("Art. 20 (security of processing)"), iso27001("A.8.3"), iso27001("A.8.20"))
 

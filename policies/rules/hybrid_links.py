@@ -12,7 +12,7 @@ be read is not known to be protected.
 
 from __future__ import annotations
 
-from policies.core import (
+from ..core import (
     MISSING,
     UNKNOWN,
     Context,

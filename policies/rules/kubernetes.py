@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from policies.core import (
+from ..core import (
     MISSING,
     UNKNOWN,
     Context,
@@ -93,8 +93,8 @@ def storage_class_problem(view: ResourceView) -> str | None:
 def chart_storage_classes(view: ResourceView) -> list[ResourceView]:
     """The storage classes a Helm release's values create (policies/data/chart_values.json), as views shaped like a
     StorageClass object of the same cluster (provider) and release."""
-    from policies.egress import HELM_TYPES, chart_entries
-    from policies.residency import model_steps, walk_model_path
+    from ..egress import HELM_TYPES, chart_entries
+    from ..residency import model_steps, walk_model_path
 
     if view.type not in HELM_TYPES:
         return []
@@ -169,7 +169,7 @@ def claims(ctx: Context) -> Iterator[tuple[ResourceView, str, Any]]:
 
 
 def _values_claims(value: Any, where: str, depth: int = 0) -> Iterator[tuple[str, Any]]:
-    from policies.places import _unwrap
+    from ..places import _unwrap
 
     value = _unwrap(value)
     if depth > 12 or not isinstance(value, dict):

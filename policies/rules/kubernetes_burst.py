@@ -7,7 +7,7 @@ would let training and its data leave the country."""
 
 from __future__ import annotations
 
-from policies.core import (
+from ..core import (
     Context,
     Enforcement,
     Finding,
@@ -18,7 +18,7 @@ from policies.core import (
     pdpl,
     rule,
 )
-from policies.residency import CLUSTER_LABELS, describe_place, effective_place, place_allowed
+from ..residency import CLUSTER_LABELS, describe_place, effective_place, place_allowed
 
 MULTIKUEUE_CLUSTER_TYPES = tuple(CLUSTER_LABELS)
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from policies.core import (
+from ..core import (
     DEFAULT_ALLOWED_REGIONS,
     MISSING,
     UNKNOWN,
@@ -39,7 +39,7 @@ from policies.core import (
     pdpl,
     rule,
 )
-from policies.places import public_registries
+from ..places import public_registries
 
 DOCKER_HUB = "docker.io"
 _DOCKER_HUB_ALIASES = ("index.docker.io", "registry-1.docker.io")

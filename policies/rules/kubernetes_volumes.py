@@ -18,7 +18,7 @@ import posixpath
 from collections.abc import Iterator
 from typing import Any
 
-from policies.core import (
+from ..core import (
     MISSING,
     UNKNOWN,
     Context,
@@ -33,9 +33,9 @@ from policies.core import (
     pdpl,
     rule,
 )
-from policies.places import _unwrap
-from policies.rules.kubernetes import STORAGE_CLASS, UNKNOWN_CLASS, storage_class_problem
-from policies.rules.kubernetes_images import POD_SPEC_PATHS, is_custom_resource
+from ..places import _unwrap
+from .kubernetes import STORAGE_CLASS, UNKNOWN_CLASS, storage_class_problem
+from .kubernetes_images import POD_SPEC_PATHS, is_custom_resource
 
 PV = "kubernetes:core/v1:PersistentVolume"
 # The node's system trees (read by agents, drivers and the runtime), never a workload's data.

@@ -5,7 +5,7 @@ on-prem components (`sahab:onprem:*` resources whose inputs carry `country`)."""
 
 from __future__ import annotations
 
-from policies.core import (
+from ..core import (
     Context,
     Enforcement,
     Finding,
@@ -16,7 +16,7 @@ from policies.core import (
     pdpl,
     rule,
 )
-from policies.residency import describe_place, place_allowed, site_places
+from ..residency import describe_place, place_allowed, site_places
 
 
 @rule(id="SAHAB-ONPREM-001", name="onprem-site-country-allowed",

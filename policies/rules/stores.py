@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 
-from policies.core import (
+from ..core import (
     MISSING,
     Context,
     Enforcement,
@@ -26,7 +26,7 @@ from policies.core import (
     pdpl,
     rule,
 )
-from policies.egress import key_paths
+from ..egress import key_paths
 
 RULE_ID = "SAHAB-CLOUD-030"
 
@@ -34,7 +34,7 @@ RULE_ID = "SAHAB-CLOUD-030"
 @functools.cache
 def judged_types() -> frozenset[str]:
     """Every type some rule of the pack (other than this one) judges."""
-    from policies.rules.data_stores import AWS_STORES, AZURE_STORES
+    from .data_stores import AWS_STORES, AZURE_STORES
 
     judged = set(AWS_STORES) | set(AZURE_STORES)
     for r in all_rules():

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from policies.core import (
+from ..core import (
     MISSING,
     UNKNOWN,
     Context,
@@ -36,7 +36,7 @@ from policies.core import (
     rule,
     truthy,
 )
-from policies.places import _unwrap
+from ..places import _unwrap
 
 TRANSIT = (pdpl("Art. 20 (security of processing)"), iso27001("A.8.20"), iso27001("A.5.14"), iso27001("A.8.24"))
 
@@ -242,7 +242,7 @@ def _denies_plaintext(document: Any) -> Any:
 
 def _volume_sources(view: ResourceView) -> Iterator[tuple[str, Any]]:
     """(where, volume source) of a PersistentVolume and of every pod volume the object declares."""
-    from policies.rules.kubernetes_volumes import pod_volumes
+    from .kubernetes_volumes import pod_volumes
 
     if view.type == PV:
         yield "`spec`", lookup(view.props, "spec")

@@ -14,10 +14,10 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from policies import core
-from policies.waivers import Waiver, decide
 from sahab.audit import adapters
 from sahab.audit.scan_types import LiveResource
+from sahab.policies import core
+from sahab.policies.waivers import Waiver, decide
 
 AUDITED_TYPES = (
     adapters.BUCKET, adapters.BUCKET_SSE, adapters.BUCKET_PAB, adapters.BUCKET_POLICY, adapters.BUCKET_REPLICATION,

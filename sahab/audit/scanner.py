@@ -15,11 +15,11 @@ from datetime import UTC, datetime
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from policies.core import DEFAULT_ALLOWED_REGIONS
 from sahab.audit.clients import MAX_ATTEMPTS, ClientFactory
 from sahab.audit.scan_types import ScanError, ScanResult
 from sahab.audit.services import ebs, eks, kms, s3
 from sahab.audit.tasks import Outcome, ScanContext, Task, scan_error
+from sahab.policies.core import DEFAULT_ALLOWED_REGIONS
 
 SERVICES = {"s3": s3, "ec2": ebs, "kms": kms, "eks": eks}
 

@@ -100,8 +100,6 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from policies.core import DEFAULT_ALLOWED_REGIONS
-    from policies.waivers import DEFAULT_PATH, WaiverError, load_waivers
     from sahab.audit.clients import CONNECT_TIMEOUT_S, MAX_ATTEMPTS, READ_TIMEOUT_S, ClientFactory
     from sahab.audit.evaluate import evaluate
     from sahab.audit.evidence import (
@@ -114,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
     from sahab.audit.report import audit_document, passed, render_text, report_json, report_sarif
     from sahab.audit.scanner import ScanOptions, scan
     from sahab.errors import ConfigError, UsageError
+    from sahab.policies.core import DEFAULT_ALLOWED_REGIONS
+    from sahab.policies.waivers import DEFAULT_PATH, WaiverError, load_waivers
 
     allowed, scan_regions = _validate(args)
     allowed = allowed or list(DEFAULT_ALLOWED_REGIONS)

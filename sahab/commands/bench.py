@@ -3,6 +3,6 @@
 The image runs `python -m workloads bench` and carries no `sahab`; this module only delegates, so both
 entrypoints parse and behave alike."""
 
-from workloads.commands.bench import HELP, add_arguments, run
+from sahab.workloads.commands.bench import HELP, add_arguments, run
 
 __all__ = ["HELP", "add_arguments", "run"]

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from sahab.project import project_dir
 
     if args.list_policies:
-        from policies.core import all_rules
+        from sahab.policies.core import all_rules
 
         for rule in all_rules():
             print(f"{rule.id:<17} {rule.name:<58} {rule.enforcement.value:<9} {rule.severity.value:<8} {rule.title}")
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_isolated(args)
 
     if args.output:
-        from workloads.outputs import check_writable
+        from sahab.workloads.outputs import check_writable
 
         check_writable("--output", Path(args.output), make_folders=False)
     program_dir = project_dir(args.program)

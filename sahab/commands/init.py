@@ -25,7 +25,7 @@ def _host(text: str) -> tuple[str, int]:
     """ADDR, ADDR:PORT, [IPv6] or [IPv6]:PORT."""
     import re
 
-    from components.validation import host_address
+    from sahab.components.validation import host_address
 
     found = re.fullmatch(r"\[(?P<v6>[0-9A-Fa-f:.]+)\](?::(?P<p6>\d{1,5}))?|(?P<v4>[^:\[\]]+)(?::(?P<p4>\d{1,5}))?",
                          text) or re.fullmatch(r"(?P<bare>[0-9A-Fa-f:]+)", text)

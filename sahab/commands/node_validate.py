@@ -4,6 +4,6 @@ the sahab CLI too.
 The image runs `python -m workloads node-validate` and carries no `sahab`; this module only delegates, so both
 entrypoints parse and behave alike."""
 
-from workloads.commands.node_validate import HELP, add_arguments, run
+from sahab.workloads.commands.node_validate import HELP, add_arguments, run
 
 __all__ = ["HELP", "add_arguments", "run"]

@@ -10,8 +10,8 @@ HELP = ("Run a Pulumi Python program offline under mocks, list every resource it
 
 def stack_name(text: str) -> str:
     """--stack: a stack's name, never a path (it picks `Pulumi.<stack>.yaml`)."""
-    from components.validation import shown
-    from components.validation import stack_name as problem_with
+    from sahab.components.validation import shown
+    from sahab.components.validation import stack_name as problem_with
 
     problem = problem_with(text)
     if problem:

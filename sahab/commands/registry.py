@@ -46,7 +46,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def _registry_options(parser: argparse.ArgumentParser) -> None:
-    from components.registry_config import Registries
+    from sahab.components.registry_config import Registries
 
     # One registry per cluster kind: the kinds with a registry are the registries schema's fields.
     parser.add_argument("--kind", choices=tuple(Registries.model_fields), action="append", default=None,
@@ -129,7 +129,7 @@ def _list(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     if args.output:
-        from workloads.outputs import check_writable
+        from sahab.workloads.outputs import check_writable
 
         check_writable("--output", Path(args.output), make_folders=False)
     doc = registry_document(args.program, args.stack)
@@ -197,7 +197,7 @@ def _waivers_left(stack: str) -> None:
     """Every image of the stack is pinned: say which digest-rule waivers of the stack no longer have a reason."""
     import sys
 
-    from policies.waivers import load_waivers
+    from sahab.policies.waivers import load_waivers
 
     left = [w for w in load_waivers() if w.policy in (DIGEST_RULE, "SAHAB-K8S-013")
             and w.resource.startswith(f"urn:pulumi:{stack}::")]

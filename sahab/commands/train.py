@@ -3,6 +3,6 @@
 The image runs `python -m workloads train` and carries no `sahab`; this module only delegates, so both
 entrypoints parse and behave alike."""
 
-from workloads.commands.train import HELP, add_arguments, run
+from sahab.workloads.commands.train import HELP, add_arguments, run
 
 __all__ = ["HELP", "add_arguments", "run"]

@@ -87,8 +87,8 @@ class CloudPool:
 def cloud_pools(fleet: Any) -> list[CloudPool]:
     """The stack's cloud pools (created clusters' and those it adds to another stack's) with their limits, and
     each AKS cluster's system pool, which this stack creates too."""
-    from components.azure.aks_cluster import AksClusterArgs
-    from components.fleet_config import ROOT
+    from sahab.components.azure.aks_cluster import AksClusterArgs
+    from sahab.components.fleet_config import ROOT
 
     found = []
     for i, pool in enumerate(fleet.node_pools):
@@ -177,7 +177,7 @@ def _offerings(ec2: Any, types: list[str]) -> dict[str, set[str]]:
 
 def _instance_facts(ec2: Any, types: list[str]) -> dict[str, int]:
     """vCPUs per instance type, as EC2 describes it (the snapshot's when EC2 does not answer for one)."""
-    from components import offerings
+    from sahab.components import offerings
 
     vcpus = {t: f.vcpus for t in types if (f := offerings.aws_instance(t))}
     for info in ec2.describe_instance_types(InstanceTypes=types).get("InstanceTypes", []):
@@ -186,7 +186,7 @@ def _instance_facts(ec2: Any, types: list[str]) -> dict[str, int]:
 
 
 def _offered(region: str, pool: CloudPool, offered: dict[str, set[str]]) -> Check:
-    from components import offerings
+    from sahab.components import offerings
 
     selling = sorted(offered.get(pool.instance_type, set()))
     name = f"offerings {pool.name}"
@@ -282,7 +282,7 @@ def _azure_location(ctx: DoctorContext, location: str, pools: list[CloudPool]) -
     endpoint = ctx.endpoints.get("azure", ARM).rstrip("/")
     base = f"{endpoint}/subscriptions/{subscription}/providers/Microsoft.Compute"
     try:
-        from components.offerings import AZURE_SKUS_API
+        from sahab.components.offerings import AZURE_SKUS_API
 
         query = urllib.parse.urlencode({"api-version": AZURE_SKUS_API, "$filter": f"location eq '{location}'"})
         skus = {s["name"]: s for s in _arm_list(ctx, f"{base}/skus?{query}", token)

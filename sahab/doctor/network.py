@@ -43,7 +43,7 @@ def checks(ctx: DoctorContext) -> Iterator[Check]:
     fleet = ctx.fleet
     if fleet is None:
         return
-    from components.hybrid_build import site_cidrs
+    from sahab.components.hybrid_build import site_cidrs
 
     unbuilt: set[str] = set()  # clouds whose links do not exist yet: their private ends cannot answer either
     for cloud, tunnels in (("aws", aws_tunnels), ("azure", azure_tunnels)):
@@ -190,8 +190,8 @@ def connection_status(connection: dict[str, Any]) -> Check:
 
 # ---- reach from this machine -------------------------------------------------------------------------------------
 def reach(ctx: DoctorContext, unbuilt: set[str] = frozenset()) -> Iterator[Check]:
-    from components.hybrid_config import deployer_of
-    from components.hybrid_plan import cloud_networks
+    from sahab.components.hybrid_config import deployer_of
+    from sahab.components.hybrid_plan import cloud_networks
 
     fleet = ctx.fleet
     deployer = deployer_of(fleet)

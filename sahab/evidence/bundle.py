@@ -28,7 +28,7 @@ def collect(plan: Plan, *, layers: list, waivers_path: Path | str | None, when: 
             referenced: list | None = None) -> dict[str, Any]:
     """The evidence document of one planned stack, judged as of `when` (waiver expiry counts from its date).
     `referenced`: the resources of the stacks the plan references, when the caller has them already."""
-    from policies.waivers import DEFAULT_PATH, WaiverError, load_waivers
+    from sahab.policies.waivers import DEFAULT_PATH, WaiverError, load_waivers
     from sahab.policy_check import check_plan
     from sahab.readiness import judge
     from sahab.readiness.referenced import referenced_resources

@@ -13,9 +13,9 @@ import datetime as dt
 from collections import Counter
 from typing import Any
 
-from policies.controls import CONTROLS, rules_for
-from policies.core import Rule, all_rules
-from policies.waivers import Waiver
+from sahab.policies.controls import CONTROLS, rules_for
+from sahab.policies.core import Rule, all_rules
+from sahab.policies.waivers import Waiver
 from sahab.policy_check import CheckResult
 
 EXPIRING_DAYS = 30  # a waiver that ends within this many days is flagged in the register
@@ -30,14 +30,14 @@ def worst(verdicts) -> str:
 
 def waiver_ref(w: Waiver) -> str:
     """How the bundle names a waiver: its rule's id and the resource it covers (unique within a waivers file)."""
-    from policies.core import rule_by
+    from sahab.policies.core import rule_by
 
     rule = rule_by(w.policy)
     return f"{rule.id if rule else w.policy} @ {w.resource}"
 
 
 def rule_verdicts(result: CheckResult, waivers: list[Waiver], today: dt.date) -> list[dict[str, Any]]:
-    from policies.waivers import decide
+    from sahab.policies.waivers import decide
 
     resources = [r for r in result.plan.resources if r.type != "pulumi:pulumi:Stack"]
     out = []
@@ -104,7 +104,7 @@ def control_matrix(rules: list[dict[str, Any]], waivers: list[dict[str, Any]]) -
 def waiver_register(waivers: list[Waiver], result: CheckResult, today: dt.date) -> list[dict[str, Any]]:
     """The waivers that concern this stack: those covering one of its resources, and those naming it that cover
     nothing (stale). Expired and expiring (within EXPIRING_DAYS) ones are flagged."""
-    from policies.core import rule_by
+    from sahab.policies.core import rule_by
 
     stack_prefix = f"urn:pulumi:{result.plan.stack}::"
     urns = [r.urn for r in result.plan.resources]

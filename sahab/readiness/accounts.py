@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.chart_facts import sheet
+from sahab.components.chart_facts import sheet
 from sahab.readiness.common import get, unknown
 from sahab.readiness.pulls import RELEASE_TYPES
 from sahab.readiness.readiness_types import Cluster, Problem

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components import accelerators
+from sahab.components import accelerators
 from sahab.engine import PlannedResource
 from sahab.readiness import allocatable
 from sahab.readiness.common import integer, of_type, string_labels, taint_from_string, unknown, value

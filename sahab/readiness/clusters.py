@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from components.kinds import kinds
+from sahab.components.kinds import kinds
 from sahab.engine import PlannedResource
 from sahab.readiness.readiness_types import Cluster
 

@@ -11,7 +11,7 @@ import ipaddress
 import json
 from typing import Any
 
-from components.kubernetes.platform_fences import REQUIRED_ANNOTATION, Flow
+from sahab.components.kubernetes.platform_fences import REQUIRED_ANNOTATION, Flow
 from sahab.readiness.common import get, string_labels, unknown
 from sahab.readiness.readiness_types import Cluster, Problem
 from sahab.readiness.workloads import describe

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from components import accelerators
+from sahab.components import accelerators
 from sahab.readiness.common import get, unknown
 from sahab.readiness.readiness_types import Cluster, Pool
 

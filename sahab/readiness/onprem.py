@@ -6,7 +6,7 @@ pool become one `Pool` per shape, under the pool's name."""
 
 from __future__ import annotations
 
-from components import accelerators
+from sahab.components import accelerators
 from sahab.engine import PlannedResource
 from sahab.readiness import allocatable
 from sahab.readiness.common import integer, of_type, string_labels, taint_from_mapping, unknown

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from components.chart_facts import MissingFactSheet, lookup, sheet
-from components.image_refs import RULES, Ref, valid_reference
-from components.node_os import gpu_node_os_tag
+from sahab.components.chart_facts import MissingFactSheet, lookup, sheet
+from sahab.components.image_refs import RULES, Ref, valid_reference
+from sahab.components.node_os import gpu_node_os_tag
 from sahab.engine import PlannedResource
 from sahab.readiness.common import unknown
 from sahab.readiness.readiness_types import Cluster, Problem

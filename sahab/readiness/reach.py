@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from components.hybrid_plan import zone_of
+from sahab.components.hybrid_plan import zone_of
 from sahab.engine import PlannedResource
 from sahab.readiness.clusters import discover
 from sahab.readiness.common import get

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from components import offerings
+from sahab.components import offerings
 from sahab.engine import PlannedResource
 from sahab.readiness.common import get, unknown
 from sahab.readiness.readiness_types import Cluster, Problem

@@ -19,7 +19,7 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from components.image_refs import DIGEST
+from sahab.components.image_refs import DIGEST
 from sahab.errors import SahabError
 from sahab.registry.credentials import Credentials, for_host
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from components.artifacts import read_digest_lock
-from components.image_refs import split_reference
-from components.registry_plan import Entry
+from sahab.components.artifacts import read_digest_lock
+from sahab.components.image_refs import split_reference
+from sahab.components.registry_plan import Entry
 from sahab.registry.client import Registry, RegistryError
 
 HEADER = """\

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from components.registry_plan import OWN_SOURCE, Entry
+from sahab.components.registry_plan import OWN_SOURCE, Entry
 from sahab.errors import SahabError, UsageError
 from sahab.registry.credentials import auth_file, docker_config_path
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from components.artifacts import read_digest_lock
-from components.fleet_config import FleetConfig, parse_fleet
-from components.registry_plan import Entry, seed_list
+from sahab.components.artifacts import read_digest_lock
+from sahab.components.fleet_config import FleetConfig, parse_fleet
+from sahab.components.registry_plan import Entry, seed_list
 from sahab.errors import ConfigError
 from sahab.project import Project, load_stack
 

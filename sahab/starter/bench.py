@@ -15,7 +15,7 @@ from typing import TextIO
 
 from sahab.starter.propose import Proposal
 from sahab.starter.ssh import SshTarget
-from workloads.bench.validate import DEFAULT_TIME_BUDGET_S, HARD_LIMIT_FACTOR, NodeResult, save_baseline
+from sahab.workloads.bench.validate import DEFAULT_TIME_BUDGET_S, HARD_LIMIT_FACTOR, NodeResult, save_baseline
 
 NOT_INSTALLED = (126, 127)  # sh: found but not executable / not found
 

@@ -14,8 +14,8 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from workloads.bench.capability import classify_cpu
-from workloads.bench.hardware_classes import GpuProperties, classify_gpu
+from sahab.workloads.bench.capability import classify_cpu
+from sahab.workloads.bench.hardware_classes import GpuProperties, classify_gpu
 
 MARK = "@@sahab-probe"
 GIB = 1 << 30
@@ -313,7 +313,7 @@ def _short_slot(slot: str) -> str:
 def accelerator_of(name: str, memory_mib: int) -> str | None:
     """The fleet's accelerator (components.accelerators) for a GPU nvidia-smi names, through the benchmark catalog's
     own decision (workloads.bench.hardware_classes.classify_gpu): e.g. "NVIDIA H100 80GB HBM3" -> h100-sxm -> h100."""
-    from components.accelerators import CATALOG
+    from sahab.components.accelerators import CATALOG
 
     bench = classify_gpu(GpuProperties(name, memory_mib * MIB, 0, 0, 0))
     if bench is None or "-mig-" in bench:

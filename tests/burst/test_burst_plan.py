@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 import yaml
+from sahab.components.kubernetes.multikueue import worker_kubeconfig
 
-from components.kubernetes.multikueue import worker_kubeconfig
 from sahab.project import REDACTED
 from tests.foundation.fleets import ROOT
 from tests.kubernetes.manifests import is_manifest, manifest, validate
@@ -194,7 +194,7 @@ def test_the_kueue_schemas_catch_what_the_api_server_would_refuse(body, needle):
 
 
 def test_the_kueue_schemas_are_the_pinned_releases_published_crds():
-    from components.kubernetes.kueue import API_VERSION, CHART_VERSION
+    from sahab.components.kubernetes.kueue import API_VERSION, CHART_VERSION
 
     folder = ROOT / "tests" / "kubernetes" / "schemas" / "kueue"
     source = yaml.safe_load((folder / "SOURCE").read_text())
@@ -212,9 +212,9 @@ def test_the_kueue_schemas_are_the_pinned_releases_published_crds():
 
 
 def test_the_burst_path_pins_are_recorded_in_one_table_that_matches_the_code():
-    from components.aws.cluster_autoscaler import CHART_VERSION as AUTOSCALER
-    from components.kubernetes.kueue import API_VERSION, CHART_VERSION
-    from components.validation import MULTIKUEUE_MANAGER_MIN_KUBERNETES
+    from sahab.components.aws.cluster_autoscaler import CHART_VERSION as AUTOSCALER
+    from sahab.components.kubernetes.kueue import API_VERSION, CHART_VERSION
+    from sahab.components.validation import MULTIKUEUE_MANAGER_MIN_KUBERNETES
 
     text = (ROOT / "components" / "kubernetes" / "README.md").read_text()
     table = text[text.index("### What the burst path pins"):].split("\n\n")[1]

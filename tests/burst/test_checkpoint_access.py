@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 
-from components.errors import ConfigError
-from components.fleet_config import parse_fleet
 from sahab.cli import main
 from tests.foundation.fleets import ROOT, stack_fleet
 from tests.kubernetes.manifests import validate

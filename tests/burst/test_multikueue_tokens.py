@@ -19,9 +19,9 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from sahab.components.kubernetes import multikueue, multikueue_rotation
+from sahab.components.kubernetes.multikueue import worker_kubeconfig
 
-from components.kubernetes import multikueue, multikueue_rotation
-from components.kubernetes.multikueue import worker_kubeconfig
 from tests.plans import stack_plan
 
 NS = "kueue-system"

@@ -26,7 +26,7 @@ def azure_offerings(tmp_path, monkeypatch):
     SKUs shape, standing in for the real ones, which the repository does not hold."""
     import json
 
-    from components import offerings
+    from sahab.components import offerings
 
     monkeypatch.setattr(offerings, "AZURE_DIR", tmp_path)
     offerings.snapshot.cache_clear()

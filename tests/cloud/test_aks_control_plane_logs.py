@@ -2,14 +2,14 @@
 own UAE location, kept as configured, and, where the fleet asks for it, encrypted with the fleet's key."""
 
 import pytest
-
-from components.azure.control_plane_logs import (
+from sahab.components.azure.control_plane_logs import (
     CONTROL_PLANE_CATEGORIES,
     AksControlPlaneLogs,
     AksControlPlaneLogsArgs,
 )
-from components.errors import ConfigError
-from components.fleet_config import parse_fleet
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
+
 from tests.foundation.fleets import stack_fleet
 
 from .helpers import record
@@ -37,7 +37,7 @@ def test_prod_keeps_every_control_plane_log_of_its_aks_cluster_in_its_region_for
 
 
 def test_retention_and_location_follow_the_fleet(tmp_path):
-    from components.fleet import Fleet
+    from sahab.components.fleet import Fleet
 
     fleet = stack_fleet("prod")
     fleet["clouds"]["azure"]["control_plane_log_retention_days"] = 90

@@ -2,9 +2,9 @@
 
 import json
 
-from components.aws.bucket import bucket_policy
-from components.aws.eks_cluster import eks_kubeconfig, irsa_trust_policy
-from components.aws.kms import autoscaling_statements, key_policy, logs_statement, root_statement
+from sahab.components.aws.bucket import bucket_policy
+from sahab.components.aws.eks_cluster import eks_kubeconfig, irsa_trust_policy
+from sahab.components.aws.kms import autoscaling_statements, key_policy, logs_statement, root_statement
 
 ACCOUNT = "111122223333"
 

@@ -3,8 +3,7 @@
 import json
 
 import pytest
-
-from components.accelerators import LABEL_ACCELERATOR
+from sahab.components.accelerators import LABEL_ACCELERATOR
 
 REGION = "me-central-1"
 EKS = "aws:eks/cluster:Cluster"

@@ -5,8 +5,7 @@ import re
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from components.azure import plan
+from sahab.components.azure import plan
 
 UAE = ("me-central-1", "uaenorth", "uaecentral")
 

@@ -1,8 +1,7 @@
 """The Azure half of the real prod stack, read from its plan."""
 
 import pytest
-
-from components.accelerators import LABEL_ACCELERATOR
+from sahab.components.accelerators import LABEL_ACCELERATOR
 
 UAE = {"uaenorth", "uaecentral"}
 # Private DNS zones and their VNet links are global by nature: names, not data (policies/core.py allows them).

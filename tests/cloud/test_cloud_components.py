@@ -5,14 +5,14 @@ import json
 import pulumi
 import pytest
 from pydantic import ValidationError
+from sahab.components.aws.bucket import S3Bucket, S3BucketArgs
+from sahab.components.aws.eks_cluster import EksCluster, EksClusterArgs
+from sahab.components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
+from sahab.components.azure.node_pool import AksNodePool, AksNodePoolArgs
+from sahab.components.azure.storage_account import AzureStorage, AzureStorageArgs
+from sahab.components.fleet import Fleet
+from sahab.components.fleet_config import Bucket, NodePool, parse_fleet
 
-from components.aws.bucket import S3Bucket, S3BucketArgs
-from components.aws.eks_cluster import EksCluster, EksClusterArgs
-from components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
-from components.azure.node_pool import AksNodePool, AksNodePoolArgs
-from components.azure.storage_account import AzureStorage, AzureStorageArgs
-from components.fleet import Fleet
-from components.fleet_config import Bucket, NodePool, parse_fleet
 from sahab.errors import ConfigError
 from sahab.project import REDACTED
 

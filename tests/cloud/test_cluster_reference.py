@@ -1,8 +1,8 @@
 """What a burst stack accepts from the stack that owns a cluster, without Pulumi."""
 
 import pytest
+from sahab.components.cluster_reference import REQUIRED_KEYS, cluster_export
 
-from components.cluster_reference import REQUIRED_KEYS, cluster_export
 from sahab.errors import ConfigError
 
 EKS = {"kind": "eks", **{k: "x" for k in REQUIRED_KEYS["eks"]}}

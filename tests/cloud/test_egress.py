@@ -8,9 +8,9 @@ import json
 
 import pytest
 import yaml
+from sahab.components.aws.endpoints import DEFAULT_INTERFACE_SERVICES, s3_endpoint_policy
+from sahab.components.egress import PRIVATE_RANGES
 
-from components.aws.endpoints import DEFAULT_INTERFACE_SERVICES, s3_endpoint_policy
-from components.egress import PRIVATE_RANGES
 from sahab.cli import main
 from sahab.engine import plan
 from tests.cloud.helpers import Planned, planned_stack
@@ -252,8 +252,8 @@ def test_a_public_network_range_is_refused_naming_the_setting(tmp_path, capsys, 
 
 
 def test_a_fourth_aks_cluster_in_one_location_is_refused_naming_it():
-    from components.errors import ConfigError
-    from components.fleet_config import parse_fleet
+    from sahab.components.errors import ConfigError
+    from sahab.components.fleet_config import parse_fleet
 
     fleet = stack_fleet("prod")
     fleet["clusters"] += [{"name": f"aks-{n}", "kind": "aks"} for n in ("b", "c")]
@@ -282,7 +282,7 @@ def test_the_fleet_and_the_pack_agree_on_which_ranges_are_private():
     """Two lists, because the published pack ships policies/ alone and cannot import components: the fleet's
     (the blocks a VPC, a VNet or a fence may use) and the pack's (SAHAB-K8S-020, exposure rules). The pack's is
     the fleet's plus what only an on-prem site uses: IPv6 unique local addresses and loopback."""
-    from policies.rules.egress import PRIVATE_RANGES as PACK_RANGES
+    from sahab.policies.rules.egress import PRIVATE_RANGES as PACK_RANGES
 
     site_only = {ipaddress.ip_network(r) for r in ("fc00::/7", "127.0.0.0/8", "::1/128")}
     assert len(set(PRIVATE)) == len(PRIVATE) and len(set(PACK_RANGES)) == len(PACK_RANGES)

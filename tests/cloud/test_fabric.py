@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sahab.components import pool_plan
+from sahab.components.azure.aks_cluster import AKS_SERVER_APP_ID, non_interactive_kubeconfig
+from sahab.components.fleet_config import NodePool, parse_fleet
+from sahab.components.kubernetes.kueue import CLOUD_PODS_READY_TIMEOUT
+from sahab.components.registry_plan import seed_list
 
-from components import pool_plan
-from components.azure.aks_cluster import AKS_SERVER_APP_ID, non_interactive_kubeconfig
-from components.fleet_config import NodePool, parse_fleet
-from components.kubernetes.kueue import CLOUD_PODS_READY_TIMEOUT
-from components.registry_plan import seed_list
 from sahab.readiness import judge
 from tests.foundation.fleets import stack_fleet
 
@@ -159,7 +159,7 @@ def test_p5en_gets_one_efa_per_network_card_as_eksctl_lays_them_out():
 
 def test_before_133_an_efa_node_group_gets_its_own_self_referencing_security_group():
     assert pool_plan.efa_needs_own_security_group("1.32") and not pool_plan.efa_needs_own_security_group("1.33")
-    from components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
+    from sahab.components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
 
     from .helpers import record
 

@@ -5,8 +5,7 @@ import ipaddress
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from components.network_plan import plan_private_endpoint_subnet, plan_vnet_subnets, plan_vpc_subnets
+from sahab.components.network_plan import plan_private_endpoint_subnet, plan_vnet_subnets, plan_vpc_subnets
 
 
 def test_prod_vpc_plan_gives_three_large_private_and_three_small_public_subnets():

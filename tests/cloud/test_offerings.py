@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sahab.components import offerings
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 
-from components import offerings
-from components.errors import ConfigError
-from components.fleet_config import parse_fleet
 from tests.foundation.fleets import stack_fleet
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,9 +1,9 @@
 """Node pool rendering for EKS and AKS, without Pulumi."""
 
 import pytest
+from sahab.components import pool_plan
+from sahab.components.fleet_config import NodePool, Taint
 
-from components import pool_plan
-from components.fleet_config import NodePool, Taint
 from sahab.errors import ConfigError
 
 

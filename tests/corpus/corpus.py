@@ -37,7 +37,7 @@ def programs() -> list[Path]:
 
 
 def residency_rules() -> set[str]:
-    from policies.core import all_rules
+    from sahab.policies.core import all_rules
 
     return {r.name for r in all_rules() if r.residency}
 

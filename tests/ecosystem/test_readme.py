@@ -72,7 +72,7 @@ def run_offline(command: str, tmp_path: Path) -> None:
         done = sahab("plan", "--stack", stack)
         assert done.returncode == 0, done.stderr
     elif words[:3] == ["pulumi", "policy", "enable"]:
-        from policies.pack import PACK_NAME
+        from sahab.policies.pack import PACK_NAME
 
         assert words[3].split("/")[1] == PACK_NAME
         trusted_config(words, "--config", ROOT / "dist/policy-pack", "prod")  # run where `cd` went

@@ -11,9 +11,9 @@ from collections import Counter
 import pytest
 import yaml
 from conftest import ROOT, STACKS
+from sahab.policies.controls import CONTROLS, rules_for
+from sahab.policies.core import all_rules
 
-from policies.controls import CONTROLS, rules_for
-from policies.core import all_rules
 from sahab.cli import main
 from sahab.schema import SCHEMA_VERSION
 from sahab.version import version

@@ -11,8 +11,8 @@ import json
 import pytest
 import yaml
 from conftest import ROOT
+from sahab.policies.core import rule_by
 
-from policies.core import rule_by
 from sahab.cli import main
 from sahab.evidence import bundle, signing
 from sahab.policy_check import policy_config_layers

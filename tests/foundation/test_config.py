@@ -2,8 +2,8 @@
 exact config path of the problem."""
 
 import pytest
+from sahab.components.fleet_config import FleetConfig, parse_fleet
 
-from components.fleet_config import FleetConfig, parse_fleet
 from sahab.errors import ConfigError
 from tests.conftest import STACKS
 from tests.foundation.fleets import hybrid_fleet, stack_fleet
@@ -25,8 +25,8 @@ def test_models_are_frozen_and_forbid_unknown_keys():
 
 def test_every_field_documents_its_default():
     """Each field carries a docstring (the schema is the user's reference); pydantic exposes them."""
-    from components import fleet_config as config
-    from components.fleet_config.types import _Model
+    from sahab.components import fleet_config as config
+    from sahab.components.fleet_config.types import _Model
 
     models = [m for m in vars(config).values()
               if isinstance(m, type) and issubclass(m, _Model) and m is not _Model]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sahab.components.errors import ConfigError, ConfigErrors
+from sahab.components.fleet_config import AksCluster, EksCluster, OnpremCluster, parse_fleet
 
-from components.errors import ConfigError, ConfigErrors
-from components.fleet_config import AksCluster, EksCluster, OnpremCluster, parse_fleet
 from sahab.cli import main
 from tests.foundation.fleets import stack_fleet
 

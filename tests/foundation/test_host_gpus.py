@@ -8,9 +8,9 @@ import sys
 
 import pytest
 import yaml
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 
-from components.errors import ConfigError
-from components.fleet_config import parse_fleet
 from tests.foundation.fleets import ROOT, hybrid_fleet
 
 # hybrid_fleet(): site auh with hosts cp1 (no GPUs) and gpu1 (1 h100); pool `gpu` (onprem, h100) on gpu1.

@@ -9,12 +9,11 @@ import typing
 from pathlib import Path
 
 import pytest
-
-from components.addons import Target, addons
-from components.fleet_config import Cluster, NodePool, parse_fleet
-from components.kinds import get, kinds
-from components.registry_config import Registries
-from components.registry_plan import artifacts_for
+from sahab.components.addons import Target, addons
+from sahab.components.fleet_config import Cluster, NodePool, parse_fleet
+from sahab.components.kinds import get, kinds
+from sahab.components.registry_config import Registries
+from sahab.components.registry_plan import artifacts_for
 
 ROOT = Path(__file__).resolve().parents[2]
 # The registries themselves, and the schema (components/config.py, becoming components/fleet_config/), which

@@ -9,8 +9,8 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sahab.components.fleet_config import FleetConfig, parse_fleet
 
-from components.fleet_config import FleetConfig, parse_fleet
 from sahab.cli import main
 from sahab.errors import ConfigError
 from tests.foundation.fleets import ROOT, stack_fleet

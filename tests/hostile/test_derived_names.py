@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sahab.components import validation
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 
-from components import validation
-from components.errors import ConfigError
-from components.fleet_config import parse_fleet
 from sahab.engine import plan
 from tests.foundation.fleets import ROOT
 
@@ -67,7 +67,7 @@ def test_the_aks_dns_prefix_reaches_but_does_not_pass_54(planned):
 
 
 def test_storage_account_names_are_always_valid_whatever_the_names():
-    from components.azure.plan import storage_account_name
+    from sahab.components.azure.plan import storage_account_name
 
     for prefix in ("a", "z" * 80, "0-0", "sahab" + "x" * 40):
         assert validation.azure_storage_account_name(storage_account_name(prefix, "proj", "stack", "")) is None

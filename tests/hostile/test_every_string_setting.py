@@ -17,10 +17,10 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 import pytest
 import yaml
 from pydantic import BaseModel
+from sahab.components.errors import ConfigError
+from sahab.components.fleet import credential_less_kubeconfig
+from sahab.components.fleet_config import FleetConfig, config_path, parse_fleet
 
-from components.errors import ConfigError
-from components.fleet import credential_less_kubeconfig
-from components.fleet_config import FleetConfig, config_path, parse_fleet
 from sahab.cli import main
 from tests.foundation.fleets import ROOT
 

@@ -10,14 +10,14 @@ import shlex
 
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
+from sahab.components import validation
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT, FleetConfig, config_path, parse_fleet
+from sahab.components.onprem.from_config import pool_args
+from sahab.components.onprem.inventory import group_for, hosts_for, pool_host_vars
+from sahab.components.onprem.runner import build_inventory
+from sahab.components.pool_plan import aks_taints, eks_taints
 
-from components import validation
-from components.errors import ConfigError
-from components.fleet_config import ROOT, FleetConfig, config_path, parse_fleet
-from components.onprem.from_config import pool_args
-from components.onprem.inventory import group_for, hosts_for, pool_host_vars
-from components.onprem.runner import build_inventory
-from components.pool_plan import aks_taints, eks_taints
 from tests.foundation.fleets import hybrid_fleet
 
 

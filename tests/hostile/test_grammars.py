@@ -1,8 +1,7 @@
 """The target grammars in components.validation and the catalog's whole instance types, case by case."""
 
 import pytest
-
-from components import accelerators, validation
+from sahab.components import accelerators, validation
 
 
 @pytest.mark.parametrize(("key", "ok"), [

@@ -2,9 +2,9 @@
 the config path of the setting and what is allowed there."""
 
 import pytest
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 
-from components.errors import ConfigError
-from components.fleet_config import parse_fleet
 from tests.foundation.fleets import hybrid_fleet
 
 # hybrid_fleet(): sites[0] auh (hosts cp1, gpu1); clusters onprem, eks, aks; node_pools gpu (onprem, h100),

@@ -25,12 +25,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sahab.components.onprem.cluster import OnPremClusterArgs, control_plane_inventory, control_plane_variables
+from sahab.components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
+from sahab.components.onprem.inventory import DATA_VOLUME_MOUNT, DATA_VOLUME_NAME, converge_inputs, group_for, hosts_for
+from sahab.components.onprem.node_pool import OnPremNodePoolArgs, TaintArgs, pool_vars
+from sahab.components.onprem.playbook_run import PlaybookProvider, converge
 
-from components.onprem.cluster import OnPremClusterArgs, control_plane_inventory, control_plane_variables
-from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
-from components.onprem.inventory import DATA_VOLUME_MOUNT, DATA_VOLUME_NAME, converge_inputs, group_for, hosts_for
-from components.onprem.node_pool import OnPremNodePoolArgs, TaintArgs, pool_vars
-from components.onprem.playbook_run import PlaybookProvider, converge
 from tools import testhost
 
 # A stuck converge fails the test (and tears the hosts down) instead of hanging CI.

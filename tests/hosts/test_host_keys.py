@@ -8,10 +8,10 @@ asks Ansible to skip the check.
 from __future__ import annotations
 
 import pytest
+from sahab.components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
+from sahab.components.onprem.inventory import converge_inputs, hosts_for
+from sahab.components.onprem.playbook_run import PlaybookProvider
 
-from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
-from components.onprem.inventory import converge_inputs, hosts_for
-from components.onprem.playbook_run import PlaybookProvider
 from tools import testhost
 
 pytestmark = [pytest.mark.hosts, pytest.mark.timeout(300)]

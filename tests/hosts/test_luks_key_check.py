@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 import yaml
+from sahab.components.onprem.runner import ANSIBLE_DIR
 
-from components.onprem.runner import ANSIBLE_DIR
 from tests.onprem.test_kubeadm_rendering import render
 
 pytestmark = [pytest.mark.hosts, pytest.mark.timeout(300)]

@@ -28,9 +28,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sahab.components.hybrid_plan import gateway_tunnel, mirrored
+from sahab.components.onprem.runner import ANSIBLE_DIR, Host, run_playbook
 
-from components.hybrid_plan import gateway_tunnel, mirrored
-from components.onprem.runner import ANSIBLE_DIR, Host, run_playbook
 from tests.hosts import package_snapshot
 from tools import testhost
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import Alerting, parse_fleet
+from sahab.components.kubernetes.alertmanager import MOUNT_DIR, SECRET_NAME, alertmanager_config
 
-from components.errors import ConfigError
-from components.fleet_config import Alerting, parse_fleet
-from components.kubernetes.alertmanager import MOUNT_DIR, SECRET_NAME, alertmanager_config
 from sahab.cli import main
 from tests.foundation.fleets import ROOT, stack_fleet
 from tests.kubernetes.manifests import validate
@@ -141,8 +141,8 @@ def test_default_route_grouping_and_inhibition():
 
 
 def test_gpu_alerts_carry_the_node_label_the_inhibit_rule_joins_on():
-    from components.kubernetes.alerts import rule_groups
-    from components.kubernetes.monitoring import dcgm_service_monitor_spec
+    from sahab.components.kubernetes.alerts import rule_groups
+    from sahab.components.kubernetes.monitoring import dcgm_service_monitor_spec
 
     relabel = dcgm_service_monitor_spec()["endpoints"][0]["relabelings"][0]
     assert relabel["targetLabel"] == "node"

@@ -2,9 +2,9 @@
 
 import pulumi
 import pytest
+from sahab.components.fleet import Fleet
+from sahab.components.fleet_config import parse_fleet
 
-from components.fleet import Fleet
-from components.fleet_config import parse_fleet
 from sahab.engine.kubernetes import kubeconfig_yaml
 from sahab.errors import ConfigError
 from tests.kubernetes.harness import one, record

@@ -6,10 +6,9 @@ import pytest
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-
-from components import accelerators
-from components.fleet_config import NodePool, Taint
-from components.kubernetes import alerts, dashboards, gpu_config
+from sahab.components import accelerators
+from sahab.components.fleet_config import NodePool, Taint
+from sahab.components.kubernetes import alerts, dashboards, gpu_config
 
 
 def gpu_pool(**kw) -> NodePool:

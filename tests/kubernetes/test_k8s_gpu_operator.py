@@ -3,15 +3,15 @@
 import pytest
 import yaml
 from pydantic import ValidationError
-
-from components import accelerators
-from components.fleet_config import NodePool, Taint
-from components.kubernetes.gpu_operator import (
+from sahab.components import accelerators
+from sahab.components.fleet_config import NodePool, Taint
+from sahab.components.kubernetes.gpu_operator import (
     CHART_REPOSITORY,
     DEVICE_PLUGIN_CONFIG,
     GpuOperator,
     GpuOperatorArgs,
 )
+
 from tests.kubernetes.harness import one, with_provider
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -101,7 +101,7 @@ def test_pools_of_one_cluster_must_agree_on_who_installs_drivers():
 
 
 def test_controllers_follow_the_placement_while_agents_follow_the_gpus():
-    from components.kubernetes.placement import Placement
+    from sahab.components.kubernetes.placement import Placement
 
     args = GpuOperatorArgs(cluster_kind="aks", pools=(pool(),),
                            placement=Placement(node_selector={"sahab.io/accelerator": "cpu"}))

@@ -2,9 +2,10 @@
 
 import json
 
-from components.fleet_config import Monitoring
-from components.kubernetes import alerts
-from components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
+from sahab.components.fleet_config import Monitoring
+from sahab.components.kubernetes import alerts
+from sahab.components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
+
 from tests.kubernetes.harness import of_type, one, with_provider
 
 RELEASE = "kubernetes:helm.sh/v3:Release"

@@ -1,7 +1,7 @@
 """Where cluster services run: CPU pools when there are any, otherwise tolerating the GPU nodes' taints."""
 
-from components.fleet_config import NodePool, Taint
-from components.kubernetes.placement import system_placement
+from sahab.components.fleet_config import NodePool, Taint
+from sahab.components.kubernetes.placement import system_placement
 
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}
 

@@ -1,9 +1,9 @@
 """The platform in the real stacks' plans: schema-valid objects, on the right clusters, secure by default."""
 
 import pytest
+from sahab.components.fleet_config import Monitoring, NodePool, Team
+from sahab.components.kubernetes.platform import Platform, PlatformArgs
 
-from components.fleet_config import Monitoring, NodePool, Team
-from components.kubernetes.platform import Platform, PlatformArgs
 from tests.kubernetes.harness import of_type, with_provider
 from tests.kubernetes.manifests import is_manifest, manifest, validate
 from tests.plans import stack_plan

@@ -8,8 +8,7 @@ import subprocess
 import pulumi
 import pytest
 from pydantic import ValidationError
-
-from components.kubernetes.storage import (
+from sahab.components.kubernetes.storage import (
     ONPREM_PROVISIONER,
     VOLUME_GROUP,
     EncryptedStorage,
@@ -17,6 +16,7 @@ from components.kubernetes.storage import (
     provisioner_config,
     setup_script,
 )
+
 from tests.kubernetes.harness import of_type, one, with_provider
 from tests.kubernetes.manifests import validate
 

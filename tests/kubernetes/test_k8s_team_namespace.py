@@ -2,9 +2,9 @@
 
 import pytest
 from pydantic import ValidationError
+from sahab.components.fleet_config import Team
+from sahab.components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs, network_policies
 
-from components.fleet_config import Team
-from components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs, network_policies
 from tests.kubernetes.harness import of_type, one, with_provider
 
 NP = "kubernetes:networking.k8s.io/v1:NetworkPolicy"

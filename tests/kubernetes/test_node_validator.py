@@ -10,8 +10,7 @@ import sys
 
 import cel
 import pytest
-
-from components.kubernetes.node_validator import (
+from sahab.components.kubernetes.node_validator import (
     NODE_NAME_EXTRA,
     POLICY_NAME,
     SYSTEM_NAMESPACE,
@@ -19,6 +18,7 @@ from components.kubernetes.node_validator import (
     VALIDATOR_USER,
     policy_spec,
 )
+
 from tests.foundation.fleets import ROOT
 from tests.kubernetes.manifests import manifest, validate
 from tests.plans import stack_plan

@@ -6,10 +6,9 @@ from __future__ import annotations
 import copy
 
 import pytest
-
-from components.egress import PRIVATE_RANGES
-from components.fleet_config import NodePool, parse_fleet
-from components.kubernetes.platform_fences import (
+from sahab.components.egress import PRIVATE_RANGES
+from sahab.components.fleet_config import NodePool, parse_fleet
+from sahab.components.kubernetes.platform_fences import (
     DEFAULT_DENY,
     FenceArgs,
     PlatformFences,
@@ -17,6 +16,7 @@ from components.kubernetes.platform_fences import (
     platform_flows,
     policy_specs,
 )
+
 from sahab.readiness import judge
 from tests.foundation.fleets import stack_fleet
 from tests.kubernetes.harness import of_type, with_provider

@@ -4,9 +4,9 @@ import re
 
 import pytest
 import yaml
+from sahab.components.kubernetes.node_validator import VALIDATION_LABEL
+from sahab.components.kubernetes.training_job import rendezvous_min_nodes
 
-from components.kubernetes.node_validator import VALIDATION_LABEL
-from components.kubernetes.training_job import rendezvous_min_nodes
 from tests.foundation.fleets import ROOT
 from tests.kubernetes.manifests import manifest, validate
 from tests.plans import stack_plan
@@ -189,8 +189,8 @@ def test_pod_cpu_and_memory_grow_with_the_gpus_a_pod_asks_for(prod):
 
 
 def test_pod_size_is_a_share_of_the_node_that_leaves_its_agents_room():
-    from components.fleet_config import NodePool
-    from components.kubernetes.training_job import NODE_SHARE, pod_size
+    from sahab.components.fleet_config import NodePool
+    from sahab.components.kubernetes.training_job import NODE_SHARE, pod_size
 
     g6e = NodePool(name="l40s", cluster="c", accelerator="l40s", instance_type="g6e.12xlarge", gpus_per_node=4)
     cpu, memory = pod_size(g6e, 48, 384)  # 4 GPUs: the whole node's share, capped per GPU

@@ -24,12 +24,12 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from sahab.components.onprem.cluster import OnPremClusterArgs, control_plane_inventory, control_plane_variables
+from sahab.components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
+from sahab.components.onprem.inventory import converge_inputs, group_for, hosts_for
+from sahab.components.onprem.node_pool import OnPremNodePoolArgs, pool_vars
+from sahab.components.onprem.playbook_run import PlaybookProvider
 
-from components.onprem.cluster import OnPremClusterArgs, control_plane_inventory, control_plane_variables
-from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
-from components.onprem.inventory import converge_inputs, group_for, hosts_for
-from components.onprem.node_pool import OnPremNodePoolArgs, pool_vars
-from components.onprem.playbook_run import PlaybookProvider
 from tools import testhost
 
 STANDIN = Path(__file__).parent / "standin" / "standin.py"

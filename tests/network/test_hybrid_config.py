@@ -13,11 +13,10 @@ import jinja2
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from components.errors import ConfigError
-from components.fleet_config import parse_fleet
-from components.hybrid_config import deployer_of
-from components.hybrid_plan import (
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
+from sahab.components.hybrid_config import deployer_of
+from sahab.components.hybrid_plan import (
     aws_inside_cidrs,
     forward_zones,
     gateway_tunnel,
@@ -26,7 +25,7 @@ from components.hybrid_plan import (
     render_router_config,
     zone_of,
 )
-from components.network_plan import (
+from sahab.components.network_plan import (
     plan_gateway_subnet,
     plan_private_endpoint_subnet,
     plan_resolver_address,
@@ -35,7 +34,8 @@ from components.network_plan import (
     plan_vnet_subnets,
     plan_vpc_subnets,
 )
-from components.onprem.runner import ANSIBLE_DIR
+from sahab.components.onprem.runner import ANSIBLE_DIR
+
 from tests.network.fleets import DX_GATEWAY, ER_CIRCUIT, fleet, site
 
 ROOT = "sahab:fleet"

@@ -12,9 +12,9 @@ import copy
 from collections.abc import Callable
 
 import pytest
+from sahab.components.fleet import Fleet
+from sahab.components.fleet_config import parse_fleet
 
-from components.fleet import Fleet
-from components.fleet_config import parse_fleet
 from sahab.engine import PlannedResource
 from sahab.readiness import judge
 from tests.cloud.helpers import planned_stack, record

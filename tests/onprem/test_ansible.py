@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from components.onprem.runner import ANSIBLE_DIR
+from sahab.components.onprem.runner import ANSIBLE_DIR
 
 ROLES = sorted(p for p in (ANSIBLE_DIR / "roles").iterdir() if p.is_dir())
 # Commands that act on the running kernel or on running services.

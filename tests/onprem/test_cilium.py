@@ -5,8 +5,7 @@ from __future__ import annotations
 import pulumi
 import pytest
 from pydantic import ValidationError
-
-from components.kubernetes.cilium import CHART_VERSION, Cilium, CiliumArgs, after_cni, helm_values
+from sahab.components.kubernetes.cilium import CHART_VERSION, Cilium, CiliumArgs, after_cni, helm_values
 
 
 class RecordingMocks(pulumi.runtime.Mocks):

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pulumi
 import pytest
-
-from components.onprem import playbook_run
-from components.onprem.cluster import OnPremCluster, OnPremClusterArgs
-from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
-from components.onprem.node_pool import OnPremNodePool, OnPremNodePoolArgs, TaintArgs
-from components.onprem.playbook_run import PlaybookProvider
-from components.onprem.runner import HostOutcome, RunResult
+from sahab.components.onprem import playbook_run
+from sahab.components.onprem.cluster import OnPremCluster, OnPremClusterArgs
+from sahab.components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
+from sahab.components.onprem.node_pool import OnPremNodePool, OnPremNodePoolArgs, TaintArgs
+from sahab.components.onprem.playbook_run import PlaybookProvider
+from sahab.components.onprem.runner import HostOutcome, RunResult
 
 KEY = "-----BEGIN OPENSSH PRIVATE KEY-----\nnot-a-real-key\n-----END OPENSSH PRIVATE KEY-----"
 TOKEN = "abcdef.0123456789abcdef"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 
-from components.errors import ConfigError
-from components.fleet_config import parse_fleet
 from tests.foundation.fleets import hybrid_fleet, stack_fleet
 
 

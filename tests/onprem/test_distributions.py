@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sahab.components.onprem.runner import ANSIBLE_DIR
 
-from components.onprem.runner import ANSIBLE_DIR
 from tests.onprem.test_kubeadm_rendering import render
 
 ROLES = ANSIBLE_DIR / "roles"

@@ -11,11 +11,11 @@ import subprocess
 
 import pytest
 import yaml
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
+from sahab.components.onprem.from_config import cluster_args, pool_args
+from sahab.components.onprem.runner import ANSIBLE_DIR
 
-from components.errors import ConfigError
-from components.fleet_config import parse_fleet
-from components.onprem.from_config import cluster_args, pool_args
-from components.onprem.runner import ANSIBLE_DIR
 from tests.onprem.test_kubeadm_rendering import render
 
 ROLE = ANSIBLE_DIR / "roles" / "sahab_os"

@@ -3,8 +3,8 @@ Kubernetes provider that can never fall back to the operator's own kubeconfig.""
 
 import pytest
 import yaml
+from sahab.components.fleet import credential_less_kubeconfig
 
-from components.fleet import credential_less_kubeconfig
 from tests.plans import stack_plan
 
 

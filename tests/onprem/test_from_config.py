@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from sahab.components.fleet_config import parse_fleet
+from sahab.components.onprem.from_config import cluster_args, pool_args
+from sahab.components.onprem.inventory import group_for
 
-from components.fleet_config import parse_fleet
-from components.onprem.from_config import cluster_args, pool_args
-from components.onprem.inventory import group_for
 from tests.foundation.fleets import hybrid_fleet, stack_fleet
 
 

@@ -18,9 +18,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from components.onprem import runner
-from components.onprem.runner import Host
+from sahab.components.onprem import runner
+from sahab.components.onprem.runner import Host
 
 pytestmark = pytest.mark.skipif(shutil.which("ssh") is None, reason="the OpenSSH client is not installed")
 

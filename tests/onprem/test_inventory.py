@@ -6,10 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
-
-from components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
-from components.onprem.inventory import converge_inputs, group_for, host_vars, hosts_for, pool_host_vars, reserved_cpus
-from components.onprem.node_pool import OnPremNodePoolArgs
+from sahab.components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
+from sahab.components.onprem.inventory import (
+    converge_inputs,
+    group_for,
+    host_vars,
+    hosts_for,
+    pool_host_vars,
+    reserved_cpus,
+)
+from sahab.components.onprem.node_pool import OnPremNodePoolArgs
 
 ACCESS = OnPremAccessArgs(ssh_private_key="PRIVATE KEY", known_hosts="[10.0.0.5]:22 ssh-ed25519 AAAA")
 

@@ -16,8 +16,7 @@ from ansible.plugins.loader import filter_loader
 from ansible.template import Templar, trust_as_template
 from hypothesis import given
 from hypothesis import strategies as st
-
-from components.onprem.runner import ANSIBLE_DIR
+from sahab.components.onprem.runner import ANSIBLE_DIR
 
 filter_loader.add_directory(str(ANSIBLE_DIR / "filter_plugins"))
 ROLES = ANSIBLE_DIR / "roles"

@@ -7,8 +7,7 @@ from __future__ import annotations
 import importlib.util
 
 import pytest
-
-from components.onprem.runner import ANSIBLE_DIR
+from sahab.components.onprem.runner import ANSIBLE_DIR
 
 _spec = importlib.util.spec_from_file_location("sahab_kubeadm", ANSIBLE_DIR / "filter_plugins/sahab_kubeadm.py")
 _plugin = importlib.util.module_from_spec(_spec)

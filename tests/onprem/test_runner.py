@@ -5,9 +5,8 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
-from components.onprem import runner
-from components.onprem.runner import ANSIBLE_DIR, Host, HostOutcome, RunResult
+from sahab.components.onprem import runner
+from sahab.components.onprem.runner import ANSIBLE_DIR, Host, HostOutcome, RunResult
 
 
 def test_inventory_puts_each_host_in_its_group_and_verifies_host_keys():

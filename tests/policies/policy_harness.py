@@ -19,8 +19,7 @@ from pulumi_policy import (
     StackValidationArgs,
 )
 from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE, UNKNOWN_STRING_VALUE, unknown_checking_proxy
-
-from policies import pack
+from sahab.policies import pack
 
 UNKNOWN = UNKNOWN_STRING_VALUE
 UNKNOWN_BOOL = UNKNOWN_BOOLEAN_VALUE

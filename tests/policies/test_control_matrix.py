@@ -8,10 +8,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
-from policies import controls, rule_table
-from policies.controls import CONTROLS, FRAMEWORKS, control_id, rules_for
-from policies.core import ISO27001, Enforcement, all_rules
+from sahab.policies import controls, rule_table
+from sahab.policies.controls import CONTROLS, FRAMEWORKS, control_id, rules_for
+from sahab.policies.core import ISO27001, Enforcement, all_rules
 
 README = Path(__file__).resolve().parents[2] / "policies" / "README.md"
 

@@ -12,11 +12,10 @@ import importlib.metadata
 import json
 
 import pytest
-
-from policies.core import Context
-from policies.egress import MODEL, destination_paths, entry, is_filtered, is_source, model
-from policies.places import MAX_TABLE_AGE_DAYS, endpoint_table, place_of_host
-from policies.residency import Place, place_allowed, place_of_reference
+from sahab.policies.core import Context
+from sahab.policies.egress import MODEL, destination_paths, entry, is_filtered, is_source, model
+from sahab.policies.places import MAX_TABLE_AGE_DAYS, endpoint_table, place_of_host
+from sahab.policies.residency import Place, place_allowed, place_of_reference
 
 
 def test_the_model_is_generated_from_the_installed_sdks():
@@ -111,7 +110,7 @@ def test_a_host_nobody_can_place_fails_closed_and_a_private_one_is_inside():
 def test_no_public_egress_knows_the_site_networks_that_never_leave_it():
     """SAHAB-K8S-020's private ranges: RFC 1918, shared space, IPv6 ULA (an on-prem site on fd00::/8) and loopback
     are private; anything else, or a block reaching past them, is public."""
-    from policies.rules.egress import public_block
+    from sahab.policies.rules.egress import public_block
 
     for private in ("10.1.0.0/16", "100.64.3.0/24", "fd12:3456::/64", "127.0.0.41/32", "::1/128"):
         assert not public_block(private), private

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pulumi
 import pytest
 from policy_harness import Res, Stack, run
+from sahab.components.aws.site_link import AwsSiteLink, AwsSiteLinkArgs
+from sahab.components.azure.site_link import AzureSiteLink, AzureSiteLinkArgs
+from sahab.policies.rules.hybrid_links import GATEWAY_CONNECTION, VPN_CONNECTION
 
-from components.aws.site_link import AwsSiteLink, AwsSiteLinkArgs
-from components.azure.site_link import AzureSiteLink, AzureSiteLinkArgs
-from policies.rules.hybrid_links import GATEWAY_CONNECTION, VPN_CONNECTION
 from tests.cloud.helpers import record
 
 NET_RULES = ("aws-ec2-vpnconnection-ikev2-only", "aws-ec2-vpnconnection-aes-gcm-only",

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 from policy_harness import UNKNOWN, Res, Stack, run
-
-from policies.core import Context
-from policies.rules.kubernetes_images import (
+from sahab.policies.core import Context
+from sahab.policies.rules.kubernetes_images import (
     ReferenceError_,
     allowed_registries,
     fleet_registry_hosts,

@@ -6,8 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pulumi_policy.proxy import UNKNOWN_BOOLEAN_VALUE, UNKNOWN_STRING_VALUE, unknown_checking_proxy
-
-from policies.core import MISSING, UNKNOWN, lookup
+from sahab.policies.core import MISSING, UNKNOWN, lookup
 
 KEYS = st.sampled_from(["a", "b", "region", "rules"])
 LEAVES = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=5),

@@ -12,8 +12,7 @@ import inspect
 import textwrap
 
 import pytest
-
-from policies.core import all_rules
+from sahab.policies.core import all_rules
 
 PLACE_KEYS = {"region", "location", "regionName", "locationName", "zone", "country", "availabilityZone",
               "sahab.io/region"}

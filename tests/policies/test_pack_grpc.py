@@ -63,7 +63,7 @@ def test_pulumi_policy_yaml_runs_python_in_the_project_venv():
 
 
 def test_analyzer_info_lists_every_rule_with_metadata(analyzer):
-    from policies.core import all_rules
+    from sahab.policies.core import all_rules
 
     info = analyzer.GetAnalyzerInfo(empty_pb2.Empty())
     assert info.name == "sahab-uae-residency"

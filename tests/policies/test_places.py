@@ -7,8 +7,7 @@ import base64
 import json
 
 import pytest
-
-from policies.places import allowed, places_in, places_in_text
+from sahab.policies.places import allowed, places_in, places_in_text
 
 ALLOWED = ("me-central-1", "uaenorth", "uaecentral")
 

@@ -8,8 +8,7 @@ import json
 
 import pytest
 from policy_harness import UNKNOWN, UNKNOWN_BOOL, Res, Stack, run
-
-from policies.core import Enforcement, Unknown, all_rules
+from sahab.policies.core import Enforcement, Unknown, all_rules
 
 ME = {"region": "me-central-1"}
 EU = {"region": "eu-west-1"}

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 
 from policy_harness import UNKNOWN, Res, Stack, run
+from sahab.policies.core import Context, ResourceView
+from sahab.policies.residency import effective_place
 from test_rule_catalog import (
     ACCOUNT,
     BUCKET,
@@ -21,9 +23,6 @@ from test_rule_catalog import (
     sse,
     storage_class,
 )
-
-from policies.core import Context, ResourceView
-from policies.residency import effective_place
 
 RESOURCE_GROUP = "azure-native:resources:ResourceGroup"
 REGION = "aws-all-resource-region-allowed"

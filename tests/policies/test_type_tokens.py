@@ -7,10 +7,9 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-
-from policies import residency
-from policies.core import DEFAULT_GLOBAL_LOCATION_TYPES, all_rules
-from policies.rules import (
+from sahab.policies import residency
+from sahab.policies.core import DEFAULT_GLOBAL_LOCATION_TYPES, all_rules
+from sahab.policies.rules import (
     aws_residency,
     aws_s3,
     cloud_residency,

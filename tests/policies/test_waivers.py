@@ -7,9 +7,8 @@ import datetime as dt
 
 import pytest
 from policy_harness import Res, run
+from sahab.policies.waivers import DEFAULT_PATH, Waiver, WaiverError, load_waivers
 from test_rule_catalog import ME
-
-from policies.waivers import DEFAULT_PATH, Waiver, WaiverError, load_waivers
 
 RULE = "aws-kms-key-rotation-enabled"
 KEY = Res("aws:kms/key:Key", {"enableKeyRotation": False}, name="legacy", provider=ME)

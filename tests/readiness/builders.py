@@ -17,12 +17,12 @@ import pulumi_aws as aws
 import pulumi_azure_native as azure_native
 import pulumi_kubernetes as k8s
 import pulumi_random as random
+from sahab.components.fleet_config import NodePool, Team, Workload
+from sahab.components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
+from sahab.components.kubernetes.placement import system_placement
+from sahab.components.kubernetes.platform import Platform, PlatformArgs
+from sahab.components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 
-from components.fleet_config import NodePool, Team, Workload
-from components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
-from components.kubernetes.placement import system_placement
-from components.kubernetes.platform import Platform, PlatformArgs
-from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 from sahab.engine import PlannedResource
 from sahab.engine.kubernetes import kubeconfig_yaml
 from sahab.readiness import judge

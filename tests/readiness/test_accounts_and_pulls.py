@@ -6,10 +6,10 @@ from __future__ import annotations
 import copy
 
 import pytest
+from sahab.components.artifacts import CATALOG, Images
+from sahab.components.fleet_config import NodePool
+from sahab.components.registry_plan import pulled
 
-from components.artifacts import CATALOG, Images
-from components.fleet_config import NodePool
-from components.registry_plan import pulled
 from sahab.readiness import judge
 from tests.readiness.builders import onprem_cluster, onprem_node, onprem_pool, planned, platform
 

@@ -1,8 +1,8 @@
 """The pure parts: quantities, allocatable figures per platform, node shapes, toleration and affinity rules."""
 
 import pytest
+from sahab.components import accelerators
 
-from components import accelerators
 from sahab.readiness import allocatable
 from sahab.readiness.quantities import GiB, MiB, amount
 from sahab.readiness.readiness_types import Taint

@@ -11,14 +11,13 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from components import chart_facts
-from components.artifacts import CATALOG, Images, autoscaler_image
-from components.aws.cluster_autoscaler import ClusterAutoscalerArgs, chart_values
-from components.chart_facts import MissingFactSheet, sheet
-from components.image_refs import RULES, valid_reference
-from components.kubernetes.storage import HELPER_ACCOUNT
-from components.validation import KUBERNETES_VERSIONS
+from sahab.components import chart_facts
+from sahab.components.artifacts import CATALOG, Images, autoscaler_image
+from sahab.components.aws.cluster_autoscaler import ClusterAutoscalerArgs, chart_values
+from sahab.components.chart_facts import MissingFactSheet, sheet
+from sahab.components.image_refs import RULES, valid_reference
+from sahab.components.kubernetes.storage import HELPER_ACCOUNT
+from sahab.components.validation import KUBERNETES_VERSIONS
 
 HOST = "registry.site.example.ae:5000"
 CHART_COMPONENTS = sorted(a.component for a in CATALOG.values() if a.kind == "chart")
@@ -104,7 +103,8 @@ def test_the_issue_31_pins_hold():
 
 
 def test_sahabs_local_path_command_is_one_the_binary_takes():
-    from components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
+    from sahab.components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
+
     from tests.kubernetes.harness import one, with_provider
 
     planned = with_provider(lambda o: EncryptedStorage("st", EncryptedStorageArgs(cluster_kind="onprem"), opts=o))

@@ -7,14 +7,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
-from components.artifacts import CATALOG, Images, autoscaler_image, components_of
-from components.aws.cluster_autoscaler import ClusterAutoscalerArgs, chart_values
-from components.fleet_config import NodePool
-from components.kubernetes import cilium, efa_device_plugin, gpu_operator, kueue, monitoring
-from components.registry_plan import pulled
-from policies.core import ResourceView
-from policies.rules.kubernetes_images import HELM_RELEASE, images_of
+from sahab.components.artifacts import CATALOG, Images, autoscaler_image, components_of
+from sahab.components.aws.cluster_autoscaler import ClusterAutoscalerArgs, chart_values
+from sahab.components.fleet_config import NodePool
+from sahab.components.kubernetes import cilium, efa_device_plugin, gpu_operator, kueue, monitoring
+from sahab.components.registry_plan import pulled
+from sahab.policies.core import ResourceView
+from sahab.policies.rules.kubernetes_images import HELM_RELEASE, images_of
 
 HOST = "registry.site.example.ae:5000"
 DIGEST = "sha256:" + "cd" * 32

@@ -6,11 +6,11 @@ from __future__ import annotations
 import tomllib
 
 import yaml
+from sahab.components.artifacts import UPSTREAMS
+from sahab.components.fleet_config import parse_fleet
+from sahab.components.onprem.from_config import cluster_args, pool_args, registry_variables
+from sahab.components.onprem.runner import ANSIBLE_DIR
 
-from components.artifacts import UPSTREAMS
-from components.fleet_config import parse_fleet
-from components.onprem.from_config import cluster_args, pool_args, registry_variables
-from components.onprem.runner import ANSIBLE_DIR
 from tests.onprem.test_kubeadm_rendering import init_config, render
 
 ROLE = ANSIBLE_DIR / "roles" / "sahab_containerd"

@@ -12,11 +12,11 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sahab.components.artifacts import CATALOG, Images, read_digest_lock
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
+from sahab.components.registry_plan import seed_list
 
-from components.artifacts import CATALOG, Images, read_digest_lock
-from components.errors import ConfigError
-from components.fleet_config import parse_fleet
-from components.registry_plan import seed_list
 from sahab.cli import main
 from sahab.engine import plan
 from tests.plans import stack_plan
@@ -266,7 +266,7 @@ def test_an_airgapped_site_seeds_every_on_prem_image_while_a_proxying_mirror_cac
 
 
 def test_ecr_creates_cache_repositories_through_a_role_scoped_to_the_cache_prefixes_and_the_key():
-    from components.aws.registry import creation_permissions, creation_trust_policy
+    from sahab.components.aws.registry import creation_permissions, creation_trust_policy
 
     trust = json.loads(creation_trust_policy("111122223333"))["Statement"][0]
     assert trust["Principal"] == {"Service": "ecr.amazonaws.com"}
@@ -312,7 +312,7 @@ def test_an_ecr_host_is_accepted_exactly_when_its_region_is_in_the_residency_lis
 
 
 def test_an_upstream_login_must_be_the_json_ecr_and_acr_expect_and_is_named_when_it_is_not():
-    from components.azure.registry import login_field
+    from sahab.components.azure.registry import login_field
 
     login = json.dumps({"username": "sahab", "accessToken": "dckr_pat_x"})
     assert login_field(login, "username", "where", dry_run=False) == "sahab"

@@ -109,7 +109,8 @@ def test_a_burst_stack_lists_only_the_training_image_for_its_workers_registries(
 
 def test_a_fully_pinned_stack_is_told_which_digest_waivers_to_delete(capsys):
     """After `pin` records every artifact, the stack's digest-rule waivers have no reason left: prod's are named."""
-    from policies.waivers import load_waivers
+    from sahab.policies.waivers import load_waivers
+
     from sahab.commands.registry import DIGEST_RULE, _waivers_left
 
     prod = [w for w in load_waivers() if w.policy == DIGEST_RULE and w.resource.startswith("urn:pulumi:prod::")]

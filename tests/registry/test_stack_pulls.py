@@ -9,9 +9,9 @@ import re
 import shutil
 
 import pytest
+from sahab.components.chart_facts import sheet
+from sahab.components.image_refs import valid_reference
 
-from components.chart_facts import sheet
-from components.image_refs import valid_reference
 from sahab.engine import plan
 from sahab.project import find_project
 from sahab.readiness.clusters import discover

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sahab.components.fleet_config import parse_fleet
+from sahab.policies.core import MISSING, UNKNOWN, ResourceView
+from sahab.policies.rules.kubernetes_images import HELM_RELEASE, images_of, parse_reference
 
-from components.fleet_config import parse_fleet
-from policies.core import MISSING, UNKNOWN, ResourceView
-from policies.rules.kubernetes_images import HELM_RELEASE, images_of, parse_reference
 from tests.plans import stack_plan
 
 STACKS = Path(__file__).resolve().parents[2] / "stacks"

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from components.errors import ConfigError
-from components.fleet_config import parse_fleet
-from components.onprem.from_config import access_for
+from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
+from sahab.components.onprem.from_config import access_for
 
 ED = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAF2THcYyCMSVaAGtZQ04/xZZyQAtsyoxhmsoyTFHu6W"
 ECDSA = ("ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBEmKSENjQEezOmxkZMy7opKgwFB9nkt5"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sahab.components.fleet_config import parse_fleet
 
-from components.fleet_config import parse_fleet
 from tests.starter.conftest import SPARE_DISK_ID, install_lsblk, sahab
 
 pytestmark = pytest.mark.hosts

@@ -8,8 +8,8 @@ import random
 
 import pytest
 import yaml
+from sahab.components.fleet_config import parse_fleet
 
-from components.fleet_config import parse_fleet
 from sahab.starter.facts import ProbeFailed, parse_probe
 from sahab.starter.propose import Choices, Refused, propose
 from sahab.starter.stackfile import render

@@ -21,11 +21,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sahab.components.fleet_config import NodePool, Team, Workload
+from sahab.components.kubernetes.training_job import TrainingJob, TrainingJobArgs
+from sahab.workloads.train.checkpoint import available_steps
 from workload_helpers import ROOT
-
-from components.fleet_config import NodePool, Team, Workload
-from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
-from workloads.train.checkpoint import available_steps
 
 JOB = "train-loopback"
 SERVICE = f"{JOB}-rdzv"

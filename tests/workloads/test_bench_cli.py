@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from sahab.workloads.bench.hardware_classes import CATALOG, CPU_CLASSES
 from workload_helpers import ROOT, sahab_env
 
 from sahab.schema import SCHEMA_VERSION
-from workloads.bench.hardware_classes import CATALOG, CPU_CLASSES
 
 pytestmark = pytest.mark.slow
 

@@ -6,12 +6,11 @@ import json
 import re
 
 import pytest
-
-from workloads.bench.hardware_classes import CATALOG, CPU_CLASSES
-from workloads.bench.peer_outliers import failing_nodes, outliers
-from workloads.bench.probes import Measurement, bus_bandwidth
-from workloads.bench.report import render
-from workloads.bench.validate import (
+from sahab.workloads.bench.hardware_classes import CATALOG, CPU_CLASSES
+from sahab.workloads.bench.peer_outliers import failing_nodes, outliers
+from sahab.workloads.bench.probes import Measurement, bus_bandwidth
+from sahab.workloads.bench.report import render
+from sahab.workloads.bench.validate import (
     BaselineError,
     NodeResult,
     ProbeResult,

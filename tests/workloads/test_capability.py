@@ -7,11 +7,10 @@ import time
 
 import pytest
 import torch
-
-from workloads.bench import capability, gemm, probes
-from workloads.bench.capability import FLAGS_ENV, classify_cpu, detect_cpu
-from workloads.bench.hardware_classes import CATALOG, CPU_CLASSES
-from workloads.bench.validate import (
+from sahab.workloads.bench import capability, gemm, probes
+from sahab.workloads.bench.capability import FLAGS_ENV, classify_cpu, detect_cpu
+from sahab.workloads.bench.hardware_classes import CATALOG, CPU_CLASSES
+from sahab.workloads.bench.validate import (
     EXIT_FAIL,
     EXIT_INCONCLUSIVE,
     EXIT_PASS,
@@ -166,9 +165,9 @@ def test_mfu_peak_is_the_gemm_rate_of_the_precision_used():
 
 
 def test_the_trainer_runs_fp32_on_an_avx2_cpu_and_bf16_on_amx(monkeypatch, tmp_path):
-    from workloads.train.config import ModelConfig, TrainConfig
-    from workloads.train.distributed import DistEnv
-    from workloads.train.trainer import Trainer
+    from sahab.workloads.train.config import ModelConfig, TrainConfig
+    from sahab.workloads.train.distributed import DistEnv
+    from sahab.workloads.train.trainer import Trainer
 
     cfg = TrainConfig(model=ModelConfig(vocab_size=16, seq_len=16, n_layers=1, n_heads=2, d_model=32),
                       checkpoint_dir=str(tmp_path), precision="auto")
@@ -181,7 +180,7 @@ def test_the_trainer_runs_fp32_on_an_avx2_cpu_and_bf16_on_amx(monkeypatch, tmp_p
 
 def test_a_probe_that_overruns_is_stopped_and_the_run_is_inconclusive(monkeypatch):
     """However a probe gets stuck (here: Python that never returns), the run keeps its budget."""
-    from workloads.bench import validate
+    from sahab.workloads.bench import validate
 
     def stuck(*args, **kwargs):
         while True:

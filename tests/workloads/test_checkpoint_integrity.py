@@ -18,9 +18,8 @@ from pathlib import Path
 import pytest
 import torch
 import torch.distributed.checkpoint as dcp
-
-from workloads.train import checkpoint, integrity
-from workloads.train.integrity import CheckpointRefused
+from sahab.workloads.train import checkpoint, integrity
+from sahab.workloads.train.integrity import CheckpointRefused
 
 KEY = "k" * 40 + "-the-team-key-from-its-pulumi-secret"
 OTHER_KEY = "o" * 40 + "-a-key-some-store-writer-made-up"

@@ -13,11 +13,10 @@ import sys
 import time
 
 import pytest
+from sahab.workloads.train import checkpoint
+from sahab.workloads.train.storage import open_store
 from test_train_torchrun import TINY, training_workers
 from workload_helpers import ROOT, sahab_env
-
-from workloads.train import checkpoint
-from workloads.train.storage import open_store
 
 pytestmark = [pytest.mark.torchrun, pytest.mark.slow, pytest.mark.moto, pytest.mark.timeout(400)]
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch.multiprocessing as mp
-
-from workloads.node_fabric import FAR_BELOW, Fabric, fabric_of
+from sahab.workloads.node_fabric import FAR_BELOW, Fabric, fabric_of
 
 
 def test_each_fabric_has_its_own_floor():
@@ -33,9 +32,8 @@ def _rank(rank: int, port: int, out: str) -> None:
 
     import torch
     import torch.distributed as dist
-
-    from workloads.train.distributed import DistEnv
-    from workloads.train.worker import fabric_carries
+    from sahab.workloads.train.distributed import DistEnv
+    from sahab.workloads.train.worker import fabric_carries
 
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
     verdicts = []

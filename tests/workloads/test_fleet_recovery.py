@@ -14,8 +14,7 @@ import time
 
 import pytest
 from fleet import SCALED_TIMEOUTS, Fleet
-
-from components.kubernetes.training_job import RENDEZVOUS_LOST, TRAIN_CONTAINER
+from sahab.components.kubernetes.training_job import RENDEZVOUS_LOST, TRAIN_CONTAINER
 
 pytestmark = [pytest.mark.torchrun, pytest.mark.slow]
 
@@ -142,8 +141,8 @@ def test_agents_starting_minutes_apart_wait_for_the_store_and_for_each_other(fle
 
 @pytest.fixture(scope="module")
 def prod_job():
-    from components.fleet_config import NodePool, Team, Workload
-    from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
+    from sahab.components.fleet_config import NodePool, Team, Workload
+    from sahab.components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 
     pool = NodePool(name="loopback", cluster="c", accelerator="cpu", min_size=3, max_size=3)
     args = TrainingJobArgs(pool=pool, team=Team(name="research"), checkpoint_uri="s3://bucket/prefix",
@@ -153,8 +152,8 @@ def prod_job():
 
 def test_the_job_counts_a_failure_of_the_training_itself():
     """The policy is narrow: a worker failure past torchrun's restarts (exit 1) still counts."""
-    from components.fleet_config import NodePool, Team, Workload
-    from components.kubernetes.training_job import TrainingJob, TrainingJobArgs
+    from sahab.components.fleet_config import NodePool, Team, Workload
+    from sahab.components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 
     pool = NodePool(name="loopback", cluster="c", accelerator="cpu", min_size=2, max_size=2)
     args = TrainingJobArgs(pool=pool, team=Team(name="research"), checkpoint_uri="s3://bucket/prefix",

@@ -8,12 +8,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from sahab.workloads.bench.capability import GPU_PROPERTIES_ENV, detect_gpu
+from sahab.workloads.bench.hardware_classes import CATALOG, GpuProperties, UnknownHardware, classify_gpu, hardware_class
+from sahab.workloads.bench.probes import Measurement
+from sahab.workloads.bench.validate import judge, on_every_device
 from workload_helpers import ROOT
-
-from workloads.bench.capability import GPU_PROPERTIES_ENV, detect_gpu
-from workloads.bench.hardware_classes import CATALOG, GpuProperties, UnknownHardware, classify_gpu, hardware_class
-from workloads.bench.probes import Measurement
-from workloads.bench.validate import judge, on_every_device
 
 FIXTURE = ROOT / "tests" / "fixtures" / "gpu_properties.json"
 RECORDINGS = json.loads(FIXTURE.read_text())["recordings"]

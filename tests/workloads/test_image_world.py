@@ -26,10 +26,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sahab.components.fleet_config import parse_fleet
+from sahab.components.registry_plan import seed_list
 from test_node_validation import FakeAPI, _judged, _node
 
-from components.fleet_config import parse_fleet
-from components.registry_plan import seed_list
 from tests.cloud.helpers import planned_stack
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,7 @@ from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-
-from workloads.node_validation import (
+from sahab.workloads.node_validation import (
     CLASS_LABEL,
     FAILED_PROBES,
     FINGERPRINT,

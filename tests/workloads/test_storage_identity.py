@@ -9,8 +9,7 @@ import json
 import pytest
 from azure.core.pipeline.transport import HttpResponse, HttpTransport
 from azure.identity import DefaultAzureCredential, WorkloadIdentityCredential
-
-from workloads.train.storage import AzureBlobStore, blob_credential
+from sahab.workloads.train.storage import AzureBlobStore, blob_credential
 
 TENANT = "9b1e4d2a-7c3f-4e8b-a5d6-0f1e2c3b4a59"
 CLIENT = "0c6b1a8e-3d2f-4e5a-9b7c-1f2e3d4c5b6a"

@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 
 import pytest
+from sahab.workloads.train.checkpoint import available_steps
 from workload_helpers import ROOT, sahab_env
 
 from sahab.schema import SCHEMA_VERSION
-from workloads.train.checkpoint import available_steps
 
 pytestmark = [pytest.mark.torchrun, pytest.mark.slow]
 

@@ -8,15 +8,14 @@ from collections import Counter
 
 import pytest
 import torch
-
-from workloads.train import checkpoint
-from workloads.train.config import ModelConfig, TrainConfig
-from workloads.train.data import ALPHABET, decode, default_batches, encode, generate_corpus
-from workloads.train.distributed import DistEnv
-from workloads.train.flops import flops_per_token, matmul_params
-from workloads.train.model import GPT
-from workloads.train.trainer import Trainer, learning_rate
-from workloads.train.worker import build_parser, config_from_args, config_to_args
+from sahab.workloads.train import checkpoint
+from sahab.workloads.train.config import ModelConfig, TrainConfig
+from sahab.workloads.train.data import ALPHABET, decode, default_batches, encode, generate_corpus
+from sahab.workloads.train.distributed import DistEnv
+from sahab.workloads.train.flops import flops_per_token, matmul_params
+from sahab.workloads.train.model import GPT
+from sahab.workloads.train.trainer import Trainer, learning_rate
+from sahab.workloads.train.worker import build_parser, config_from_args, config_to_args
 
 TINY = ModelConfig(vocab_size=16, seq_len=32, n_layers=2, n_heads=2, d_model=64)
 
@@ -125,7 +124,7 @@ def test_resume_refuses_a_checkpoint_of_another_model(tmp_path):
 
 
 def test_cpu_bf16_matmul_attention_matches_sdpa(monkeypatch):
-    from workloads.train import model as model_module
+    from sahab.workloads.train import model as model_module
 
     torch.manual_seed(0)
     gpt = GPT(TINY)
@@ -149,7 +148,7 @@ def test_cpu_bf16_matmul_attention_matches_sdpa(monkeypatch):
 def test_objects_pruning_could_not_delete_are_named_and_training_goes_on(capsys):
     """S3's DeleteObjects answers 200 with per-key errors (a legal hold, a denying policy): the trainer says which
     objects stay behind instead of dropping the answer."""
-    from workloads.train.storage import S3Store
+    from sahab.workloads.train.storage import S3Store
 
     class DenyingClient:  # the answer shape of S3's DeleteObjects when a key is refused
         def delete_objects(self, Bucket, Delete):
@@ -165,9 +164,9 @@ def test_objects_pruning_could_not_delete_are_named_and_training_goes_on(capsys)
 
 
 def test_presets_give_each_gpu_class_a_model_worth_it_and_explicit_flags_win():
-    from workloads.train.flops import matmul_params
-    from workloads.train.presets import PRESETS, apply_preset, preset_for_class
-    from workloads.train.worker import build_parser, config_from_args
+    from sahab.workloads.train.flops import matmul_params
+    from sahab.workloads.train.presets import PRESETS, apply_preset, preset_for_class
+    from sahab.workloads.train.worker import build_parser, config_from_args
 
     assert preset_for_class("h100-nvl") == preset_for_class("a100-80gb-sxm") == "large"
     assert preset_for_class("a100-40gb-sxm") == "medium" and preset_for_class("t4") == "small"

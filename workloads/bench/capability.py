@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from workloads.bench.hardware_classes import (
+from .hardware_classes import (
     CATALOG,
     GpuProperties,
     UnknownHardware,
@@ -100,7 +100,7 @@ def torch_cpu_flags() -> set[str]:
 def measure_bf16_is_fast(budget_s: float = MEASURED_CHECK_BUDGET_S) -> tuple[bool, str]:
     """bf16 against fp32 GEMM on one small shape. Each side gets half the budget; one 512^3 bf16 call
     is ~0.35 s at the emulated rate of an AVX2 core, so the whole check stays near `budget_s` anywhere."""
-    from workloads.bench.gemm import gemm_flops
+    from .gemm import gemm_flops
 
     fp32 = gemm_flops("fp32", budget_s=budget_s / 2, shapes=((512, 512, 512),))
     bf16 = gemm_flops("bf16", budget_s=budget_s / 2, shapes=((512, 512, 512),))
@@ -203,7 +203,7 @@ def peak_flops(precision: str | None = None, budget_s: float = 2.0) -> float | N
     precision = precision or cap.precision
     if cap.device_type == "cuda":
         return cap.hardware.peak_flops(precision)
-    from workloads.bench.gemm import gemm_flops
+    from .gemm import gemm_flops
 
     return gemm_flops(precision, budget_s=budget_s)
 

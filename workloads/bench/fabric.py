@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from workloads.node_fabric import FLOOR_ENV, GBIT, Fabric
+from ..node_fabric import FLOOR_ENV, GBIT, Fabric
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ def measure(fabric: Fabric, nodes: int, device: str, nbytes: int | None = None,
     """All-reduce across the running process group (every rank calls this) and judge the bus bandwidth."""
     import torch.distributed as dist
 
-    from workloads.bench.probes import _allreduce_seconds, bus_bandwidth
+    from .probes import _allreduce_seconds, bus_bandwidth
 
     nbytes = nbytes or ((256 << 20) if device.startswith("cuda") else (16 << 20))
     seconds = _allreduce_seconds(nbytes, device, budget_s=budget_s)

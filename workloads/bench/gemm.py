@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import torch
 
-from workloads.bench.timing import best_time, no_sync
+from .timing import best_time, no_sync
 
 CPU_SHAPES = ((1024, 1024, 1024), (2048, 2048, 2048), (2048, 4096, 1024))
 GPU_SHAPES = ((4096, 4096, 4096), (8192, 8192, 8192), (16384, 8192, 1280))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from workloads.bench.validate import NodeResult, peak_flops_from
+from .validate import NodeResult, peak_flops_from
 
 
 def main(argv: list[str]) -> int:

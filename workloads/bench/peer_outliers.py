@@ -10,7 +10,7 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from workloads.bench.validate import NodeResult
+from .validate import NodeResult
 
 MIN_PEERS = 3  # with two nodes there is no majority to call one of them slow
 DEFAULT_TOLERANCE = 0.15

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from workloads.bench.gemm import measure_gemm
-from workloads.bench.timing import best_time, no_sync
+from .gemm import measure_gemm
+from .timing import best_time, no_sync
 
 
 @dataclass
@@ -171,7 +171,7 @@ def probe_train_config(device: str, rehearsal: bool = False):
     """A model sized so a few steps take about a second: small on CPU, large enough to load a GPU. A rehearsal
     (a GPU class's probes on a CPU, from recorded GPU properties) runs a tiny one: it exercises the class's
     precision path (fp16 and its gradient scaler on a T4), which a CPU without that native path runs ~40x slower."""
-    from workloads.train.config import ModelConfig, TrainConfig
+    from ..train.config import ModelConfig, TrainConfig
 
     if rehearsal:
         model = ModelConfig(vocab_size=64, seq_len=64, n_layers=2, n_heads=2, d_model=64)
@@ -195,9 +195,9 @@ def train_step(device: str, peak_flops: float | None, precision: str, budget_s: 
 
     With a measured `peak_flops`, a step predicted to take more than a third of the budget (a warm-up and
     two timed steps must fit) is not started: the probe reports it cut short instead of running for minutes."""
-    from workloads.train.distributed import DistEnv
-    from workloads.train.flops import flops_per_token, mfu
-    from workloads.train.trainer import Trainer
+    from ..train.distributed import DistEnv
+    from ..train.flops import flops_per_token, mfu
+    from ..train.trainer import Trainer
 
     deadline = time.perf_counter() + budget_s
     cfg = dataclasses.replace(probe_train_config(device, rehearsal), precision=precision)
@@ -227,7 +227,7 @@ def train_step(device: str, peak_flops: float | None, precision: str, budget_s: 
 
 def _probe_batches(cfg):
     """The training data pipeline on a smaller corpus: generating it is Python, and not what is measured."""
-    from workloads.train.data import default_batches
+    from ..train.data import default_batches
 
     return default_batches(cfg.model.seq_len, cfg.batch_size, cfg.seed, n_chars=100_000)
 

@@ -8,8 +8,8 @@ import base64
 import io
 from pathlib import Path
 
-from workloads.bench.peer_outliers import DEFAULT_TOLERANCE, class_medians, failing_nodes, outliers
-from workloads.bench.validate import PROBE_ORDER, NodeResult
+from .peer_outliers import DEFAULT_TOLERANCE, class_medians, failing_nodes, outliers
+from .validate import PROBE_ORDER, NodeResult
 
 PASS_COLOUR, FAIL_COLOUR, OUTLIER_COLOUR = "#3a7d44", "#c0392b", "#e67e22"
 

@@ -20,9 +20,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workloads.bench.busy import BUSY_SHARE, BusyMeter
-from workloads.bench.hardware_classes import HardwareClass, cpu_count, hardware_class
-from workloads.bench.timing import OutOfTime, hard_limit
+from .busy import BUSY_SHARE, BusyMeter
+from .hardware_classes import HardwareClass, cpu_count, hardware_class
+from .timing import OutOfTime, hard_limit
 
 DATALOADER_HEADROOM = 2.0  # the loader must outrun the step by this factor, or the device waits on data
 PROBE_ORDER = ("gemm", "gemm_fp32", "memory_bandwidth", "allreduce", "train_step", "dataloader")
@@ -249,9 +249,9 @@ def run_validation(
     this node is detected as. A probe that no longer fits in what is left of the budget is not started."""
     import torch
 
-    from workloads.bench import probes as p
-    from workloads.bench.capability import detect
-    from workloads.train.flops import flops_per_token
+    from ..train.flops import flops_per_token
+    from . import probes as p
+    from .capability import detect
 
     started = time.perf_counter()
     deadline = started + time_budget

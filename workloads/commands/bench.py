@@ -8,9 +8,9 @@ import json
 import sys
 from pathlib import Path
 
-from workloads.errors import ConfigError, UsageError, WorkloadError
-from workloads.outputs import check_writable
-from workloads.schema import versions
+from ..errors import ConfigError, UsageError, WorkloadError
+from ..outputs import check_writable
+from ..schema import versions
 
 HELP = "Validate this node (GEMM, memory, all-reduce, training step, data loader) against its floors."
 # exit codes: 0 pass, 1 below a floor, 2 could not validate (usage), 3 inconclusive (node busy / budget spent)
@@ -27,7 +27,7 @@ def _budget(text: str) -> float:
 
 
 def _probes(text: str) -> tuple[str, ...]:
-    from workloads.bench.validate import PROBE_ORDER
+    from ..bench.validate import PROBE_ORDER
 
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     unknown = [n for n in names if n not in PROBE_ORDER]
@@ -63,8 +63,8 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.console import Console
 
-    from workloads.bench.hardware_classes import UnknownHardware
-    from workloads.bench.validate import BaselineError, exit_code, result_to_text, run_validation, save_baseline
+    from ..bench.hardware_classes import UnknownHardware
+    from ..bench.validate import BaselineError, exit_code, result_to_text, run_validation, save_baseline
 
     for option, path in (("--output", args.output), ("--save-baseline", args.save_baseline)):
         check_writable(option, path)
@@ -99,9 +99,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _fleet_report(args: argparse.Namespace) -> int:
-    from workloads.bench.peer_outliers import failing_nodes, outliers
-    from workloads.bench.report import write_report
-    from workloads.bench.validate import NodeResult
+    from ..bench.peer_outliers import failing_nodes, outliers
+    from ..bench.report import write_report
+    from ..bench.validate import NodeResult
 
     if not args.results:
         raise UsageError("--fleet-report needs --results FILE [FILE ...]")

@@ -8,7 +8,7 @@ import os
 import re
 from pathlib import Path
 
-from workloads.errors import UsageError, WorkloadError
+from ..errors import UsageError, WorkloadError
 
 HELP = "Benchmark this node (sahab bench) and record the verdict as its sahab.io/validation labels."
 _DURATION = re.compile(r"^(\d+)([smhd])$")
@@ -23,7 +23,7 @@ def _duration(text: str) -> float:
 
 
 def _budget(text: str) -> float:
-    from workloads.commands.bench import _budget as bench_budget
+    from .bench import _budget as bench_budget
 
     return bench_budget(text)
 
@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from datetime import timedelta
 
-    from workloads.node_validation import APIError, NodeAPI, Settings, round_once, serve
+    from ..node_validation import APIError, NodeAPI, Settings, round_once, serve
 
     if not args.node:
         raise UsageError("--node is required (or $NODE_NAME, set from the pod's spec.nodeName)")

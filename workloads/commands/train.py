@@ -11,8 +11,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from workloads.errors import ConfigError, UsageError, WorkloadError
-from workloads.outputs import check_writable_dir
+from ..errors import ConfigError, UsageError, WorkloadError
+from ..outputs import check_writable_dir
 
 HELP = "Validate this node, then train the bundled GPT model under torchrun (restarts on a lost worker)."
 
@@ -102,7 +102,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def build_config(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path):
-    from workloads.train.config import ModelConfig, TrainConfig
+    from ..train.config import ModelConfig, TrainConfig
 
     try:
         model = ModelConfig(d_model=args.d_model, n_layers=args.n_layers, n_heads=args.n_heads,
@@ -128,11 +128,11 @@ def _train(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path) ->
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from workloads.train.launch import TrainingFailed, run_torchrun
+    from ..train.launch import TrainingFailed, run_torchrun
 
     cfg = build_config(args, checkpoint_dir, summary_file)
     _check_fits_in_memory(cfg, args.nproc)
-    from workloads.train.storage import is_remote
+    from ..train.storage import is_remote
 
     if args.checkpoint_dir and not is_remote(checkpoint_dir):
         check_writable_dir("--checkpoint-dir", Path(checkpoint_dir))
@@ -182,7 +182,7 @@ BYTES_PER_PARAMETER = 16
 def _check_fits_in_memory(cfg, nproc: int) -> None:
     """A model whose weights and optimizer state alone exceed this node's free memory cannot start; say so
     here instead of in every worker's out-of-memory traceback."""
-    from workloads.train.flops import matmul_params
+    from ..train.flops import matmul_params
 
     available = _available_memory()
     needed = matmul_params(cfg.model) * BYTES_PER_PARAMETER * nproc
@@ -209,8 +209,8 @@ def _check_resumable(cfg) -> None:
     worker starts (for s3:// and az:// this is also where missing credentials show)."""
     import dataclasses
 
-    from workloads.train import checkpoint
-    from workloads.train.storage import StoreError, open_store
+    from ..train import checkpoint
+    from ..train.storage import StoreError, open_store
 
     where = cfg.checkpoint_dir
     try:
@@ -236,8 +236,8 @@ def _validate(args: argparse.Namespace, precision: str, console) -> tuple[int, f
     """Run `sahab bench`'s validation: (exit code if the node is refused, else 0; peak FLOP/s for MFU)."""
     if args.skip_validation:
         return 0, _measured_peak(precision)
-    from workloads.bench.hardware_classes import UnknownHardware
-    from workloads.bench.validate import (
+    from ..bench.hardware_classes import UnknownHardware
+    from ..bench.validate import (
         BaselineError,
         exit_code,
         peak_flops_from,
@@ -266,8 +266,8 @@ def _validate(args: argparse.Namespace, precision: str, console) -> tuple[int, f
 
 def _measured_peak(precision: str) -> float | None:
     """Measure the peak once here (two seconds at most), before the workers start, so they do not each measure it."""
-    from workloads.bench.capability import peak_flops, resolve_precision
-    from workloads.bench.hardware_classes import UnknownHardware
+    from ..bench.capability import peak_flops, resolve_precision
+    from ..bench.hardware_classes import UnknownHardware
 
     try:
         return peak_flops(resolve_precision(precision, "cpu"))

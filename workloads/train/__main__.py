@@ -1,5 +1,5 @@
 import sys
 
-from workloads.train.worker import main
+from .worker import main
 
 sys.exit(main())

@@ -33,7 +33,7 @@ from pathlib import Path
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
 
-from workloads.train.integrity import (
+from .integrity import (
     CheckpointRefused,
     file_problem,
     load_key,
@@ -42,7 +42,7 @@ from workloads.train.integrity import (
     sign,
     verify_manifest,
 )
-from workloads.train.storage import Store, open_store
+from .storage import Store, open_store
 
 MANIFESTS = "manifests"
 _MANIFEST = re.compile(r"^manifests/step-(\d{8,})\.json$")  # 8 digits, more past step 99,999,999

@@ -7,7 +7,7 @@ counted; the tied output head is.
 
 from __future__ import annotations
 
-from workloads.train.config import ModelConfig
+from .config import ModelConfig
 
 
 def matmul_params(cfg: ModelConfig) -> int:

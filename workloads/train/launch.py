@@ -11,9 +11,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from workloads.bench.hardware_classes import cpu_count
-from workloads.train.config import TrainConfig
-from workloads.train.worker import PEAK_ENV, config_to_args
+from ..bench.hardware_classes import cpu_count
+from .config import TrainConfig
+from .worker import PEAK_ENV, config_to_args
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 PR_SET_PDEATHSIG = 1  # linux/prctl.h

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from workloads.train.config import ModelConfig
+from .config import ModelConfig
 
 # Up to this length, bf16 attention on a CPU runs ~2-3x faster as two oneDNN batched matmuls around a
 # softmax than through the CPU flash-attention kernel (measured on AVX512-BF16); the T x T scores stay small.

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from workloads.train.config import ModelConfig, TrainConfig
+from .config import ModelConfig, TrainConfig
 
 PRESETS: dict[str, tuple[ModelConfig, int]] = {
     # the bundled default: seconds per step on a CPU node

@@ -12,13 +12,13 @@ import torch.distributed as dist
 from torch.distributed.checkpoint.state_dict import get_state_dict, set_state_dict
 from torch.nn.parallel import DistributedDataParallel as DDP
 
-from workloads.schema import versions
-from workloads.train.checkpoint import Checkpointer
-from workloads.train.config import TrainConfig
-from workloads.train.data import TokenBatches, default_batches
-from workloads.train.distributed import DistEnv, gather_objects
-from workloads.train.flops import mfu
-from workloads.train.model import GPT
+from ..schema import versions
+from .checkpoint import Checkpointer
+from .config import TrainConfig
+from .data import TokenBatches, default_batches
+from .distributed import DistEnv, gather_objects
+from .flops import mfu
+from .model import GPT
 
 WARMUP_STEPS_UNTIMED = 2  # first steps pay for allocation, oneDNN primitive creation and compilation
 
@@ -26,7 +26,7 @@ WARMUP_STEPS_UNTIMED = 2  # first steps pay for allocation, oneDNN primitive cre
 def resolve_precision(requested: str, device: torch.device) -> str:
     """bf16 where the hardware has a native bf16 path, fp16 on CUDA parts without bf16, else fp32: decided
     once per node by workloads.bench.capability."""
-    from workloads.bench import capability
+    from ..bench import capability
 
     return capability.resolve_precision(requested, device.type)
 

@@ -14,8 +14,8 @@ import json
 import os
 import sys
 
-from workloads.train.config import ModelConfig, TrainConfig
-from workloads.train.presets import NAMES, apply_preset
+from .config import ModelConfig, TrainConfig
+from .presets import NAMES, apply_preset
 
 PEAK_ENV = "SAHAB_PEAK_FLOPS"
 
@@ -66,7 +66,7 @@ def set_threads(cfg: TrainConfig, local_world_size: int) -> int:
     """Split this node's cores between its local workers (torchrun would leave each with one thread)."""
     import torch
 
-    from workloads.bench.hardware_classes import cpu_count
+    from ..bench.hardware_classes import cpu_count
 
     threads = cfg.threads or max(1, cpu_count() // max(1, local_world_size))
     torch.set_num_threads(threads)
@@ -81,8 +81,8 @@ def peak_flops_per_device(precision: str) -> float | None:
     measurement, handed down in SAHAB_PEAK_FLOPS)."""
     if os.environ.get(PEAK_ENV):
         return float(os.environ[PEAK_ENV])
-    from workloads.bench.capability import peak_flops
-    from workloads.bench.hardware_classes import UnknownHardware
+    from ..bench.capability import peak_flops
+    from ..bench.hardware_classes import UnknownHardware
 
     try:
         return peak_flops(precision)
@@ -93,8 +93,8 @@ def peak_flops_per_device(precision: str) -> float | None:
 def fabric_carries(env) -> bool:
     """Across nodes, before training: does the fabric carry the all-reduce (workloads.bench.fabric)? Every rank
     measures (a collective) and every rank gets the same verdict; below the floor the node set does not train."""
-    from workloads.bench import fabric
-    from workloads.train.trainer import emit
+    from ..bench import fabric
+    from .trainer import emit
 
     expected = fabric.configured()
     if expected is None or env.n_nodes < 2:
@@ -110,8 +110,8 @@ def fabric_carries(env) -> bool:
 
 
 def _hardware_class() -> str | None:
-    from workloads.bench.capability import detect
-    from workloads.bench.hardware_classes import UnknownHardware
+    from ..bench.capability import detect
+    from ..bench.hardware_classes import UnknownHardware
 
     try:
         return detect().hardware_class
@@ -132,8 +132,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch.distributed as dist
 
-    from workloads.train.distributed import init_distributed
-    from workloads.train.trainer import Trainer, emit, resolve_precision
+    from .distributed import init_distributed
+    from .trainer import Trainer, emit, resolve_precision
 
     env = init_distributed()
     set_threads(cfg, env.local_world_size)
