@@ -46,9 +46,9 @@ test: install host-deps azurite
 	$(PY) -m pytest
 
 # The multi-host on-prem scenarios (root): Sahab's playbooks form, grow, repair and upgrade a cluster of test hosts
-# running the stand-in kubeadm (tests/multihost). One JSON line per scenario; exits non-zero if any fails.
+# running the stand-in kubeadm (tests/e2e/multihost). One JSON line per scenario; exits non-zero if any fails.
 test-site: install host-deps
-	$(PY) -m tests.multihost.run
+	$(PY) -m tests.e2e.multihost.run
 
 # The on-prem tests build real Debian 12 hosts with debootstrap (as root; they skip, saying why, otherwise); the
 # site tests package stand-ins (dpkg-scanpackages), the key and firewall checks use gpg and nft -c.

@@ -1,4 +1,4 @@
-"""`sahab check` on every third-party program of the corpus (tests/corpus): time per program, as a user runs it.
+"""`sahab check` on every third-party program of the corpus (tests/e2e/corpus): time per program, as a user runs it.
 
 Each program is checked --repeat times, each time as a fresh `sahab check --format json` process (what a
 pull-request job runs); prints per program the median and worst wall-clock seconds and the CPU seconds of the
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT / "tests" / "corpus"
+CORPUS = ROOT / "tests" / "e2e" / "corpus"
 
 
 def programs(filter_: str | None) -> list[Path]:

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 
 # RFC 1918 private ranges and RFC 6598 shared (CGNAT) space: the ranges a VPC or VNet may use that are never
 # routed on the internet. Everything else IPv4 is treated as public (link-local and loopback are refused too).
-# The pack keeps its own copy (policies/rules/egress.py; it ships without components): tests/cloud/test_egress.py
-# holds the two equal.
+# The pack keeps its own copy (policies/rules/egress.py; it ships without components):
+# tests/components/network/test_egress.py holds the two equal.
 PRIVATE_RANGES = ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10")
 
 

@@ -19,7 +19,7 @@ token from the Azure CLI (`az account get-access-token`):
     python tools/cloud_offerings.py azure --locations uaenorth uaecentral --subscription <id>
 
 `--data-as-of` is the date the data describes (default: today, right for a live API); the staleness test
-(tests/cloud/test_offerings.py) judges snapshots by it.
+(tests/components/clouds/test_offerings.py) judges snapshots by it.
 """
 
 from __future__ import annotations

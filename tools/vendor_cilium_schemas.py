@@ -4,8 +4,9 @@
 
 The served `openAPIV3Schema` of cilium.io/v2 CiliumNetworkPolicy is copied verbatim from the tag's
 pkg/k8s/apis/cilium.io/client/crds/v2/ (the CRDs cilium-operator registers; the Helm chart ships none) into
-tests/kubernetes/schemas/cilium/ciliumnetworkpolicies.json, beside a SOURCE file (repository, path, tag, commit,
-blob) and the release's Apache-2.0 LICENSE. tests/kubernetes/manifests.py validates planned policies against it.
+tests/components/kubernetes/schemas/cilium/ciliumnetworkpolicies.json, beside a SOURCE file (repository, path, tag,
+commit, blob) and the release's Apache-2.0 LICENSE. tests/components/kubernetes/manifests.py validates planned policies
+against it.
 
 A clone without the tag but holding the same file may be read at a commit instead, given as a third argument
 (`... v1.19.4 COMMIT`); SOURCE then says so, and records the file's blob id so that anyone with the tag can
@@ -24,7 +25,7 @@ import yaml
 REPOSITORY = "https://github.com/cilium/cilium"
 PATH = "pkg/k8s/apis/cilium.io/client/crds/v2/ciliumnetworkpolicies.yaml"
 GROUP, VERSION, KIND = "cilium.io", "v2", "CiliumNetworkPolicy"
-OUT = Path(__file__).resolve().parent.parent / "tests" / "kubernetes" / "schemas" / "cilium"
+OUT = Path(__file__).resolve().parent.parent / "tests" / "components" / "kubernetes" / "schemas" / "cilium"
 
 
 def _git(repo: str, *args: str) -> str:

@@ -4,8 +4,9 @@
 
 For each kind, the served `openAPIV3Schema` of the API version the fleet uses is copied verbatim from the
 release's `config/components/crd/bases/` (the same CRDs the release's Helm chart installs) into
-tests/kubernetes/schemas/kueue/<kind>.json, beside a SOURCE file (repository, path, tag, commit) and the
-release's Apache-2.0 LICENSE. tests/kubernetes/manifests.py validates every planned Kueue object against them.
+tests/components/kubernetes/schemas/kueue/<kind>.json, beside a SOURCE file (repository, path, tag, commit) and the
+release's Apache-2.0 LICENSE. tests/components/kubernetes/manifests.py validates every planned Kueue object against
+them.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ KINDS = {  # kind -> plural (the CRD file's name); only what Sahab creates
     "MultiKueueConfig": "multikueueconfigs",
     "MultiKueueCluster": "multikueueclusters",
 }
-OUT = Path(__file__).resolve().parent.parent / "tests" / "kubernetes" / "schemas" / "kueue"
+OUT = Path(__file__).resolve().parent.parent / "tests" / "components" / "kubernetes" / "schemas" / "kueue"
 
 
 def _git(repo: str, *args: str) -> str:

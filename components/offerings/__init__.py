@@ -1,7 +1,7 @@
 """What the clouds sell, where: snapshots of the clouds' own offering APIs, read without a network.
 
 Each snapshot is JSON written by `tools/cloud_offerings.py` and records its `source` (what answered) and
-`data_as_of` (the date the data describes); tests/cloud/test_offerings.py fails once one is older than
+`data_as_of` (the date the data describes); tests/components/clouds/test_offerings.py fails once one is older than
 MAX_AGE_DAYS and prints the command that refreshes it.
 
 - `aws/<region>.json`: the region's zone IDs and, per catalog instance type, the zone IDs that sell it

@@ -36,7 +36,8 @@ REGISTRY = "azure-native:containerregistry:Registry"
 PRIVATE_ENDPOINT = "azure-native:network:PrivateEndpoint"
 # RFC 1918, shared address space, IPv6 unique local addresses (an on-prem site on ULA), and loopback (a site whose
 # servers answer on it, as the test sites do): none of them leaves the site's own network. The IPv4 ranges but
-# loopback are components/egress.py's too (the pack ships without components; tests/cloud/test_egress.py checks).
+# loopback are components/egress.py's too (the pack ships without components; tests/components/network/test_egress.py
+# checks).
 PRIVATE_RANGES = tuple(ipaddress.ip_network(r) for r in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16",
                                                           "100.64.0.0/10", "fc00::/7", "127.0.0.0/8", "::1/128"))
 EXFILTRATION = (pdpl("Art. 22 (cross-border transfer)"), iso27001("A.8.20"), iso27001("A.8.22"))

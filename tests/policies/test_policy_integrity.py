@@ -13,7 +13,7 @@ import pytest
 from sahab.cli import main
 from sahab.schema import SCHEMA_VERSION
 
-CORPUS = Path(__file__).resolve().parent / "adversarial"
+CORPUS = Path(__file__).resolve().parents[1] / "e2e" / "adversarial" / "programs"
 COMPLIANT = CORPUS / "place_resource_region_input_uae"  # a VPC in me-central-1: passes every mandatory rule
 LEAK = CORPUS / "place_resource_region_input"  # the same VPC in eu-west-1
 SQS_LEAK = CORPUS / "enc_sqs_managed_sse"  # a queue under an SQS-managed key

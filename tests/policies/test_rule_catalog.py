@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from policy_harness import UNKNOWN, UNKNOWN_BOOL, Res, Stack, run
 from sahab.policies.core import Enforcement, Unknown, all_rules
+
+from tests.policies.policy_harness import UNKNOWN, UNKNOWN_BOOL, Res, Stack, run
 
 ME = {"region": "me-central-1"}
 EU = {"region": "eu-west-1"}

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 
-from policy_harness import UNKNOWN, Res, Stack, run
 from sahab.policies.core import Context, ResourceView
 from sahab.policies.residency import effective_place
-from test_rule_catalog import (
+
+from tests.policies.policy_harness import UNKNOWN, Res, Stack, run
+from tests.policies.test_rule_catalog import (
     ACCOUNT,
     BUCKET,
     BUCKET_V2,

@@ -6,9 +6,10 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from policy_harness import Res, run
 from sahab.policies.waivers import DEFAULT_PATH, Waiver, WaiverError, load_waivers
-from test_rule_catalog import ME
+
+from tests.policies.policy_harness import Res, run
+from tests.policies.test_rule_catalog import ME
 
 RULE = "aws-kms-key-rotation-enabled"
 KEY = Res("aws:kms/key:Key", {"enableKeyRotation": False}, name="legacy", provider=ME)

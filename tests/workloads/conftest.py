@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 import pytest
-from workload_helpers import ROOT, sahab_env
+
+from tests.workloads.workload_helpers import ROOT, sahab_env
 
 
 @pytest.fixture

@@ -24,7 +24,8 @@ from pathlib import Path
 from sahab.components.fleet_config import NodePool, Team, Workload
 from sahab.components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 from sahab.workloads.train.checkpoint import available_steps
-from workload_helpers import ROOT
+
+from tests.workloads.workload_helpers import ROOT
 
 JOB = "train-loopback"
 SERVICE = f"{JOB}-rdzv"

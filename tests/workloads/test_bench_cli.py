@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from sahab.workloads.bench.hardware_classes import CATALOG, CPU_CLASSES
-from workload_helpers import ROOT, sahab_env
 
 from sahab.schema import SCHEMA_VERSION
+from tests.workloads.workload_helpers import ROOT, sahab_env
 
 pytestmark = pytest.mark.slow
 

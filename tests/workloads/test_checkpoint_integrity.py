@@ -190,7 +190,7 @@ def test_a_run_with_another_key_refuses_the_teams_checkpoint(saved, monkeypatch)
 def test_the_trainer_stops_with_the_one_error_line(saved, monkeypatch):
     """What a training pod does on resume: the newest checkpoint is refused, the run stops (exit 1, no traceback,
     no fresh start over a store someone tampered with)."""
-    from test_train_units import _trainer
+    from tests.workloads.test_train_units import _trainer
 
     store, marker = saved
     _trainer(store.parent / "run", steps=2, every=1).train()

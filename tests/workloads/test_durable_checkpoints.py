@@ -15,8 +15,9 @@ import time
 import pytest
 from sahab.workloads.train import checkpoint
 from sahab.workloads.train.storage import open_store
-from test_train_torchrun import TINY, training_workers
-from workload_helpers import ROOT, sahab_env
+
+from tests.workloads.test_train_torchrun import TINY, training_workers
+from tests.workloads.workload_helpers import ROOT, sahab_env
 
 pytestmark = [pytest.mark.torchrun, pytest.mark.slow, pytest.mark.moto, pytest.mark.timeout(400)]
 

@@ -13,8 +13,9 @@ import signal
 import time
 
 import pytest
-from fleet import SCALED_TIMEOUTS, Fleet
 from sahab.components.kubernetes.training_job import RENDEZVOUS_LOST, TRAIN_CONTAINER
+
+from tests.workloads.fleet import SCALED_TIMEOUTS, Fleet
 
 pytestmark = [pytest.mark.torchrun, pytest.mark.slow]
 

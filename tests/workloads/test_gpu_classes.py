@@ -12,7 +12,8 @@ from sahab.workloads.bench.capability import GPU_PROPERTIES_ENV, detect_gpu
 from sahab.workloads.bench.hardware_classes import CATALOG, GpuProperties, UnknownHardware, classify_gpu, hardware_class
 from sahab.workloads.bench.probes import Measurement
 from sahab.workloads.bench.validate import judge, on_every_device
-from workload_helpers import ROOT
+
+from tests.workloads.workload_helpers import ROOT
 
 FIXTURE = ROOT / "tests" / "fixtures" / "gpu_properties.json"
 RECORDINGS = json.loads(FIXTURE.read_text())["recordings"]

@@ -28,9 +28,9 @@ import pytest
 import yaml
 from sahab.components.fleet_config import parse_fleet
 from sahab.components.registry_plan import seed_list
-from test_node_validation import FakeAPI, _judged, _node
 
-from tests.cloud.helpers import planned_stack
+from tests.helpers import planned_stack
+from tests.workloads.test_node_validation import FakeAPI, _judged, _node
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILES = (ROOT / "workloads" / "Dockerfile", ROOT / "workloads" / "Dockerfile.cpu")

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 from sahab.workloads.train.checkpoint import available_steps
-from workload_helpers import ROOT, sahab_env
 
 from sahab.schema import SCHEMA_VERSION
+from tests.workloads.workload_helpers import ROOT, sahab_env
 
 pytestmark = [pytest.mark.torchrun, pytest.mark.slow]
 

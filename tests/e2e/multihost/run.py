@@ -1,0 +1,326 @@
+"""`make test-site`: the multi-host on-prem scenarios, one JSON line per scenario, exit 1 if any fails.
+
+A site of three control-plane hosts behind a VIP and two workers (plus a spare worker and a spare control-plane
+host) goes through the life of a cluster, each scenario building on the last: a fresh HA cluster, a second
+converge that changes nothing, scale-out with the first workers already joined, a control-plane host replaced,
+a version bump. A one-host site recovers from an injected kubeadm init failure on the next run.
+Every converge goes through the Pulumi component's own code path (PlaybookProvider) and Sahab's real playbooks.
+
+Run as root (`python -m tests.e2e.multihost.run [main] [solo] [hgx]`, default all three sites); prints
+`{"scenario", "hosts", "result", "seconds", "detail"}` per scenario, and the tally on stderr. Two or more sites run
+side by side, each in its own process: they share nothing (hosts, addresses, mirror, cluster), and a converge spends
+much of its time waiting (SSH round trips, hosts joining one at a time), so the short sites fit inside the main one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.e2e.multihost.harness import CERTIFICATE_SECRET, DRIVER, ENCRYPTION_SECRET, Site
+from tools import testhost
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise AssertionError(message)
+
+
+def changed(outs: dict) -> dict[str, int]:
+    return {name: o["changed"] for name, o in outs["outcomes"].items()}
+
+
+class Life:
+    """The main site and what each scenario leaves for the next."""
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+        self.control_plane = ["cp-1", "cp-2", "cp-3"]
+        self.workers = ["w-1", "w-2"]
+        self.minor = "1.33"
+
+    def converge(self) -> tuple[dict, dict]:
+        cluster = self.site.converge(self.site.cluster_props(self.control_plane, self.minor))
+        pool = self.site.converge(self.site.pool_props(self.control_plane, self.workers, self.minor))
+        return cluster, pool
+
+    def nodes(self) -> dict:
+        return self.site.state()["nodes"]
+
+    def fresh_ha(self) -> list[str]:
+        cluster, pool = self.converge()
+        state = self.site.state()
+        check(sorted(state["nodes"]) == sorted(self.control_plane + self.workers), f"nodes: {sorted(state['nodes'])}")
+        check(sorted(state["etcdMembers"]) == self.control_plane, f"etcd members: {state['etcdMembers']}")
+        check(state["version"] == "v1.33.5", f"cluster version {state['version']}")
+        check(all(n["kubelet"] == "v1.33.5" for n in state["nodes"].values()), "kubelets not all at v1.33.5")
+        check([n for n, v in state["nodes"].items() if v["controlPlane"]] == self.control_plane or
+              sorted(n for n, v in state["nodes"].items() if v["controlPlane"]) == self.control_plane,
+              "control planes")
+        check(state["nodes"]["w-1"]["labels"].get("sahab.io/pool") == "cpu-pool", "worker labels")
+        first = self.site.hosts["cp-1"]
+        check(not first.exists("/etc/kubernetes/super-admin.conf"), "super-admin.conf left on cp-1")
+        check(not list(first.path("/etc/kubernetes/sahab").glob("join-token-*")), "join tokens left on cp-1")
+        for name in self.control_plane[1:] + self.workers:
+            check(not self.site.hosts[name].exists("/etc/kubernetes/kubeadm-join.yaml"), f"{name} kept its token")
+        check(cluster["artifacts"].get("sahab_kubeconfig", "").count(state["endpoint"]) == 1, "admin kubeconfig")
+        reported = json.dumps([cluster["outcomes"], pool["outcomes"]])
+        check(ENCRYPTION_SECRET not in reported and CERTIFICATE_SECRET not in reported, "a secret was reported")
+        return self.control_plane + self.workers
+
+    def second_converge_changes_nothing(self) -> list[str]:
+        before = self.site.state()["history"]
+        cluster, pool = self.converge()
+        counts = {**changed(cluster), **changed(pool)}
+        check(all(v == 0 for v in counts.values()), f"changed: {counts}")
+        check(self.site.state()["history"] == before, "the cluster changed")
+        return sorted(counts)
+
+    def scale_out(self) -> list[str]:
+        self.workers = ["w-1", "w-2", "w-3"]
+        pool = self.site.converge(self.site.pool_props(self.control_plane, self.workers, self.minor))
+        state = self.site.state()
+        check("w-3" in state["nodes"], "w-3 did not join")
+        check(pool["outcomes"]["w-1"]["changed"] == 0 and pool["outcomes"]["w-2"]["changed"] == 0,
+              f"joined workers changed: {changed(pool)}")
+        check(state["history"].count("join w-3") == 1, "w-3 joined more than once")
+        return self.workers
+
+    def control_plane_replaced(self) -> list[str]:
+        self.site.hosts["cp-3"].stop()  # the server died
+        self.control_plane = ["cp-1", "cp-2", "cp-4"]
+        # Its replacement's first join fails after its Node registered (control-plane-join); the next run joins it.
+        self.site.inject("cp-4", "join:control-plane-join")
+        message = failure(lambda: self.site.converge(self.site.cluster_props(self.control_plane, self.minor)))
+        check("cp-4: failed (sahab_node_join : Join as a control plane, one host at a time: rc=1: error execution "
+              "phase control-plane-join: injected failure" in message, message)
+        check(not self.site.state()["nodes"]["cp-4"]["controlPlane"], "cp-4 half-joined")
+        cluster = self.site.converge(self.site.cluster_props(self.control_plane, self.minor))
+        state = self.site.state()
+        check(sorted(state["etcdMembers"]) == self.control_plane, f"etcd members: {state['etcdMembers']}")
+        check("cp-3" not in state["nodes"] and state["nodes"]["cp-4"]["controlPlane"], "cp-4 is not a control plane")
+        check("delete node cp-4" in state["history"], "the half-joined Node was not removed before the retry")
+        check({"etcd member remove cp-3", "delete node cp-3"} <= set(state["history"]),
+              "the dead control plane's etcd member and node were not removed")
+        # The half-joined cp-4's retry needed the certificates shared again.
+        check(state["history"].count("upload-certs") >= 2, "the certificates were not shared for the retry")
+        check(cluster["failed_hosts"] == [], f"failed: {cluster['failed_hosts']}")
+        return ["cp-1", "cp-2", "cp-3", "cp-4"]
+
+    def version_bump(self) -> list[str]:
+        self.minor = "1.34"
+        self.converge()
+        state = self.site.state()
+        check(state["version"] == "v1.34.7", f"cluster version {state['version']}")
+        kubelets = {n: v["kubelet"] for n, v in state["nodes"].items()}
+        check(all(v == "v1.34.7" for v in kubelets.values()), f"kubelets: {kubelets}")
+        history = state["history"]
+        apply = history.index("upgrade apply cp-1 v1.34.7")
+        for worker in self.workers:
+            upgraded = history.index(f"upgrade node {worker} v1.34.7")
+            check(upgraded > apply, f"{worker} upgraded before the control plane")
+            check(history.index(f"drain {worker}", upgraded) < history.index(f"uncordon {worker}", upgraded),
+                  f"{worker} not drained then uncordoned")
+            check(not state["nodes"][worker]["unschedulable"], f"{worker} left cordoned")
+        for cp in self.control_plane[1:]:
+            check(apply < history.index(f"upgrade node {cp} v1.34.7"), f"{cp} upgraded before cp-1")
+        return self.control_plane + self.workers
+
+
+def failed_init_retried(base: Path, client_key) -> list[str]:
+    """A kubeadm init that fails after writing admin.conf (upload-config) is retried on the next converge; then a
+    worker is refused a join, by name of what is missing: the control_plane group, then its first host."""
+    site = Site("solo", base, client_key)
+    try:
+        site.add("solo-1", 60)
+        site.inject("solo-1", "init:upload-config")
+        props = site.cluster_props(["solo-1"], "1.34")
+        try:
+            site.converge(props)
+        except RuntimeError as exc:
+            message = str(exc)
+        else:
+            raise AssertionError("the injected init failure did not fail the converge")
+        check("solo-1" in message and "Initialise the control plane" in message, f"failure message: {message}")
+        check("upload-config" in message, f"kubeadm's error is not in the message: {message}")
+        check(site.hosts["solo-1"].exists("/etc/kubernetes/admin.conf"), "the failed init left no admin.conf")
+        outs = site.converge(props)
+        state = site.state()
+        check("solo-1" in state["nodes"], "the retried init did not register the node")
+        check(outs["outcomes"]["solo-1"]["status"] == "changed", "the retry did nothing")
+        check("init solo-1" in state["history"], "no init recorded")
+
+        site.add("solo-w", 61)
+        message = failure(lambda: site.converge(site.pool_props([], ["solo-w"], "1.34")))
+        check("solo-w cannot join: the inventory has no control_plane group" in message, message)
+        site.hosts["solo-1"].stop()  # the first control-plane host is down
+        message = failure(lambda: site.converge(site.pool_props(["solo-1"], ["solo-w"], "1.34")))
+        check("the first control-plane host solo-1 (127.0.0.60) is unreachable" in message, message)
+        return ["solo-1", "solo-w"]
+    finally:
+        site.destroy()
+
+
+def failure(run: Callable[[], object]) -> str:
+    try:
+        run()
+    except RuntimeError as exc:
+        return str(exc)
+    raise AssertionError("the converge did not fail")
+
+
+def fake_pci(directory: Path, gpus: int, nvswitches: int) -> Path:
+    """A PCI device tree as sysfs shows it: NVIDIA GPUs (class 0x030200) and NVSwitches (bridges, 0x068000)."""
+    for i in range(gpus + nvswitches):
+        device = directory / f"0000:{0x18 + i:02x}:00.0"
+        device.mkdir(parents=True)
+        (device / "vendor").write_text("0x10de\n")
+        (device / "class").write_text("0x030200\n" if i < gpus else "0x068000\n")
+    return directory
+
+
+def hgx_fabric_manager(base: Path, client_key) -> list[str]:
+    """An H100 SXM board (8 GPUs, 4 NVSwitches) gets Fabric Manager at the driver's exact build, held with it; a
+    PCIe board (no NVSwitch) gets none; a board showing fewer GPUs than its pool declares fails, saying so."""
+    site = Site("hgx", base, client_key)
+    try:
+        loaded = site.workdir / "modules"
+        (loaded / "nvidia").mkdir(parents=True)  # the driver's module is loaded (no reboot needed)
+        site.add("hgx-1", 70, binds={str(fake_pci(site.workdir / "sxm", 8, 4)): "/sys/bus/pci/devices",
+                                     str(loaded): "/sys/module"})
+        site.add("pcie-1", 71, binds={str(fake_pci(site.workdir / "pcie", 2, 0)): "/sys/bus/pci/devices",
+                                      str(loaded): "/sys/module"})
+        gpu = {"tags": ["gpu"]}
+        outs = site.converge({**site.pool_props([], ["hgx-1"], "1.34", "h100", 8, skip_hardware_checks=False), **gpu})
+        check(outs["failed_hosts"] == [], f"failed: {outs['outcomes']}")
+        installed = dict(line.split() for line in site.run(site.hosts["hgx-1"], [
+            "dpkg-query", "--showformat", "${Package} ${Version}\n", "--show", "nvidia-open",
+            "nvidia-fabricmanager-580"]).splitlines())
+        # The mirror also has an older 580 Fabric Manager: the converge took the driver's own build.
+        check(installed == {"nvidia-open": f"{DRIVER}-1", "nvidia-fabricmanager-580": f"{DRIVER}-1"},
+              f"installed: {installed}")
+        held = site.run(site.hosts["hgx-1"], ["apt-mark", "showhold"]).split()
+        check({"nvidia-open", "nvidia-fabricmanager-580"} <= set(held), f"held: {held}")
+        hgx = site.hosts["hgx-1"]
+        check(hgx.exists("/etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service"), "FM not enabled")
+        check(not hgx.exists("/etc/systemd/system/multi-user.target.wants/nvidia-dcgm.service"),
+              "a second DCGM hostengine is enabled")
+        outs = site.converge({**site.pool_props([], ["pcie-1"], "1.34", "l40s", 2, skip_hardware_checks=False), **gpu})
+        check(outs["failed_hosts"] == [], f"failed: {outs['outcomes']}")
+        check("nvidia-fabricmanager" not in site.run(site.hosts["pcie-1"], ["dpkg-query", "--show"]),
+              "Fabric Manager on a board without NVSwitch")
+        message = failure(lambda: site.converge({
+            **site.pool_props([], ["pcie-1"], "1.34", "l40s", 4, skip_hardware_checks=False), **gpu}))
+        check("nvidia-smi -L lists 2 GPU(s), expected 4" in message, message)
+        return ["hgx-1", "pcie-1"]
+    finally:
+        site.destroy()
+
+
+SITES = ("main", "solo", "hgx")  # longest first
+
+
+def main() -> int:
+    reason = testhost.unavailable_reason()
+    if reason:
+        print(json.dumps({"scenario": "site", "hosts": [], "result": "skipped", "detail": reason}))
+        return 0
+    sites = set(sys.argv[1:]) or set(SITES)
+    unknown = sites - set(SITES)
+    if unknown:
+        print(f"error: unknown site {', '.join(sorted(unknown))}: the sites are {', '.join(SITES)}", file=sys.stderr)
+        return 2
+    base = testhost.base_rootfs()  # unpacked here, once, before the sites share it
+    if len(sites) > 1:
+        return side_by_side([s for s in SITES if s in sites])
+    key_dir = Path(tempfile.mkdtemp(prefix="sahab-site-key-"))
+    try:
+        return run_all(base, testhost.generate_client_key(key_dir), sites)
+    finally:
+        shutil.rmtree(key_dir, ignore_errors=True)
+
+
+def side_by_side(sites: list[str]) -> int:
+    """Each site in a child process (`run <site>`), all at once; their JSON lines relayed as they come, one tally."""
+    children = [subprocess.Popen([sys.executable, "-m", "tests.e2e.multihost.run", site], stdout=subprocess.PIPE,
+                                 text=True) for site in sites]
+    results: list[str] = []
+    lock = threading.Lock()
+
+    def relay(child: subprocess.Popen) -> None:
+        for line in child.stdout:
+            with lock:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+                results.append(json.loads(line)["result"])
+
+    relays = [threading.Thread(target=relay, args=(child,)) for child in children]
+    for thread in relays:
+        thread.start()
+    for thread, child in zip(relays, children, strict=True):
+        thread.join()
+        child.wait()
+    passed = results.count("passed")
+    print(f"all sites: {passed} passed, {len(results) - passed} failed", file=sys.stderr)
+    return 1 if any(child.returncode != 0 for child in children) else 0
+
+
+def run_all(base: Path, client_key, sites: set[str]) -> int:
+    failures = 0
+    passed = 0
+
+    def report(name: str, run: Callable[[], list[str]], hosts: list[str]) -> bool:
+        nonlocal failures, passed
+        start = time.monotonic()
+        line = {"scenario": name, "hosts": hosts, "result": "passed"}
+        try:
+            line["hosts"] = run()
+        except Exception as exc:  # every scenario reports, whatever broke
+            failures += 1
+            line.update(result="failed", detail=f"{type(exc).__name__}: {exc}"[:2000])
+            traceback.print_exc(file=sys.stderr)
+        line["seconds"] = round(time.monotonic() - start, 1)
+        passed += line["result"] == "passed"
+        print(json.dumps(line), flush=True)
+        return line["result"] == "passed"
+
+    if "main" in sites:
+        site = Site("main", base, client_key)
+        try:
+            for name, index in (("cp-1", 51), ("cp-2", 52), ("cp-3", 53), ("cp-4", 54), ("w-1", 55), ("w-2", 56),
+                                ("w-3", 57)):
+                site.add(name, index)
+            life = Life(site)
+            ok = True
+            for name, step in (("fresh-ha-cluster", life.fresh_ha),
+                               ("second-converge-changes-nothing", life.second_converge_changes_nothing),
+                               ("scale-out-with-first-worker-joined", life.scale_out),
+                               ("control-plane-host-replaced", life.control_plane_replaced),
+                               ("version-bump", life.version_bump)):
+                if ok:
+                    ok = report(name, step, [])
+                else:  # each step stands on the one before
+                    failures += 1
+                    print(json.dumps({"scenario": name, "hosts": [], "result": "failed",
+                                      "detail": "not run: an earlier scenario of this site failed"}), flush=True)
+        finally:
+            site.destroy()
+    if "solo" in sites:
+        report("failed-init-retried-and-join-preconditions", lambda: failed_init_retried(base, client_key), ["solo-1"])
+    if "hgx" in sites:
+        report("hgx-fabric-manager-at-the-drivers-version", lambda: hgx_fabric_manager(base, client_key), ["hgx-1"])
+    # stdout stays one JSON document per line; the tally is for people and CI logs.
+    print(f"{passed} passed, {failures} failed", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
