@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sahab.components.config import ROOT
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT
 from sahab.components.kinds import get as kind_spec
 from sahab.components.kubernetes.checkpoint_key import ENV as KEY_ENV
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sahab.components.validation import canonical_cidr
 
 if TYPE_CHECKING:
-    from sahab.components.config import Cluster, FleetConfig
+    from sahab.components.fleet_config import Cluster, FleetConfig
 
 # RFC 1918 private ranges and RFC 6598 shared (CGNAT) space: the ranges a VPC or VNet may use that are never
 # routed on the internet. Everything else IPv4 is treated as public (link-local and loopback are refused too).

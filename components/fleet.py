@@ -11,9 +11,9 @@ from pydantic import ValidationError
 from sahab.components.addons import Target, addons, wanted
 from sahab.components.artifacts import Images, read_digest_lock
 from sahab.components.checkpoint_build import checkpoint_access, export_access, referenced_access
-from sahab.components.config import ROOT, Cluster, FleetConfig, Workload
 from sahab.components.egress import storage_destinations
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT, Cluster, FleetConfig, Workload
 from sahab.components.kinds import ClusterComponent, build_order
 from sahab.components.kinds import get as kind_spec
 from sahab.components.kubernetes.platform import Platform, PlatformArgs

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pulumi
-from sahab.components.config import ROOT, FleetConfig, Site, secret_config
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT, FleetConfig, Site, secret_config
 from sahab.components.hybrid_config import deployer_of
 from sahab.components.hybrid_plan import render_forwarders, render_router_config, site_forwarders
 
@@ -128,7 +128,7 @@ def build_hybrid(fleet: Fleet) -> Hybrid:
             "site": site.name, "networks": list(site.networks), "dnsSoftware": site.dns.software,
             "forwarders": forwards,
             "links": [{"cloud": link.cloud, "type": link.type, "routing": link.routing} for link in site.links],
-            "clusters": [c.name for c in config.clusters if c.site == site.name],
+            "clusters": [c.name for c in config.clusters if getattr(c, "site", None) == site.name],  # on-prem ones
             "gateway": {"terminatesOn": site.gateway.terminates_on, "publicIp": site.gateway.public_ip}
             if site.gateway else None,
         }, opts=pulumi.ResourceOptions(parent=fleet))

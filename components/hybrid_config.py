@@ -18,7 +18,8 @@ A link reaches every network the stack builds in that cloud (one VPC per AWS Reg
 Azure location). Sahab builds the cloud side (components.aws.site_link, components.azure.site_link), the site's
 end on a Linux gateway host (the Ansible role sahab_site_gateway) or, for a site that terminates on its own
 router, that router's configuration as a file, and the readiness verdict judges the whole graph
-(sahab/readiness/reach.py). A setting the schema refuses is a ConfigError naming its config path.
+(sahab/readiness/reach.py). The cross-field rules of links, gateways and the deployer are the schema's
+(components.fleet_config.rules.links), each refused at its config path.
 """
 
 from __future__ import annotations
@@ -28,10 +29,9 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
 from sahab.components import egress, validation
-from sahab.components.errors import ConfigError
 
 if TYPE_CHECKING:
-    from sahab.components.config import FleetConfig
+    from sahab.components.fleet_config import FleetConfig
 
 # The cloud ends' BGP ASNs: Sahab's virtual private / transit gateways (AWS's default Amazon-side ASN) and the
 # ASNs Azure VPN gateways reserve (65515 is their default; learn.microsoft.com/azure/vpn-gateway/
@@ -183,115 +183,6 @@ class Deployer(_Model):
             if net.version != 4:
                 raise ValueError(f"{block!r}: allowed: an IPv4 block")
         return v
-
-
-def check_hybrid(fleet: FleetConfig, root: str) -> None:
-    """Cross-field rules of the sites' links and the deployer; raises ConfigError naming the setting."""
-    clouds = {"aws": fleet.clouds.aws, "azure": fleet.clouds.azure}
-    names = set()
-    for i, site in enumerate(fleet.sites):
-        path = f"{root}.sites[{i}]"
-        _check_site_networks(fleet, i, path)
-        seen: set[str] = set()
-        for j, link in enumerate(site.links):
-            where = f"{path}.links[{j}]"
-            if clouds[link.cloud] is None:
-                raise ConfigError(f"{where}.cloud", f"{link.cloud!r} is not a cloud of this stack; set "
-                                  f"clouds.{link.cloud} or remove the link")
-            if link.cloud in seen:
-                raise ConfigError(f"{where}.cloud", f"site {site.name} already has a link to {link.cloud}; one link "
-                                  "per cloud")
-            seen.add(link.cloud)
-            if not site.networks:
-                raise ConfigError(f"{path}.networks", "a site with links needs its networks (the blocks that reach "
-                                  "the clouds), e.g. [10.10.0.0/16]")
-            _check_link(site, link, where, path)
-        gateway = site.gateway
-        if gateway is not None:
-            if gateway.terminates_on == "host" and gateway.host is None:
-                raise ConfigError(f"{path}.gateway.host", "terminates_on: host needs the gateway host "
-                                  "({name, address}) Sahab converges")
-            if gateway.terminates_on == "router" and gateway.host is not None:
-                raise ConfigError(f"{path}.gateway.host", "only with terminates_on: host")
-            if gateway.host is not None:
-                if gateway.host.name in {h.name for h in site.hosts} or gateway.host.name in names:
-                    raise ConfigError(f"{path}.gateway.host.name", f"{gateway.host.name!r} is already a host name; "
-                                      "the gateway host needs its own")
-                names.add(gateway.host.name)
-    _check_deployer(fleet, root)
-
-
-def _check_link(site, link: SiteLink, where: str, path: str) -> None:
-    circuit = {"direct-connect": ("aws", "direct_connect_gateway_id"),
-               "expressroute": ("azure", "expressroute_circuit_id")}
-    if link.type == "vpn":
-        if site.gateway is None:
-            raise ConfigError(f"{path}.gateway", f"the VPN link to {link.cloud} needs the site's gateway "
-                              "({public_ip, host} or terminates_on: router)")
-        stray = [f for f in ("direct_connect_gateway_id", "expressroute_circuit_id", "authorization_key_secret")
-                 if getattr(link, f)]
-        if stray:
-            raise ConfigError(f"{where}.{stray[0]}", "only with a circuit link (type direct-connect or expressroute)")
-        return
-    cloud, field = circuit[link.type]
-    if link.cloud != cloud:
-        raise ConfigError(f"{where}.type", f"{link.type} reaches {cloud}, not {link.cloud}; allowed for "
-                          f"{link.cloud}: vpn, {'direct-connect' if link.cloud == 'aws' else 'expressroute'}")
-    if not getattr(link, field):
-        raise ConfigError(f"{where}.{field}", f"required with type {link.type}: the existing circuit to attach")
-    if link.routing != "bgp":
-        raise ConfigError(f"{where}.routing", f"a {link.type} circuit exchanges routes over BGP; allowed: bgp")
-    other = "expressroute_circuit_id" if link.type == "direct-connect" else "direct_connect_gateway_id"
-    if getattr(link, other) or (link.type == "direct-connect" and link.authorization_key_secret):
-        raise ConfigError(f"{where}.{other if getattr(link, other) else 'authorization_key_secret'}",
-                          f"does not apply to type {link.type}")
-
-
-def _check_site_networks(fleet: FleetConfig, index: int, path: str) -> None:
-    """The site's servers and API VIPs lie inside its declared networks: they are what crosses the links."""
-    site = fleet.sites[index]
-    if not site.networks:
-        return
-    blocks = [ipaddress.ip_network(n) for n in site.networks]
-
-    def inside(address: str) -> bool:
-        ip = ipaddress.ip_address(address)
-        return any(ip in b for b in blocks)
-
-    for j, host in enumerate(site.hosts):
-        if not inside(host.address):
-            raise ConfigError(f"{path}.hosts[{j}].address", f"{host.address} is outside the site's networks "
-                              f"({', '.join(site.networks)}); add its block to sites[{index}].networks")
-    for cluster in fleet.clusters:
-        if cluster.site == site.name and cluster.control_plane_vip and not inside(cluster.control_plane_vip):
-            raise ConfigError(f"{path}.networks", f"cluster {cluster.name}'s control_plane_vip "
-                              f"{cluster.control_plane_vip} is outside the site's networks")
-
-
-def _check_deployer(fleet: FleetConfig, root: str) -> None:
-    deployer = fleet.deployer
-    if deployer is None:
-        return
-    path = f"{root}.deployer"
-    sites = {s.name: s for s in fleet.sites}
-    borrowed = any(c.stack_reference for c in fleet.clusters)
-    if deployer.site is None and not deployer.cidrs:
-        raise ConfigError(path, "name the site the deployer is on (site), or the blocks it connects from (cidrs)")
-    if deployer.site is not None and deployer.site not in sites:
-        if not borrowed:
-            raise ConfigError(f"{path}.site", f"{deployer.site!r} is not a site; allowed: "
-                              f"{', '.join(sites) or 'none (declare the site, or use cidrs)'}")
-        return  # a site of the stack the clusters come from: readiness judges it with that stack's plan
-    if deployer.site is not None:
-        blocks = [ipaddress.ip_network(n) for n in sites[deployer.site].networks]
-        if not blocks:
-            raise ConfigError(f"{root}.sites[{list(sites).index(deployer.site)}].networks",
-                              "the deployer's site needs its networks (the blocks that reach the clouds)")
-        for k, block in enumerate(deployer.cidrs):
-            net = ipaddress.ip_network(block)
-            if not any(net.subnet_of(b) for b in blocks):
-                raise ConfigError(f"{path}.cidrs[{k}]", f"{block} is outside site {deployer.site}'s networks "
-                                  f"({', '.join(sites[deployer.site].networks)})")
 
 
 def deployer_of(fleet: FleetConfig) -> Deployer | None:

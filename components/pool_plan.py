@@ -10,8 +10,8 @@ import base64
 from dataclasses import dataclass
 
 from sahab.components import accelerators, gpu_stack, offerings, validation
-from sahab.components.config import NodePool
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import NodePool
 
 # EKS spells taint effects in upper snake case.
 EKS_TAINT_EFFECTS = {"NoSchedule": "NO_SCHEDULE", "PreferNoSchedule": "PREFER_NO_SCHEDULE",
@@ -148,7 +148,7 @@ def hugepages_user_data(pages: int) -> str:
 
 
 # AKS puts this taint on every spot node itself; stating it keeps the pool from drifting on every update. (A pool
-# parsed from `sahab:fleet` already carries it among its taints, components.config.AKS_SPOT_TAINT.)
+# parsed from `sahab:fleet` already carries it among its taints, components.fleet_config.AKS_SPOT_TAINT.)
 AKS_SPOT_TAINT = "kubernetes.azure.com/scalesetpriority=spot:NoSchedule"
 
 

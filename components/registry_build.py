@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pulumi
-from sahab.components.config import ROOT, secret_config
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT, secret_config
 from sahab.components.kinds import kinds
 
 if TYPE_CHECKING:

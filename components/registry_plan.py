@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sahab.components.addons import Target, addons
 from sahab.components.addons.gpu_operator import driver_os_tags
 from sahab.components.artifacts import Artifact, Images
-from sahab.components.config import FleetConfig
+from sahab.components.fleet_config import FleetConfig
 from sahab.components.image_refs import RULES, split_reference
 from sahab.components.kinds import kinds
 

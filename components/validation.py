@@ -2,7 +2,7 @@
 names, Linux user names, image references, Pulumi names, Prometheus durations.
 
 Pure functions, no Pulumi. Each check returns None when the value fits its target, or a short sentence saying
-what the target allows; the schema (components.config) turns that into a ConfigError naming the config path.
+what the target allows; the schema (components.fleet_config) turns that into a ConfigError naming the config path.
 A setting is checked against the grammar of the strictest place it reaches, so nothing a target would refuse
 or misread (a space that splits a kubelet flag, a newline that adds a line to a unit file) gets that far.
 """

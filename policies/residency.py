@@ -131,7 +131,7 @@ CLUSTER_LABELS = {f"kubernetes:kueue.x-k8s.io/{v}:MultiKueueCluster": "sahab.io/
                   for v in ("v1beta2", "v1beta1", "v1alpha1")}
 # Where an on-prem component declares its site's country.
 ONPREM_COUNTRY_PATHS = (("country",), ("site", "country"), ("location", "country"))
-FLEET_DEFAULT_COUNTRY = "AE"  # components/config.py Site.country default
+FLEET_DEFAULT_COUNTRY = "AE"  # components/fleet_config/sites.py Site.country default
 
 
 def effective_place(view: ResourceView, ctx: Context, _depth: int = 0) -> Place:

@@ -9,9 +9,9 @@ import pulumi
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sahab.components.artifacts import read_digest_lock
-from sahab.components.config import load_fleet_config
 from sahab.components.errors import ConfigError
 from sahab.components.fleet import Fleet
+from sahab.components.fleet_config import load_fleet_config
 
 try:
     config = load_fleet_config()

@@ -32,7 +32,7 @@ MIRROR = os.environ.get("SAHAB_TESTHOST_MIRROR", "http://deb.debian.org/debian")
 CACHE_DIR = Path(os.environ.get("SAHAB_TESTHOST_CACHE", "/var/cache/sahab-testhosts"))
 # What a freshly installed Debian 12 server has that Ansible needs: python3 (+ apt bindings), sshd, systemd.
 BASE_PACKAGES = ("python3", "python3-apt", "openssh-server", "sudo", "systemd", "systemd-sysv", "kmod", "procps")
-# The account a site gives Ansible (components.config Site.ssh_user's default): key login, passwordless sudo.
+# The account a site gives Ansible (components.fleet_config Site.ssh_user's default): key login, passwordless sudo.
 SUDO_USER = "sahab"
 # Packages the roles install from the host's sources. Their .debs sit in the image's apt cache: this is the
 # "site mirror" snapshot, so a converge installs for real without reaching the network.

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sahab.components.artifacts import Artifact
-    from sahab.components.config import Cluster, FleetConfig, NodePool
     from sahab.components.fleet import Fleet
+    from sahab.components.fleet_config import Cluster, FleetConfig, NodePool
     from sahab.components.kinds import KindSpec
 
 

@@ -12,8 +12,8 @@ from sahab.components.artifacts import CATALOG, Artifact, autoscaler_image
 
 if TYPE_CHECKING:
     from sahab.components.aws.cluster_autoscaler import ClusterAutoscaler
-    from sahab.components.config import Cluster, FleetConfig
     from sahab.components.fleet import Fleet
+    from sahab.components.fleet_config import Cluster, FleetConfig
     from sahab.components.kinds import KindSpec
 
 NAME = "cluster-autoscaler"

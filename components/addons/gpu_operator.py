@@ -12,7 +12,7 @@ from sahab.components.artifacts import Artifact, components_of
 from sahab.components.node_os import gpu_node_os_tag
 
 if TYPE_CHECKING:
-    from sahab.components.config import Cluster, FleetConfig
+    from sahab.components.fleet_config import Cluster, FleetConfig
     from sahab.components.kinds import KindSpec
 
 # What the GPU operator pulls only where it installs the driver and the toolkit (components.gpu_stack).

@@ -10,8 +10,8 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field
 from sahab.components.aws.kms import customer_key
-from sahab.components.config import Bucket, KeyPolicy
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import Bucket, KeyPolicy
 
 AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 

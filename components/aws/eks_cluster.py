@@ -12,7 +12,7 @@ import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field
 from sahab.components.aws.kms import autoscaling_statements, customer_key, key_policy, logs_statement, root_statement
 from sahab.components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
-from sahab.components.config import KeyPolicy, NodePool
+from sahab.components.fleet_config import KeyPolicy, NodePool
 
 LOG_TYPES = ["api", "audit", "authenticator", "controllerManager", "scheduler"]
 MANAGED = "arn:aws:iam::aws:policy/"

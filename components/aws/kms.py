@@ -11,7 +11,7 @@ from typing import Any
 
 import pulumi
 import pulumi_aws as aws
-from sahab.components.config import KeyPolicy
+from sahab.components.fleet_config import KeyPolicy
 
 # Actions a service needs to encrypt with a key it does not own.
 USE_ACTIONS = ["kms:Encrypt", "kms:Decrypt", "kms:ReEncrypt*", "kms:GenerateDataKey*", "kms:DescribeKey"]

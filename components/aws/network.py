@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sahab.components.aws import hybrid_hub
 from sahab.components.aws.endpoints import DEFAULT_INTERFACE_SERVICES, VpcEndpoints, VpcEndpointsArgs
 from sahab.components.aws.kms import customer_key, key_policy, logs_statement, root_statement
-from sahab.components.config import KeyPolicy
+from sahab.components.fleet_config import KeyPolicy
 from sahab.components.network_plan import plan_resolver_addresses, plan_vpc_subnets
 
 
@@ -31,7 +31,7 @@ class NetworkArgs(BaseModel):
     """Availability zones with a private and a public subnet each, when `zone_ids` names none. Default: 3."""
     zone_ids: tuple[str, ...] = ()
     """The availability zones, by zone ID (`mec1-az1`: the same place in every account, unlike zone names), in
-    subnet order; the fleet picks those that sell its pools' instance types (components.config.vpc_zones).
+    subnet order; the fleet picks those that sell its pools' instance types (components.fleet_config.vpc_zones).
     Default: none (the first `az_count` zone IDs the account's region lists)."""
     nat_gateway: bool = True
     """One NAT gateway so nodes can pull public images (GPU operator, monitoring charts' images). Default: true.

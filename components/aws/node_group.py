@@ -11,8 +11,8 @@ import pulumi
 import pulumi_aws as aws
 from pydantic import BaseModel, ConfigDict, Field
 from sahab.components import pool_plan
-from sahab.components.config import NodePool
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import NodePool
 
 ROOT_DEVICE = "/dev/xvda"  # Amazon Linux 2023 EKS images boot from this device
 

@@ -21,7 +21,7 @@ import pulumi_aws as aws
 from pydantic import Field
 from sahab.components.artifacts import UPSTREAMS, Upstream
 from sahab.components.aws.kms import customer_key, key_policy, root_statement
-from sahab.components.config import KeyPolicy
+from sahab.components.fleet_config import KeyPolicy
 from sahab.components.kubernetes.common import Args
 
 

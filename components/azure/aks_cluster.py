@@ -23,7 +23,7 @@ from sahab.components.azure.roles import (
     READER,
     role_definition_id,
 )
-from sahab.components.config import KeyPolicy, MaintenanceWindow
+from sahab.components.fleet_config import KeyPolicy, MaintenanceWindow
 from sahab.components.pool_plan import AKS_SYSTEM_POOL
 
 cs = azure_native.containerservice

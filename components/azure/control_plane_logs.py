@@ -20,7 +20,7 @@ import pulumi
 import pulumi_azure_native as azure_native
 from pydantic import BaseModel, ConfigDict, Field
 from sahab.components.azure.keys import grant_key_use, vault_key
-from sahab.components.config import KeyPolicy
+from sahab.components.fleet_config import KeyPolicy
 
 oi = azure_native.operationalinsights
 

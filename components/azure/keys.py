@@ -5,7 +5,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_azure_native as azure_native
 from sahab.components.azure.roles import KEY_VAULT_CRYPTO_SERVICE_ENCRYPTION_USER, role_definition_id
-from sahab.components.config import KeyPolicy
+from sahab.components.fleet_config import KeyPolicy
 
 
 def vault_key(name: str, *, vault_name: pulumi.Input[str], resource_group_name: pulumi.Input[str],

@@ -8,7 +8,7 @@ import pulumi
 import pulumi_azure_native as azure_native
 from pydantic import BaseModel, ConfigDict, Field
 from sahab.components import pool_plan
-from sahab.components.config import NodePool
+from sahab.components.fleet_config import NodePool
 
 cs = azure_native.containerservice
 

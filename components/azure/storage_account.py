@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from sahab.components.azure.keys import grant_key_use, vault_key
 from sahab.components.azure.plan import storage_sku
 from sahab.components.azure.private_endpoints import private_endpoint
-from sahab.components.config import Bucket, KeyPolicy
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import Bucket, KeyPolicy
 
 st = azure_native.storage
 

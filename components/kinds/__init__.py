@@ -25,8 +25,8 @@ from sahab.components.gpu_stack import GpuStack
 
 if TYPE_CHECKING:
     from sahab.components.artifacts import Artifact, Upstream
-    from sahab.components.config import Cluster, FleetConfig
     from sahab.components.fleet import Fleet
+    from sahab.components.fleet_config import Cluster, FleetConfig
 
 
 class ClusterComponent(Protocol):

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pulumi
-from sahab.components.config import ROOT, Cluster  # Cluster: the config section of AKS clusters
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT
+from sahab.components.fleet_config import AksCluster as AksClusterConfig  # the config section of AKS clusters
 from sahab.components.gpu_stack import GpuStack, Owners
 from sahab.components.kinds import ClusterComponent, KindSpec, NodeTypes, Reference, Registry, StorageClass
 from sahab.components.registry_config import ACR_HOST, AcrRegistry
@@ -243,7 +244,7 @@ REFERENCE = Reference(("clusterName", "resourceGroupName", "subnetId", "diskEncr
                       read_reference)
 
 SPEC = KindSpec(
-    name=NAME, cloud=CLOUD, cluster_model=Cluster,
+    name=NAME, cloud=CLOUD, cluster_model=AksClusterConfig,
     network=lambda fleet: fleet.clouds.azure and fleet.clouds.azure.vnet_cidr, node_types=NodeTypes(CLOUD),
     build=build, gpu_stack=GPU_STACK, gpu_node_os=gpu_node_os,
     storage_class=StorageClass(storage_parameters), readiness="aks",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import pulumi
-from sahab.components.config import Cluster  # the config section of EKS clusters
+from sahab.components.fleet_config import EksCluster as EksClusterConfig  # the config section of EKS clusters
 from sahab.components.gpu_stack import GpuStack, Owners
 from sahab.components.kinds import ClusterComponent, KindSpec, NodeTypes, Reference, Registry, StorageClass
 from sahab.components.registry_config import ECR_HOST, EcrRegistry
@@ -86,7 +86,7 @@ def build(fleet: Fleet) -> dict[str, ClusterComponent]:
             "cloud": "aws", "region": cloud.region, "bucketName": s3.bucket_name, "arn": s3.arn,
             "kmsKeyArn": s3.kms_key_arn}
     networks: dict[str, Network] = {}
-    from sahab.components.config import vpc_zones
+    from sahab.components.fleet_config import vpc_zones
 
     for region in sorted({cfg.region_of(c) for c in created}):
         networks[region] = Network(f"{fleet.fleet_name}-{region}", NetworkArgs(
@@ -223,7 +223,8 @@ REFERENCE = Reference(("clusterName", "endpoint", "certificateAuthority", "nodeR
                        "region"), read_reference)
 
 SPEC = KindSpec(
-    name=NAME, cloud=CLOUD, cluster_model=Cluster, network=lambda fleet: fleet.clouds.aws and fleet.clouds.aws.vpc_cidr,
+    name=NAME, cloud=CLOUD, cluster_model=EksClusterConfig,
+    network=lambda fleet: fleet.clouds.aws and fleet.clouds.aws.vpc_cidr,
     node_types=NodeTypes(CLOUD), build=build, gpu_stack=GPU_STACK, gpu_node_os=lambda kubernetes_version: "amzn2023",
     storage_class=StorageClass(storage_parameters), readiness="eks",
     registry=Registry(EcrRegistry, pulls_through, build_registry), checkpoint_store=checkpoint_store,

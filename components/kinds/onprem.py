@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pulumi
-from sahab.components.config import ROOT, Cluster, secret_config  # Cluster: the config section of on-prem clusters
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT, secret_config
+from sahab.components.fleet_config import OnpremCluster as OnpremClusterConfig  # the config section of on-prem clusters
 from sahab.components.gpu_stack import GpuStack, Owners
 from sahab.components.kinds import ClusterComponent, KindSpec, Registry, StorageClass
 from sahab.components.kubernetes.common import ENCRYPTION_ANNOTATION
@@ -20,8 +21,8 @@ from sahab.components.registry_config import MirrorRegistry
 
 if TYPE_CHECKING:
     from sahab.components.artifacts import Artifact, Upstream
-    from sahab.components.config import FleetConfig
     from sahab.components.fleet import Fleet
+    from sahab.components.fleet_config import FleetConfig
 
 NAME = "onprem"
 
@@ -98,7 +99,7 @@ def checkpoint_store(fleet: Fleet, cluster_name: str, team: str) -> Any:
                                     providers={"kubernetes": fleet.k8s_providers[cluster.name]}))
 
 
-def node_artifacts(fleet: FleetConfig, clusters: list[Cluster]) -> list[Artifact]:
+def node_artifacts(fleet: FleetConfig, clusters: list[OnpremClusterConfig]) -> list[Artifact]:
     """kubeadm's sandbox (pause) image on every node, and kube-vip where a cluster has a control-plane VIP."""
     from sahab.components.artifacts import components_of
 
@@ -109,7 +110,7 @@ def node_artifacts(fleet: FleetConfig, clusters: list[Cluster]) -> list[Artifact
 
 
 SPEC = KindSpec(
-    name=NAME, cloud=None, cluster_model=Cluster, network=lambda fleet: None, node_types=None, build=build,
+    name=NAME, cloud=None, cluster_model=OnpremClusterConfig, network=lambda fleet: None, node_types=None, build=build,
     gpu_stack=GpuStack({"preinstalled": Owners("host", "host")}, "preinstalled", why_not=(
         "on-prem GPU hosts get the driver and the container toolkit from Ansible (role sahab_nvidia): the GPU "
         "operator would install them a second time")),

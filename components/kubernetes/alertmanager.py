@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sahab.components.config import Alerting, AlertReceiver
+from sahab.components.fleet_config import Alerting, AlertReceiver
 
 SECRET_NAME = "alertmanager-receivers"
 MOUNT_DIR = f"/etc/alertmanager/secrets/{SECRET_NAME}"

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import yaml
 from sahab.components import accelerators
-from sahab.components.config import NodePool, Taint
+from sahab.components.fleet_config import NodePool, Taint
 
 MIG_STRATEGIES = ("none", "single", "mixed")
 TIME_SLICING_REPLICAS = range(2, 49)  # NodePool.time_slicing_replicas: 2..48

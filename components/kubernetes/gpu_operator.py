@@ -19,7 +19,7 @@ import pulumi_kubernetes as k8s
 from pydantic import field_validator, model_validator
 from sahab.components import gpu_stack
 from sahab.components.artifacts import CATALOG, Images
-from sahab.components.config import NodePool
+from sahab.components.fleet_config import NodePool
 from sahab.components.kinds import KindName
 from sahab.components.kubernetes import gpu_config
 from sahab.components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels

@@ -22,7 +22,7 @@ import yaml
 from pydantic import Field
 from sahab.components.accelerators import LABEL_POOL
 from sahab.components.artifacts import CATALOG, Images
-from sahab.components.config import NodePool, Team
+from sahab.components.fleet_config import NodePool, Team
 from sahab.components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
 from sahab.components.kubernetes.gpu_config import toleration_for
 from sahab.components.kubernetes.placement import Placement

@@ -20,8 +20,8 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_random as random
 from sahab.components.artifacts import CATALOG, Images
-from sahab.components.config import Monitoring, secret_config
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import Monitoring, secret_config
 from sahab.components.kubernetes import alertmanager, alerts, dashboards
 from sahab.components.kubernetes.common import MANAGED_BY, Args, StrInput, system_namespace_labels
 from sahab.components.kubernetes.gpu_operator import DCGM_EXPORTER_LABELS, DCGM_METRICS_PORT

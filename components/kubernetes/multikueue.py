@@ -31,7 +31,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 from pydantic import Field
-from sahab.components.config import NodePool, Team
+from sahab.components.fleet_config import NodePool, Team
 from sahab.components.kubernetes.common import MANAGED_BY, Args
 from sahab.components.kubernetes.kueue import (
     API_VERSION,

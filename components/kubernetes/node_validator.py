@@ -31,7 +31,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field
 from sahab.components.accelerators import LABEL_POOL
-from sahab.components.config import NodePool
+from sahab.components.fleet_config import NodePool
 from sahab.components.kubernetes.common import MANAGED_BY, Args, system_namespace_labels
 from sahab.components.kubernetes.placement import pool_agent_placement
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from sahab.components import accelerators
-from sahab.components.config import NodePool
+from sahab.components.fleet_config import NodePool
 from sahab.components.kubernetes.common import Args
 from sahab.components.kubernetes.gpu_config import gpu_toleration, toleration_for
 

@@ -14,7 +14,7 @@ import pulumi
 from pydantic import field_validator
 from sahab.components.addons import Target, wanted
 from sahab.components.artifacts import Images
-from sahab.components.config import Monitoring, NodePool, Team
+from sahab.components.fleet_config import Monitoring, NodePool, Team
 from sahab.components.kinds import KindName
 from sahab.components.kinds import get as kind_spec
 from sahab.components.kubernetes.common import Args, StrInput

@@ -41,7 +41,7 @@ from sahab.components.kinds import get as kind_spec
 from sahab.components.kubernetes.common import MANAGED_BY, Args
 
 if TYPE_CHECKING:
-    from sahab.components.config import Cluster, FleetConfig
+    from sahab.components.fleet_config import Cluster, FleetConfig
 
 FLOW_ANNOTATION = "sahab.io/flow"
 REQUIRED_ANNOTATION = "sahab.io/required-flows"

@@ -18,8 +18,8 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 from pydantic import Field, field_validator
-from sahab.components.config import Team
 from sahab.components.egress import public_problem
+from sahab.components.fleet_config import Team
 from sahab.components.kubernetes.common import MANAGED_BY, Args, pod_security_labels
 from sahab.components.kubernetes.priority_classes import TIERS, priority_class_name
 

@@ -37,7 +37,7 @@ import pulumi_kubernetes as k8s
 from pydantic import Field
 from sahab.components import pool_plan
 from sahab.components.accelerators import LABEL_POOL
-from sahab.components.config import NodePool, Team, Workload
+from sahab.components.fleet_config import NodePool, Team, Workload
 from sahab.components.kubernetes.common import MANAGED_BY, Args, StrInput
 from sahab.components.kubernetes.gpu_config import toleration_for
 from sahab.components.kubernetes.kueue import QUEUE_LABEL

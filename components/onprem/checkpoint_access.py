@@ -18,7 +18,7 @@ from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
-from sahab.components.config import ObjectStore
+from sahab.components.fleet_config import ObjectStore
 from sahab.components.kubernetes.checkpoint_key import checkpoint_key
 from sahab.components.kubernetes.common import MANAGED_BY, Args
 

@@ -1,4 +1,4 @@
-"""Args for the on-prem components from the validated fleet config (components.config).
+"""Args for the on-prem components from the validated fleet config (components.fleet_config).
 
 Fleet calls these for every `kind: onprem` cluster and its pools; the SSH key comes from the site's secret
 config key (`config.secret_config(site.ssh_private_key_secret)`), None meaning the operator's ssh-agent.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from sahab.components.artifacts import UPSTREAMS, Images, read_digest_lock
-from sahab.components.config import Cluster, FleetConfig, NodePool, Site
+from sahab.components.fleet_config import Cluster, FleetConfig, NodePool, Site
 from sahab.components.onprem.cluster import API_SERVER_PORT, OnPremClusterArgs
 from sahab.components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs, host_port
 from sahab.components.onprem.inventory import group_for

@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from sahab.components.config import parse_fleet
+    from sahab.components.fleet_config import parse_fleet
     from sahab.doctor import FAIL, DoctorContext, areas, run_checks
     from sahab.errors import UsageError
     from sahab.project import find_project, load_stack, project_dir

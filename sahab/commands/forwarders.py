@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from sahab.components.config import parse_fleet
+    from sahab.components.fleet_config import parse_fleet
     from sahab.components.hybrid_plan import render_forwarders, site_forwarders
     from sahab.errors import UsageError
     from sahab.project import find_project, load_stack, project_dir

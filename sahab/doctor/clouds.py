@@ -88,7 +88,7 @@ def cloud_pools(fleet: Any) -> list[CloudPool]:
     """The stack's cloud pools (created clusters' and those it adds to another stack's) with their limits, and
     each AKS cluster's system pool, which this stack creates too."""
     from sahab.components.azure.aks_cluster import AksClusterArgs
-    from sahab.components.config import ROOT
+    from sahab.components.fleet_config import ROOT
 
     found = []
     for i, pool in enumerate(fleet.node_pools):

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from sahab.components.artifacts import read_digest_lock
-from sahab.components.config import FleetConfig, parse_fleet
+from sahab.components.fleet_config import FleetConfig, parse_fleet
 from sahab.components.registry_plan import Entry, seed_list
 from sahab.errors import ConfigError
 from sahab.project import Project, load_stack

@@ -214,7 +214,7 @@ def propose(facts: Sequence[HostFacts], choices: Choices, host_keys: Sequence[tu
 def training_fits(choices: Choices, pools: Sequence[PoolPlan], facts: dict[str, HostFacts]) -> tuple[bool, str]:
     """Whether one training pod (the training Job's own sizing, components.kubernetes.training_job.pod_size) fits
     what the kubelet leaves allocatable on every pool host; else why not, naming the smallest host."""
-    from sahab.components.config import NodePool
+    from sahab.components.fleet_config import NodePool
     from sahab.components.kubernetes.training_job import pod_size
 
     for pool in pools:

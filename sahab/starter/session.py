@@ -132,7 +132,7 @@ def _ask(facts: list[HostFacts], choices: Choices, out: TextIO) -> Choices:
 
 def _schema(text: str) -> None:
     """The fleet as the program will read it; a ConfigError (exit 2, the config path) leaves nothing written."""
-    from sahab.components.config import parse_fleet
+    from sahab.components.fleet_config import parse_fleet
 
     parse_fleet(yaml.safe_load(text)["config"]["sahab:fleet"])
 

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sahab.components.config import NodePool, Team, Workload
+from sahab.components.fleet_config import NodePool, Team, Workload
 from sahab.components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 from sahab.workloads.train.checkpoint import available_steps
 

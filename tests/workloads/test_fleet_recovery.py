@@ -142,7 +142,7 @@ def test_agents_starting_minutes_apart_wait_for_the_store_and_for_each_other(fle
 
 @pytest.fixture(scope="module")
 def prod_job():
-    from sahab.components.config import NodePool, Team, Workload
+    from sahab.components.fleet_config import NodePool, Team, Workload
     from sahab.components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 
     pool = NodePool(name="loopback", cluster="c", accelerator="cpu", min_size=3, max_size=3)
@@ -153,7 +153,7 @@ def prod_job():
 
 def test_the_job_counts_a_failure_of_the_training_itself():
     """The policy is narrow: a worker failure past torchrun's restarts (exit 1) still counts."""
-    from sahab.components.config import NodePool, Team, Workload
+    from sahab.components.fleet_config import NodePool, Team, Workload
     from sahab.components.kubernetes.training_job import TrainingJob, TrainingJobArgs
 
     pool = NodePool(name="loopback", cluster="c", accelerator="cpu", min_size=2, max_size=2)

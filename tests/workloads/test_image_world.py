@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from sahab.components.config import parse_fleet
+from sahab.components.fleet_config import parse_fleet
 from sahab.components.registry_plan import seed_list
 
 from tests.helpers import planned_stack

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from sahab.components.config import NodePool, parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import NodePool, parse_fleet
 from sahab.components.pool_plan import autoscaler_node_template_tags
 
 from tests.fleets import stack_fleet
@@ -173,8 +173,8 @@ def test_eks_training_reaches_only_its_teams_prefix_of_the_checkpoint_bucket_and
 
 def test_training_jobs_refuse_a_cluster_whose_api_server_would_drop_their_success_policy():
     """On Kubernetes 1.30 `successPolicy` is silently dropped: a run would wait on failed nodes' indexes."""
-    from sahab.components.config import parse_fleet
     from sahab.components.errors import ConfigError
+    from sahab.components.fleet_config import parse_fleet
 
     from tests.fleets import stack_fleet
 

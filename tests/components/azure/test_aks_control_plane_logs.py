@@ -7,8 +7,8 @@ from sahab.components.azure.control_plane_logs import (
     AksControlPlaneLogs,
     AksControlPlaneLogsArgs,
 )
-from sahab.components.config import parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 
 from tests.fleets import stack_fleet
 from tests.helpers import record

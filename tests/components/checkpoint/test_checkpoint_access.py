@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from sahab.components.config import parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 
 from sahab.cli import main
 from tests.components.kubernetes.manifests import validate

@@ -10,8 +10,8 @@ from sahab.components.aws.eks_cluster import EksCluster, EksClusterArgs
 from sahab.components.aws.node_group import EksNodeGroup, EksNodeGroupArgs
 from sahab.components.azure.node_pool import AksNodePool, AksNodePoolArgs
 from sahab.components.azure.storage_account import AzureStorage, AzureStorageArgs
-from sahab.components.config import Bucket, NodePool, parse_fleet
 from sahab.components.fleet import Fleet
+from sahab.components.fleet_config import Bucket, NodePool, parse_fleet
 
 from sahab.errors import ConfigError
 from sahab.project import REDACTED

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 from sahab.components import validation
-from sahab.components.config import parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 
 from sahab.engine import plan
 from tests.fleets import ROOT

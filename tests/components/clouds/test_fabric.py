@@ -11,7 +11,7 @@ import pytest
 import yaml
 from sahab.components import pool_plan
 from sahab.components.azure.aks_cluster import AKS_SERVER_APP_ID, non_interactive_kubeconfig
-from sahab.components.config import NodePool, parse_fleet
+from sahab.components.fleet_config import NodePool, parse_fleet
 from sahab.components.kubernetes.kueue import CLOUD_PODS_READY_TIMEOUT
 from sahab.components.registry_plan import seed_list
 

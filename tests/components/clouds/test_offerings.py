@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 from sahab.components import offerings
-from sahab.components.config import parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 
 from tests.fleets import stack_fleet
 

@@ -2,7 +2,7 @@
 
 import pytest
 from sahab.components import pool_plan
-from sahab.components.config import NodePool, Taint
+from sahab.components.fleet_config import NodePool, Taint
 
 from sahab.errors import ConfigError
 

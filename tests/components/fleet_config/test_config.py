@@ -2,7 +2,7 @@
 exact config path of the problem."""
 
 import pytest
-from sahab.components.config import FleetConfig, parse_fleet
+from sahab.components.fleet_config import FleetConfig, parse_fleet
 
 from sahab.errors import ConfigError
 from tests.conftest import STACKS
@@ -25,10 +25,11 @@ def test_models_are_frozen_and_forbid_unknown_keys():
 
 def test_every_field_documents_its_default():
     """Each field carries a docstring (the schema is the user's reference); pydantic exposes them."""
-    from sahab.components import config
+    from sahab.components import fleet_config as config
+    from sahab.components.fleet_config.types import _Model
 
     models = [m for m in vars(config).values()
-              if isinstance(m, type) and issubclass(m, config._Model) and m is not config._Model]
+              if isinstance(m, type) and issubclass(m, _Model) and m is not _Model]
     assert len(models) >= 14
     undocumented = []
     for model in models:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from sahab.components.config import parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 
 from tests.fleets import hybrid_fleet, stack_fleet
 
@@ -109,7 +109,7 @@ def test_cloud_clusters_take_no_control_plane_settings():
     data = hybrid_fleet()
     data["clusters"][1]["control_plane_vip"] = "10.0.0.100"
     error = _error(data)
-    assert error.path == "sahab:fleet.clusters[1].site"
+    assert error.path == "sahab:fleet.clusters[1].control_plane_vip"  # the setting itself (it was `.site`)
     assert "control_plane_vip" in error.message
 
 

@@ -17,9 +17,9 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 import pytest
 import yaml
 from pydantic import BaseModel
-from sahab.components.config import FleetConfig, config_path, parse_fleet
 from sahab.components.errors import ConfigError
 from sahab.components.fleet import credential_less_kubeconfig
+from sahab.components.fleet_config import FleetConfig, config_path, parse_fleet
 
 from sahab.cli import main
 from tests.fleets import ROOT
@@ -145,9 +145,26 @@ def _is_text(annotation: Any) -> bool:
         annotation)))
 
 
-def _model(annotation: Any) -> type[BaseModel] | None:
+def _model(annotation: Any, data: Any = None) -> type[BaseModel] | None:
+    """The model an annotation holds; of a union told apart by `kind` (clusters), the member `data` is."""
     annotation = _strip(annotation)
+    if get_origin(annotation) in (typing.Union, types.UnionType) and isinstance(data, dict):
+        return next((m for m in _members(annotation) if data.get("kind") in get_args(
+            m.model_fields["kind"].annotation)), None)
     return annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+
+
+def _owner(model: type[BaseModel], name: str) -> str:
+    """The model that declares a field (the kinds of cluster share theirs through base models): one sweep each."""
+    return next(m.__name__ for m in reversed(model.__mro__) if name in getattr(m, "__annotations__", {}))
+
+
+def _members(annotation: Any) -> list[type[BaseModel]]:
+    """The models an annotation holds: itself, or every member of a union of models."""
+    annotation = _strip(annotation)
+    if get_origin(annotation) in (typing.Union, types.UnionType):
+        return [m for arg in get_args(annotation) for m in _members(arg)]
+    return [annotation] if isinstance(annotation, type) and issubclass(annotation, BaseModel) else []
 
 
 def shapes(annotation: Any) -> list[str]:
@@ -171,11 +188,11 @@ def string_fields(model: type[BaseModel] = FleetConfig, seen: set | None = None)
     seen.add(model)
     found = set()
     for name, info in model.model_fields.items():
-        found |= {(model.__name__, name, shape) for shape in shapes(info.annotation)}
+        found |= {(_owner(model, name), name, shape) for shape in shapes(info.annotation)}
         annotation = _strip(info.annotation)
         for inner in (annotation, *get_args(annotation)):
-            if _model(inner):
-                found |= string_fields(_model(inner), seen)
+            for member in _members(inner):
+                found |= string_fields(member, seen)
     return found
 
 
@@ -191,9 +208,10 @@ def instances(data: Any, model: type[BaseModel], loc: tuple = ()) -> list[tuple[
             found += instances(value, inner, (*loc, name))
             continue
         args = get_args(annotation)
-        if get_origin(annotation) in (tuple, list) and args and _model(args[0]):
+        if get_origin(annotation) in (tuple, list) and args and _members(args[0]):
             for i, item in enumerate(value):
-                found += instances(item, _model(args[0]), (*loc, name, i))
+                if _model(args[0], item):
+                    found += instances(item, _model(args[0], item), (*loc, name, i))
         if get_origin(annotation) is dict and len(args) == 2 and _model(args[1]):
             for key, item in value.items():
                 found += instances(item, _model(args[1]), (*loc, name, key))
@@ -206,7 +224,7 @@ def placements(data: dict) -> dict[tuple[str, str, str], tuple]:
     for loc, model, holder in instances(data, FleetConfig):
         for name, info in model.model_fields.items():
             for shape in shapes(info.annotation):
-                key = (model.__name__, name, shape)
+                key = (_owner(model, name), name, shape)
                 if name in holder and holder[name] not in (None, [], {}) and key not in chosen:
                     chosen[key] = (*loc, name)
     return chosen

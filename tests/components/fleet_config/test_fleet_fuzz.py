@@ -11,8 +11,8 @@ import shlex
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 from sahab.components import validation
-from sahab.components.config import ROOT, FleetConfig, config_path, parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import ROOT, FleetConfig, config_path, parse_fleet
 from sahab.components.onprem.from_config import pool_args
 from sahab.components.onprem.inventory import group_for, hosts_for, pool_host_vars
 from sahab.components.onprem.runner import build_inventory

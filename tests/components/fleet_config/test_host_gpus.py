@@ -8,8 +8,8 @@ import sys
 
 import pytest
 import yaml
-from sahab.components.config import parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 
 from tests.fleets import ROOT, hybrid_fleet
 

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sahab.components.config import FleetConfig, parse_fleet
+from sahab.components.fleet_config import FleetConfig, parse_fleet
 
 from sahab.cli import main
 from sahab.errors import ConfigError

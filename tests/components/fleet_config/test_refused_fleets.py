@@ -2,8 +2,8 @@
 the config path of the setting and what is allowed there."""
 
 import pytest
-from sahab.components.config import parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 
 from tests.fleets import hybrid_fleet
 

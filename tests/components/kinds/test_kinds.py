@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from sahab.components.addons import Target, addons
-from sahab.components.config import Cluster, NodePool, parse_fleet
+from sahab.components.fleet_config import Cluster, NodePool, parse_fleet
 from sahab.components.kinds import get, kinds
 from sahab.components.registry_config import Registries
 from sahab.components.registry_plan import artifacts_for
@@ -72,7 +72,9 @@ def test_no_module_reads_fleets_private_attributes():
 
 
 def test_schema_registries_and_kind_registry_name_the_same_kinds():
-    assert set(typing.get_args(Cluster.model_fields["kind"].annotation)) == set(kinds())
+    union_members = typing.get_args(typing.get_args(Cluster)[0])  # Annotated[A | B | C, discriminator]
+    assert {typing.get_args(m.model_fields["kind"].annotation)[0]: m for m in union_members} == \
+        {name: spec.cluster_model for name, spec in kinds().items()}
     assert set(Registries.model_fields) == set(kinds())
     for name, spec in kinds().items():
         assert spec.name == name

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from sahab.components.config import Alerting, parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import Alerting, parse_fleet
 from sahab.components.kubernetes.alertmanager import MOUNT_DIR, SECRET_NAME, alertmanager_config
 
 from sahab.cli import main

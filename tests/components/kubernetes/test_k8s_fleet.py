@@ -2,8 +2,8 @@
 
 import pulumi
 import pytest
-from sahab.components.config import parse_fleet
 from sahab.components.fleet import Fleet
+from sahab.components.fleet_config import parse_fleet
 
 from sahab.engine.kubernetes import kubeconfig_yaml
 from sahab.errors import ConfigError

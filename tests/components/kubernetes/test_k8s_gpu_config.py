@@ -7,7 +7,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 from sahab.components import accelerators
-from sahab.components.config import NodePool, Taint
+from sahab.components.fleet_config import NodePool, Taint
 from sahab.components.kubernetes import alerts, dashboards, gpu_config
 
 

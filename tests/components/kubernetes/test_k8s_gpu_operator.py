@@ -4,7 +4,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 from sahab.components import accelerators
-from sahab.components.config import NodePool, Taint
+from sahab.components.fleet_config import NodePool, Taint
 from sahab.components.kubernetes.gpu_operator import (
     CHART_REPOSITORY,
     DEVICE_PLUGIN_CONFIG,

@@ -2,7 +2,7 @@
 
 import json
 
-from sahab.components.config import Monitoring
+from sahab.components.fleet_config import Monitoring
 from sahab.components.kubernetes import alerts
 from sahab.components.kubernetes.monitoring import ClusterMonitoring, ClusterMonitoringArgs
 

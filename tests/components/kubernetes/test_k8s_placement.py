@@ -1,6 +1,6 @@
 """Where cluster services run: CPU pools when there are any, otherwise tolerating the GPU nodes' taints."""
 
-from sahab.components.config import NodePool, Taint
+from sahab.components.fleet_config import NodePool, Taint
 from sahab.components.kubernetes.placement import system_placement
 
 GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}

@@ -1,7 +1,7 @@
 """The platform in the real stacks' plans: schema-valid objects, on the right clusters, secure by default."""
 
 import pytest
-from sahab.components.config import Monitoring, NodePool, Team
+from sahab.components.fleet_config import Monitoring, NodePool, Team
 from sahab.components.kubernetes.platform import Platform, PlatformArgs
 
 from tests.components.kubernetes.harness import of_type, with_provider

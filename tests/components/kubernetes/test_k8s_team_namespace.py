@@ -2,7 +2,7 @@
 
 import pytest
 from pydantic import ValidationError
-from sahab.components.config import Team
+from sahab.components.fleet_config import Team
 from sahab.components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs, network_policies
 
 from tests.components.kubernetes.harness import of_type, one, with_provider

@@ -6,8 +6,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-from sahab.components.config import NodePool, parse_fleet
 from sahab.components.egress import PRIVATE_RANGES
+from sahab.components.fleet_config import NodePool, parse_fleet
 from sahab.components.kubernetes.platform_fences import (
     DEFAULT_DENY,
     FenceArgs,

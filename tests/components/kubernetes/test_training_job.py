@@ -189,7 +189,7 @@ def test_pod_cpu_and_memory_grow_with_the_gpus_a_pod_asks_for(prod):
 
 
 def test_pod_size_is_a_share_of_the_node_that_leaves_its_agents_room():
-    from sahab.components.config import NodePool
+    from sahab.components.fleet_config import NodePool
     from sahab.components.kubernetes.training_job import NODE_SHARE, pod_size
 
     g6e = NodePool(name="l40s", cluster="c", accelerator="l40s", instance_type="g6e.12xlarge", gpus_per_node=4)

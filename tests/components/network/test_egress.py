@@ -252,8 +252,8 @@ def test_a_public_network_range_is_refused_naming_the_setting(tmp_path, capsys, 
 
 
 def test_a_fourth_aks_cluster_in_one_location_is_refused_naming_it():
-    from sahab.components.config import parse_fleet
     from sahab.components.errors import ConfigError
+    from sahab.components.fleet_config import parse_fleet
 
     fleet = stack_fleet("prod")
     fleet["clusters"] += [{"name": f"aks-{n}", "kind": "aks"} for n in ("b", "c")]

@@ -13,8 +13,8 @@ import jinja2
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sahab.components.config import parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 from sahab.components.hybrid_config import deployer_of
 from sahab.components.hybrid_plan import (
     aws_inside_cidrs,

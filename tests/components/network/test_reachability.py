@@ -12,8 +12,8 @@ import copy
 from collections.abc import Callable
 
 import pytest
-from sahab.components.config import parse_fleet
 from sahab.components.fleet import Fleet
+from sahab.components.fleet_config import parse_fleet
 
 from sahab.engine import PlannedResource
 from sahab.readiness import judge

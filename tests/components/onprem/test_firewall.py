@@ -11,8 +11,8 @@ import subprocess
 
 import pytest
 import yaml
-from sahab.components.config import parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 from sahab.components.onprem.from_config import cluster_args, pool_args
 from sahab.components.onprem.runner import ANSIBLE_DIR
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from sahab.components.config import parse_fleet
+from sahab.components.fleet_config import parse_fleet
 from sahab.components.onprem.from_config import cluster_args, pool_args
 from sahab.components.onprem.inventory import group_for
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sahab.components.artifacts import CATALOG, Images, autoscaler_image, components_of
 from sahab.components.aws.cluster_autoscaler import ClusterAutoscalerArgs, chart_values
-from sahab.components.config import NodePool
+from sahab.components.fleet_config import NodePool
 from sahab.components.kubernetes import cilium, efa_device_plugin, gpu_operator, kueue, monitoring
 from sahab.components.registry_plan import pulled
 from sahab.policies.core import ResourceView

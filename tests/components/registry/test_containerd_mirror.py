@@ -7,7 +7,7 @@ import tomllib
 
 import yaml
 from sahab.components.artifacts import UPSTREAMS
-from sahab.components.config import parse_fleet
+from sahab.components.fleet_config import parse_fleet
 from sahab.components.onprem.from_config import cluster_args, pool_args, registry_variables
 from sahab.components.onprem.runner import ANSIBLE_DIR
 

@@ -13,8 +13,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sahab.components.artifacts import CATALOG, Images, read_digest_lock
-from sahab.components.config import parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 from sahab.components.registry_plan import seed_list
 
 from sahab.cli import main

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from sahab.components.config import parse_fleet
+from sahab.components.fleet_config import parse_fleet
 from sahab.policies.core import MISSING, UNKNOWN, ResourceView
 from sahab.policies.rules.kubernetes_images import HELM_RELEASE, images_of, parse_reference
 

@@ -120,7 +120,7 @@ def test_azure_sizes_restricted_for_the_subscription_and_vcpu_limits_are_named(e
 
 def test_without_an_azure_login_the_gap_is_the_login(monkeypatch):
     import yaml
-    from sahab.components.config import parse_fleet
+    from sahab.components.fleet_config import parse_fleet
 
     from sahab.doctor import DoctorContext
     from sahab.doctor.clouds import _azure_location, cloud_pools

@@ -15,7 +15,7 @@ import boto3
 import pytest
 import yaml
 from botocore.stub import Stubber
-from sahab.components.config import parse_fleet
+from sahab.components.fleet_config import parse_fleet
 
 from sahab.doctor import FAIL, OK, SKIP, DoctorContext, run_checks
 from sahab.doctor import network as area

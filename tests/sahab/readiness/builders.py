@@ -17,7 +17,7 @@ import pulumi_aws as aws
 import pulumi_azure_native as azure_native
 import pulumi_kubernetes as k8s
 import pulumi_random as random
-from sahab.components.config import NodePool, Team, Workload
+from sahab.components.fleet_config import NodePool, Team, Workload
 from sahab.components.kubernetes.gpu_operator import GpuOperator, GpuOperatorArgs
 from sahab.components.kubernetes.placement import system_placement
 from sahab.components.kubernetes.platform import Platform, PlatformArgs

@@ -7,7 +7,7 @@ import copy
 
 import pytest
 from sahab.components.artifacts import CATALOG, Images
-from sahab.components.config import NodePool
+from sahab.components.fleet_config import NodePool
 from sahab.components.registry_plan import pulled
 
 from sahab.readiness import judge

@@ -2,7 +2,7 @@
 start empty, a NetworkPolicy enforcer, Kueue for queued jobs. Each: broken, and the same cluster fixed."""
 
 import pytest
-from sahab.components.config import NodePool
+from sahab.components.fleet_config import NodePool
 
 from tests.sahab.readiness.builders import (
     aks_cluster,
@@ -152,7 +152,7 @@ def test_a_burst_stack_is_judged_with_the_stack_that_owns_the_cluster():
 
 # ---- NetworkPolicy ----------------------------------------------------------------------------------------
 def _no_monitoring():
-    from sahab.components.config import Monitoring
+    from sahab.components.fleet_config import Monitoring
     return Monitoring(enabled=False)
 
 

@@ -2,7 +2,7 @@
 On-prem pools are described as the on-prem node shape contract has them; everything inside the clusters is
 Sahab's real Platform and TrainingJob."""
 
-from sahab.components.config import NodePool, Taint
+from sahab.components.fleet_config import NodePool, Taint
 
 from sahab.readiness import judge
 from tests.sahab.readiness.builders import (

@@ -4,7 +4,7 @@ Unknown means cannot judge: an input a preview does not know never by itself mak
 import copy
 
 import pytest
-from sahab.components.config import NodePool
+from sahab.components.fleet_config import NodePool
 
 from sahab.engine import UNKNOWN
 from sahab.readiness import judge

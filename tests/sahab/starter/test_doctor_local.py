@@ -94,7 +94,7 @@ def _in_process(project: Path, area: str, stack: str = "office") -> dict[str, ob
     """One area's checks run in this process (the CLI's exit code and lines are asserted in the host test)."""
     import importlib
 
-    from sahab.components.config import parse_fleet
+    from sahab.components.fleet_config import parse_fleet
 
     from sahab.doctor import DoctorContext
     from sahab.project import find_project, load_stack

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from sahab.components.config import parse_fleet
 from sahab.components.errors import ConfigError
+from sahab.components.fleet_config import parse_fleet
 from sahab.components.onprem.from_config import access_for
 
 ED = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAF2THcYyCMSVaAGtZQ04/xZZyQAtsyoxhmsoyTFHu6W"

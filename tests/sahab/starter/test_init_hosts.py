@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from sahab.components.config import parse_fleet
+from sahab.components.fleet_config import parse_fleet
 
 from tests.sahab.starter.conftest import SPARE_DISK_ID, install_lsblk, sahab
 

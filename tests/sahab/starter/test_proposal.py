@@ -8,7 +8,7 @@ import random
 
 import pytest
 import yaml
-from sahab.components.config import parse_fleet
+from sahab.components.fleet_config import parse_fleet
 
 from sahab.starter.facts import ProbeFailed, parse_probe
 from sahab.starter.propose import Choices, Refused, propose
