@@ -5,6 +5,6 @@ are found there (its other folders hold no package Sahab imports)."""
 
 from pathlib import Path
 
-_CHECKOUT = Path(__file__).resolve().parent.parent
-if (_CHECKOUT / "pyproject.toml").is_file() and (_CHECKOUT / "components" / "__init__.py").is_file():
-    __path__.append(str(_CHECKOUT))
+_HERE = Path(__file__).resolve().parent
+if not (_HERE / "components").is_dir():  # a checkout: the three folders sit beside this package, at its root
+    __path__.append(str(_HERE.parent))

