@@ -515,9 +515,10 @@ def _private_endpoint(graph: Graph, net: Net, target: PlannedResource, zone: str
 def overlaps(graph: Graph, mine: set[str]) -> Iterable[tuple[str, str, str]]:
     """Blocks of two different places (sites, VPCs, VNets) that overlap: no router can tell them apart."""
     owners: list[tuple[str, Block, bool]] = []
-    for site in graph.sites.values():
+    # By name, not in the order the program's resources happened to register: the same fleet, the same sentence.
+    for site in sorted(graph.sites.values(), key=lambda s: s.name):
         owners += [(f"site {site.name}", b, site.res.urn in mine) for b in site.blocks]
-    for net in graph.nets.values():
+    for net in sorted(graph.nets.values(), key=lambda n: n.label):
         owners += [(net.label.split(" (")[0], b, net.res.urn in mine) for b in net.blocks]
     for i, (a, block_a, mine_a) in enumerate(owners):
         for b, block_b, mine_b in owners[i + 1:]:

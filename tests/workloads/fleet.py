@@ -167,7 +167,7 @@ class Pod:
                 cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if b"workloads.train" in cmdline and b"torch.distributed.run" not in cmdline \
+            if any(part.endswith(b"workloads.train") for part in cmdline) and b"torch.distributed.run" not in cmdline \
                     and not any(part.endswith(b"torchrun") for part in cmdline):
                 found.append(pid)
         return found

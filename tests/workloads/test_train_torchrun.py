@@ -47,7 +47,8 @@ def training_workers(root_pid: int) -> list[int]:
                 cmdline = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if b"workloads.train" in cmdline and b"torch.distributed.run" not in cmdline:
+            # `-m workloads.train` from the checkout, `-m sahab.workloads.train` when launched through sahab
+            if any(part.endswith(b"workloads.train") for part in cmdline) and b"torch.distributed.run" not in cmdline:
                 found.append(child)
     return found
 

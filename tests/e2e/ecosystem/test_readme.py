@@ -58,7 +58,8 @@ def run_offline(command: str, tmp_path: Path) -> None:
     elif words[:3] == ["pulumi", "stack", "select"]:
         assert "--create" in words and words[-1] in stacks()
     elif words[:4] == ["pulumi", "config", "set", "--secret"]:
-        assert f'"{words[4]}"' in (ROOT / "components" / "config.py").read_text()  # the key the program reads
+        schema = "".join(p.read_text() for p in (ROOT / "components" / "fleet_config").glob("*.py"))
+        assert f'"{words[4]}"' in schema  # the key the program reads
     elif words[:2] == ["pulumi", "preview"]:
         stack = words[words.index("-s") + 1]
         assert words[words.index("--policy-pack") + 1] == "policies" and (ROOT / "policies/PulumiPolicy.yaml").is_file()
