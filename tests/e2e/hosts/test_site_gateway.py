@@ -110,6 +110,9 @@ def link(host_factory, client_key):
         for ns, end in ((site_ns, veth_site), (cloud_ns, veth_cloud)):
             _run("ip", "link", "set", end, "netns", ns.name)
             ns.exec("ip", "addr", "add", f"{ns.outside}/24", "dev", end)
+            # The link is IPv4 (TEST-NET): without this, the kernel's own IPv6 neighbour discovery on bring-up would
+            # be counted as traffic crossing outside the tunnel.
+            ns.exec("sh", "-c", f"echo 1 > /proc/sys/net/ipv6/conf/{end}/disable_ipv6")
             ns.exec("ip", "link", "set", end, "up")
         site_gw = host_factory("site-gw", 61)
         cloud_gw = host_factory("cloud-gw", 62)
