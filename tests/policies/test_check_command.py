@@ -13,6 +13,7 @@ import jsonschema
 import pytest
 
 from sahab.cli import main
+from tests.plans import stack_command
 
 ROOT = Path(__file__).resolve().parents[2]
 RAW_AWS = ROOT / "tests" / "fixtures" / "programs" / "raw_aws"
@@ -39,9 +40,9 @@ def raw_aws_json():
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod", "burst", "smb"])
-def test_sahab_stacks_pass_their_own_pack(capsys, stack):
-    code, out, _ = check(capsys, "--stack", stack, "--format", "json")
-    report = json.loads(out)
+def test_sahab_stacks_pass_their_own_pack(stack):
+    checked = stack_command("check", stack)  # `sahab check --stack S --format json`, once per run (tests/plans.py)
+    code, report = checked.code, json.loads(checked.out)
     mandatory = [v for v in report["violations"] if v["enforcement"] == "mandatory"]
     assert (code, mandatory) == (0, [])
     assert report["summary"]["stack"] == stack and report["summary"]["passed"] is True

@@ -5,8 +5,6 @@ The RBAC walk is generic: every Role, ClusterRole and binding of the plan, subje
 
 import copy
 import json
-import subprocess
-import sys
 
 import cel
 import pytest
@@ -20,8 +18,7 @@ from sahab.components.kubernetes.node_validator import (
 )
 
 from tests.components.kubernetes.manifests import manifest, validate
-from tests.fleets import ROOT
-from tests.plans import stack_plan
+from tests.plans import stack_command, stack_plan
 
 RBAC = "kubernetes:rbac.authorization.k8s.io/v1:"
 WRITE_VERBS = {"create", "update", "patch", "delete", "deletecollection", "*"}
@@ -363,10 +360,8 @@ def test_the_policy_leaves_everyone_else_to_rbac():
 @pytest.mark.slow
 @pytest.mark.parametrize("stack", ["dev", "prod", "burst", "smb"])
 def test_every_stack_still_plans_ready_and_passes_its_policy_check(stack):
-    planned_run = subprocess.run([sys.executable, "-m", "sahab", "plan", "--stack", stack, "--format", "json"],
-                                 cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
-    assert planned_run.returncode == 0, planned_run.stderr[-2000:]
-    assert json.loads(planned_run.stdout)["readiness"]["ok"] is True
-    checked = subprocess.run([sys.executable, "-m", "sahab", "check", "--stack", stack, "--format", "json"],
-                             cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
-    assert checked.returncode == 0, checked.stdout[-2000:] + checked.stderr[-2000:]
+    planned_run = stack_command("plan", stack)  # run once for every module that asks (tests/plans.py)
+    assert planned_run.code == 0, planned_run.err[-2000:]
+    assert json.loads(planned_run.out)["readiness"]["ok"] is True
+    checked = stack_command("check", stack)
+    assert checked.code == 0, checked.out[-2000:] + checked.err[-2000:]

@@ -16,6 +16,7 @@ from sahab.engine import plan
 from tests.components.kubernetes.manifests import manifest, validate
 from tests.fleets import ROOT, stack_fleet
 from tests.helpers import Planned, planned_stack
+from tests.plans import stack_command
 
 REGION = "me-central-1"
 ENDPOINT = "aws:ec2/vpcEndpoint:VpcEndpoint"
@@ -265,10 +266,10 @@ def test_a_fourth_aks_cluster_in_one_location_is_refused_naming_it():
 
 # ---- the four stacks still pass and come up ------------------------------------------------------------------
 @pytest.mark.parametrize("stack", STACKS)
-def test_stacks_plan_ready(capsys, stack):
-    code = main(["plan", "--stack", stack, "--format", "json", "--quiet"])
-    report = json.loads(capsys.readouterr().out)
-    assert (code, report["readiness"]["ok"], report["readiness"]["problems"]) == (0, True, [])
+def test_stacks_plan_ready(stack):
+    planned = stack_command("plan", stack)  # `sahab plan --stack S --format json`, once per run (tests/plans.py)
+    report = json.loads(planned.out)
+    assert (planned.code, report["readiness"]["ok"], report["readiness"]["problems"]) == (0, True, [])
 
 
 def _program(tmp_path, fleet: dict):

@@ -3,6 +3,8 @@ Helm values, and the docker reference grammar, through the pack's own Policy obj
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from sahab.policies.core import Context
 from sahab.policies.rules.kubernetes_images import (
@@ -12,6 +14,7 @@ from sahab.policies.rules.kubernetes_images import (
     parse_reference,
 )
 
+from tests.plans import stack_command
 from tests.policies.policy_harness import UNKNOWN, Res, Stack, run
 
 REGISTRY_RULE = "kubernetes-all-workload-image-registry-allowed"
@@ -218,14 +221,10 @@ def test_invalid_references(text):
         parse_reference(text)
 
 
-def test_the_smb_stack_pulls_every_image_from_its_mirror_and_needs_no_registry_waiver(capsys):
-    import json
-
-    from sahab.cli import main
-
-    code = main(["check", "--stack", "smb", "--format", "json"])
-    report = json.loads(capsys.readouterr().out)
-    assert code == 0
+def test_the_smb_stack_pulls_every_image_from_its_mirror_and_needs_no_registry_waiver():
+    checked = stack_command("check", "smb")  # `sahab check --stack smb --format json`, once per run
+    report = json.loads(checked.out)
+    assert checked.code == 0
     assert not [w for w in report["waived"] if w["policy"] == REGISTRY_RULE]
     assert not [v for v in report["violations"] if v["policy"] == REGISTRY_RULE]
 
