@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from sahab.engine import UNKNOWN, plan
-from tests.conftest import ROOT
+from sahab.engine import UNKNOWN
+from tests.plans import stack_plan
 
 SC = "kubernetes:storage.k8s.io/v1:StorageClass"
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -15,7 +15,7 @@ RELEASE = "kubernetes:helm.sh/v3:Release"
 
 @pytest.fixture(scope="module")
 def preview():
-    return plan(ROOT, "prod", preview=True).resources
+    return stack_plan("prod", preview=True).resources  # planned once per run (tests/plans.py)
 
 
 def unknown_leaves(value, path=()):

@@ -16,6 +16,7 @@ from sahab.components.kubernetes.alertmanager import MOUNT_DIR, SECRET_NAME, ale
 from sahab.cli import main
 from tests.components.kubernetes.manifests import validate
 from tests.fleets import ROOT, stack_fleet
+from tests.plans import stack_command
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 SECRET = "kubernetes:core/v1:Secret"
@@ -33,8 +34,8 @@ RECEIVERS = [
 ]
 
 
-def plan_json(capsys, program: Path | None, stack: str = "prod") -> tuple[int, str, str]:
-    argv = ["plan", "--stack", stack, "--format", "json"] + (["--program", str(program)] if program else [])
+def plan_json(capsys, program: Path, stack: str = "prod") -> tuple[int, str, str]:
+    argv = ["plan", "--stack", stack, "--format", "json", "--program", str(program)]
     code = main(argv)
     out, err = capsys.readouterr()
     return code, out, err
@@ -58,10 +59,10 @@ def releases(plan: dict) -> list[dict]:
             if r["type"] == RELEASE and r["inputs"]["chart"].endswith("/kube-prometheus-stack")]
 
 
-def test_the_prod_stack_sends_alerts_to_its_receiver_on_every_cluster(capsys):
-    code, out, _ = plan_json(capsys, None)
-    assert code == 0
-    plan = json.loads(out)
+def test_the_prod_stack_sends_alerts_to_its_receiver_on_every_cluster():
+    planned = stack_command("plan", "prod")  # `sahab plan --stack prod --format json`, once per run
+    assert planned.code == 0
+    plan = json.loads(planned.out)
     found = releases(plan)
     assert len(found) == 4
     for release in found:
