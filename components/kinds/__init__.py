@@ -80,6 +80,11 @@ class Registry:
     """(upstream, upstream credentials, a site is airgapped) -> the registry caches it (else it is seeded)."""
     build: Callable[[Fleet, dict[str, Any]], pulumi.ComponentResource] | None = None
     """(fleet, upstream credentials as secrets) -> the registry; None: the organisation runs its own."""
+    zone: Callable[[FleetConfig], str] | None = None
+    """(fleet) -> the DNS zone of the registry's host that a machine on a site forwards to the inbound resolver of
+    the kind's cloud network (`sahab doctor` names it); None where the registry is not in a cloud network."""
+    private_only: bool = False
+    """The registry answers only inside its cloud network (public network access off): reached over the link."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +143,9 @@ class KindSpec:
     version (components.node_os); None where the operator installs no driver."""
     node_artifacts: Callable[[FleetConfig, list[Cluster]], list[Artifact]] = lambda fleet, clusters: []
     """What the kind's nodes pull besides the add-ons (on-prem: kubeadm's pause, kube-vip)."""
+    system_pool: Callable[[], tuple[str, int]] | None = None
+    """() -> the instance type and most nodes of the pool each cluster of the kind this stack creates has besides
+    its node pools (AKS: its system pool); None: it has none."""
 
 
 def _specs() -> dict[str, KindSpec]:

@@ -243,10 +243,21 @@ def read_reference(cluster: Any, provider: pulumi.ProviderResource | None, kubel
 REFERENCE = Reference(("clusterName", "resourceGroupName", "subnetId", "diskEncryptionSetId", "location"),
                       read_reference)
 
+
+def system_pool() -> tuple[str, int]:
+    """The system pool of every AKS cluster this stack creates: AksClusterArgs' default VM size and most nodes."""
+    from sahab.components.azure.aks_cluster import AksClusterArgs
+
+    fields = AksClusterArgs.model_fields
+    return fields["system_pool_vm_size"].default, fields["system_pool_max"].default
+
+
 SPEC = KindSpec(
     name=NAME, cloud=CLOUD, cluster_model=AksClusterConfig,
     network=lambda fleet: fleet.clouds.azure and fleet.clouds.azure.vnet_cidr, node_types=NodeTypes(CLOUD),
     build=build, gpu_stack=GPU_STACK, gpu_node_os=gpu_node_os,
     storage_class=StorageClass(storage_parameters), readiness="aks",
-    registry=Registry(AcrRegistry, pulls_through, build_registry), checkpoint_store=checkpoint_store,
-    reference=REFERENCE, referenced_store=referenced_store, cold_nodes=True, private_api=True)
+    registry=Registry(AcrRegistry, pulls_through, build_registry, zone=lambda fleet: "azurecr.io",
+                      private_only=True),
+    checkpoint_store=checkpoint_store, reference=REFERENCE, referenced_store=referenced_store, cold_nodes=True,
+    private_api=True, system_pool=system_pool)

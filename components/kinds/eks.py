@@ -227,5 +227,7 @@ SPEC = KindSpec(
     network=lambda fleet: fleet.clouds.aws and fleet.clouds.aws.vpc_cidr,
     node_types=NodeTypes(CLOUD), build=build, gpu_stack=GPU_STACK, gpu_node_os=lambda kubernetes_version: "amzn2023",
     storage_class=StorageClass(storage_parameters), readiness="eks",
-    registry=Registry(EcrRegistry, pulls_through, build_registry), checkpoint_store=checkpoint_store,
+    registry=Registry(EcrRegistry, pulls_through, build_registry,
+                      zone=lambda fleet: f"ecr.{fleet.clouds.aws.region}.amazonaws.com"),
+    checkpoint_store=checkpoint_store,
     reference=REFERENCE, addons=("efa-device-plugin", "cluster-autoscaler"), cold_nodes=True, private_api=True)

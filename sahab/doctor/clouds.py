@@ -76,7 +76,7 @@ class CloudPool:
     name: str
     path: str  # its config path, which a remedy names
     cluster: str
-    kind: str  # eks | aks
+    kind: str  # its cluster's kind, one with a cloud
     region: str
     instance_type: str
     zones: tuple[str, ...]
@@ -86,23 +86,23 @@ class CloudPool:
 
 def cloud_pools(fleet: Any) -> list[CloudPool]:
     """The stack's cloud pools (created clusters' and those it adds to another stack's) with their limits, and
-    each AKS cluster's system pool, which this stack creates too."""
-    from sahab.components.azure.aks_cluster import AksClusterArgs
+    the system pool of each cluster it creates whose kind has one (AKS's), which this stack creates too."""
     from sahab.components.fleet_config import ROOT
+    from sahab.components.kinds import get
 
     found = []
     for i, pool in enumerate(fleet.node_pools):
         cluster = fleet.cluster(pool.cluster)
-        if cluster.kind in ("eks", "aks"):
+        if get(cluster.kind).cloud is not None:
             found.append(CloudPool(pool.name, f"{ROOT}.node_pools[{i}]", cluster.name, cluster.kind,
                                    fleet.region_of(cluster), pool.instance_type, tuple(pool.zones), pool.max_size,
                                    pool.spot))
-    system = AksClusterArgs.model_fields
     for j, cluster in enumerate(fleet.clusters):
-        if cluster.kind == "aks" and not cluster.stack_reference:
-            found.append(CloudPool(f"{cluster.name} system pool", f"{ROOT}.clusters[{j}]", cluster.name, "aks",
-                                   fleet.region_of(cluster), system["system_pool_vm_size"].default, (),
-                                   system["system_pool_max"].default, False))
+        system_pool = get(cluster.kind).system_pool
+        if system_pool is not None and not cluster.stack_reference:
+            instance_type, max_size = system_pool()
+            found.append(CloudPool(f"{cluster.name} system pool", f"{ROOT}.clusters[{j}]", cluster.name, cluster.kind,
+                                   fleet.region_of(cluster), instance_type, (), max_size, False))
     return found
 
 
@@ -110,16 +110,17 @@ def checks(ctx: DoctorContext) -> Iterator[Check]:
     fleet = ctx.fleet
     if fleet is None:
         return
+    from sahab.components.kinds import get
+
     pools = cloud_pools(fleet)
-    aws = [p for p in pools if p.kind == "eks"]
-    azure = [p for p in pools if p.kind == "aks"]
     if not pools:
         yield Check(AREA, "cloud pools", SKIP, "the stack has no EKS or AKS pools")
         return
-    for region in sorted({p.region for p in aws}):
-        yield from _aws_region(ctx, region, [p for p in aws if p.region == region])
-    for location in sorted({p.region for p in azure}):
-        yield from _azure_location(ctx, location, [p for p in azure if p.region == location])
+    # What each cloud sells and lets the stack use, per region, asked of that cloud's APIs.
+    for cloud, per_region in (("aws", _aws_region), ("azure", _azure_location)):
+        ours = [p for p in pools if get(p.kind).cloud == cloud]
+        for region in sorted({p.region for p in ours}):
+            yield from per_region(ctx, region, [p for p in ours if p.region == region])
 
 
 # ---- AWS ---------------------------------------------------------------------------------------------------

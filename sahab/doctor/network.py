@@ -65,7 +65,9 @@ def _ec2(ctx: DoctorContext, region: str, service: str = "ec2") -> Any:
 
 
 def _aws_regions(fleet: Any) -> list[str]:
-    return sorted({fleet.region_of(c) for c in fleet.clusters if c.kind == "eks" and not c.stack_reference})
+    from sahab.components.kinds import get
+
+    return sorted({fleet.region_of(c) for c in fleet.clusters if get(c.kind).cloud == "aws" and not c.stack_reference})
 
 
 def aws_tunnels(ctx: DoctorContext) -> Iterator[Check]:
@@ -192,6 +194,7 @@ def connection_status(connection: dict[str, Any]) -> Check:
 def reach(ctx: DoctorContext, unbuilt: set[str] = frozenset()) -> Iterator[Check]:
     from sahab.components.hybrid_config import deployer_of
     from sahab.components.hybrid_plan import cloud_networks
+    from sahab.components.kinds import kinds
 
     fleet = ctx.fleet
     deployer = deployer_of(fleet)
@@ -210,16 +213,15 @@ def reach(ctx: DoctorContext, unbuilt: set[str] = frozenset()) -> Iterator[Check
             targets += [(f"inbound resolver of the {region} {kind}", address, 53, [cidr],
                          f"{where}'s link to the {kind} is not up or routes nothing here: see the tunnel checks")
                         for address in resolvers]
-    aws, azure = fleet.clouds.aws, fleet.clouds.azure
     site_name = deployer.site if deployer and deployer.site else "<site>"
-    for kind, cidr, zone in (("eks", aws.vpc_cidr if aws else None, f"ecr.{aws.region if aws else ''}.amazonaws.com"),
-                             ("aks", azure.vnet_cidr if azure else None, "azurecr.io")):
-        host = fleet.registries.host_of(kind)
-        if host and cidr and kind == "aks" and "azure" in unbuilt:
+    for spec in kinds().values():  # each kind's registry in its cloud network
+        host, cidr, registry = fleet.registries.host_of(spec.name), spec.network(fleet), spec.registry
+        if host and cidr and registry.private_only and spec.cloud in unbuilt:
             later.append(f"registry {host}")
         elif host and cidr:
             # ECR also answers on its public endpoint; the ACR only privately (its public network access is off).
-            targets.append((f"registry {host}", host, 443, [cidr] if kind == "aks" else [],
+            zone = registry.zone(fleet)
+            targets.append((f"registry {host}", host, 443, [cidr] if registry.private_only else [],
                             f"make this machine's DNS forward {zone} to the inbound resolver (`sahab forwarders "
                             f"--stack {ctx.stack} --site {site_name}` prints the site's DNS servers' settings) and "
                             "check the link"))
@@ -243,23 +245,34 @@ def reach(ctx: DoctorContext, unbuilt: set[str] = frozenset()) -> Iterator[Check
 
 def _api_servers(ctx: DoctorContext) -> list[tuple[str, str, int, list[str], str]]:
     """The API servers that exist already (after a first `pulumi up`), by the names their clouds give them."""
+    from sahab.components.kinds import get
+
     fleet = ctx.fleet
     found = []
     for cluster in fleet.clusters:
-        if cluster.stack_reference or cluster.kind == "onprem":
+        spec = get(cluster.kind)
+        if cluster.stack_reference or spec.cloud is None:
             continue
         name = f"{fleet.name}-{cluster.name}"
         try:
-            host = _eks_endpoint(ctx, name, fleet.region_of(cluster)) if cluster.kind == "eks" else \
-                _aks_endpoint(ctx, name)
+            host = _api_endpoint(ctx, spec.cloud, name, fleet.region_of(cluster))
         except Exception:
             host = None  # no credentials, or not created yet: nothing to probe before `pulumi up`
         if host:
-            cidr = fleet.clouds.aws.vpc_cidr if cluster.kind == "eks" else fleet.clouds.azure.vnet_cidr
+            cidr = spec.network(fleet)
             found.append((f"API server of {cluster.name}", host, 443, [cidr],
                           "this machine must be on the deployer's site network, its DNS forwarding the clusters' "
                           "zone to the inbound resolver; see the resolver and tunnel checks"))
     return found
+
+
+def _api_endpoint(ctx: DoctorContext, cloud: str, name: str, region: str) -> str | None:
+    """The host name of a cluster's API server, as the API of its cloud's managed Kubernetes gives it."""
+    if cloud == "aws":
+        return _eks_endpoint(ctx, name, region)
+    if cloud == "azure":
+        return _aks_endpoint(ctx, name)
+    return None
 
 
 def _eks_endpoint(ctx: DoctorContext, name: str, region: str) -> str | None:

@@ -1,13 +1,15 @@
-"""The checks, one per way a fleet fails to come up; each returns the problems it finds on one cluster."""
+"""The checks, one per way a fleet fails to come up; each returns the problems it finds on one cluster. What
+differs between cluster kinds each asks the kind's readiness adapter (sahab.readiness.clusters.adapter)."""
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
 import yaml
 
+from sahab.components.kinds import kinds
+from sahab.readiness.clusters import adapter
 from sahab.readiness.common import get, unknown
 from sahab.readiness.quantities import amount, show
 from sahab.readiness.readiness_types import Cluster, Placement, PodGroup, Pool, Problem
@@ -17,15 +19,6 @@ from sahab.readiness.workloads import claims, describe
 CNI_CHARTS = ("cilium", "calico", "tigera-operator", "flannel")
 POLICY_CHARTS = ("cilium", "calico", "tigera-operator")
 AUTOSCALER_CHARTS = ("cluster-autoscaler", "karpenter")
-EBS_PROVISIONERS = ("ebs.csi.aws.com", "kubernetes.io/aws-ebs")
-AZURE_DISK_PROVISIONERS = ("disk.csi.azure.com", "kubernetes.io/azure-disk")
-AZURE_FILE_PROVISIONERS = ("file.csi.azure.com", "kubernetes.io/azure-file")
-# Storage classes AKS creates in every cluster (`default` is the default class).
-AKS_BUILTIN_CLASSES = {"default": "disk.csi.azure.com", "managed": "disk.csi.azure.com",
-                       "managed-csi": "disk.csi.azure.com", "managed-premium": "disk.csi.azure.com",
-                       "managed-csi-premium": "disk.csi.azure.com", "azurefile": "file.csi.azure.com",
-                       "azurefile-csi": "file.csi.azure.com", "azurefile-premium": "file.csi.azure.com",
-                       "azurefile-csi-premium": "file.csi.azure.com"}
 DEFAULT_CLASS_ANNOTATION = "storageclass.kubernetes.io/is-default-class"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
@@ -34,53 +27,22 @@ def _problem(cluster: Cluster, obj: str, text: str) -> Problem:
     return Problem(cluster.name, obj, text)
 
 
-def _network_profile(cluster: Cluster) -> dict[str, Any]:
-    return (cluster.anchor.inputs.get("networkProfile") or {}) if cluster.anchor is not None else {}
-
-
 # ---- networking -----------------------------------------------------------------------------------------
 def cni(cluster: Cluster) -> list[Problem]:
     charts = cluster.charts()
     if any(c in charts for c in CNI_CHARTS) or cluster.charts_unknown():
         return []
-    if cluster.kind == "eks":
-        self_managed = cluster.anchor is not None and cluster.anchor.inputs.get("bootstrapSelfManagedAddons") \
-            is not False
-        if "vpc-cni" in cluster.addons or self_managed:
-            return []
-        why = "no CNI: neither the vpc-cni add-on nor a cilium/calico Helm release; nodes stay NotReady"
-    elif cluster.kind == "aks":
-        if _network_profile(cluster).get("networkPlugin", "kubenet") != "none":
-            return []
-        why = "no CNI: networkProfile.networkPlugin is none and no cilium/calico Helm release; nodes stay NotReady"
-    else:
-        why = "no CNI: no cilium or calico Helm release on this kubeadm cluster; nodes stay NotReady"
-    return [_problem(cluster, f"cluster {cluster.name}", why)]
+    why = adapter(cluster.kind).missing_cni(cluster)
+    return [_problem(cluster, f"cluster {cluster.name}", why)] if why else []
 
 
 def network_policies(cluster: Cluster, mine: set[str]) -> list[Problem]:
     policies = [p for p in cluster.of_kind("NetworkPolicy") if p.urn in mine]
     if not policies or any(c in cluster.charts() for c in POLICY_CHARTS) or cluster.charts_unknown():
         return []
-    if cluster.kind == "eks":
-        addon = cluster.addons.get("vpc-cni")
-        raw = addon.inputs.get("configurationValues") if addon is not None else None
-        if unknown(raw):
-            return []
-        try:
-            settings = json.loads(raw) if isinstance(raw, str) else (raw or {})
-        except json.JSONDecodeError:
-            settings = {}
-        if str(settings.get("enableNetworkPolicy", "")).lower() == "true":
-            return []
-        why = "the vpc-cni add-on does not enforce NetworkPolicy (configurationValues enableNetworkPolicy is not " \
-              "\"true\") and no cilium/calico runs"
-    elif cluster.kind == "aks":
-        if _network_profile(cluster).get("networkPolicy") not in (None, "", "none"):
-            return []
-        why = "networkProfile.networkPolicy is not set and no cilium/calico runs"
-    else:
-        why = "no cilium or calico Helm release enforces them"
+    why = adapter(cluster.kind).unenforced_policies(cluster)
+    if not why:
+        return []
     return [_problem(cluster, describe(policies[0]), f"{len(policies)} NetworkPolicies enforce nothing: {why}")]
 
 
@@ -91,7 +53,7 @@ def has_autoscaler(cluster: Cluster) -> bool:
 
 def available_nodes(cluster: Cluster, pool: Pool) -> int:
     """Nodes the pool can have: its ceiling where something scales it, else what it starts with."""
-    if cluster.kind == "onprem" or pool.autoscaled or (cluster.kind == "eks" and has_autoscaler(cluster)):
+    if pool.autoscaled or adapter(cluster.kind).reaches_max(cluster):
         return pool.max_nodes
     return pool.desired_nodes
 
@@ -99,13 +61,9 @@ def available_nodes(cluster: Cluster, pool: Pool) -> int:
 def scale_from_zero(cluster: Cluster, mine: set[str]) -> list[Problem]:
     problems = []
     for pool in (p for p in cluster.pools if p.source in mine and not p.unknown):
-        if cluster.kind == "eks" and pool.min_nodes == 0 and pool.max_nodes > 0 and not has_autoscaler(cluster) \
-                and not cluster.charts_unknown():
-            problems.append(_problem(cluster, pool.object, "scales from zero but no autoscaler runs on the cluster "
-                                     "(no cluster-autoscaler or karpenter Helm release): it never gets a node"))
-        elif cluster.kind == "aks" and pool.desired_nodes == 0 and not pool.autoscaled:
-            problems.append(_problem(cluster, pool.object, "has no nodes and enableAutoScaling is off: "
-                                     "it never gets a node"))
+        why = adapter(cluster.kind).never_scales(cluster, pool)
+        if why:
+            problems.append(_problem(cluster, pool.object, why))
     return problems
 
 
@@ -148,8 +106,9 @@ def place(cluster: Cluster, group: PodGroup) -> tuple[list[Placement], list[Prob
 
 # ---- storage ------------------------------------------------------------------------------------------------
 def storage(cluster: Cluster, groups: list[PodGroup], mine: set[str]) -> list[Problem]:
-    classes: dict[str, str] = dict(AKS_BUILTIN_CLASSES) if cluster.kind == "aks" else {}
-    defaults = ["default"] if cluster.kind == "aks" else []
+    own = adapter(cluster.kind)  # the classes every cluster of its kind has
+    classes: dict[str, str] = dict(own.STORAGE_CLASSES)
+    defaults = list(own.DEFAULT_STORAGE_CLASSES)
     names_unknown = defaults_unknown = False  # a class a preview does not know the name (or default mark) of
     for res in cluster.of_kind("StorageClass"):
         name = str(get(res.inputs, "metadata", "name") or res.name)
@@ -190,19 +149,10 @@ def storage(cluster: Cluster, groups: list[PodGroup], mine: set[str]) -> list[Pr
 
 def _unbacked(cluster: Cluster, provisioner: str) -> str | None:
     """Why nothing on the cluster provisions volumes for `provisioner` (None: something does)."""
-    if provisioner in EBS_PROVISIONERS:
-        if cluster.kind == "eks" and ("aws-ebs-csi-driver" in cluster.addons or
-                                      "aws-ebs-csi-driver" in cluster.charts()):
-            return None
-        return "no EBS CSI driver (the aws-ebs-csi-driver add-on or chart)"
-    for names, driver in ((AZURE_DISK_PROVISIONERS, "diskCSIDriver"), (AZURE_FILE_PROVISIONERS, "fileCSIDriver")):
-        if provisioner in names:
-            if cluster.kind != "aks":
-                return "an Azure CSI driver runs only on AKS"
-            profile = cluster.anchor.inputs.get("storageProfile") if cluster.anchor is not None else None
-            if get(profile, driver, "enabled") is False:
-                return f"storageProfile.{driver}.enabled is false"
-            return None
+    for kind in kinds():  # a cloud's CSI driver: its kind's adapter judges it, on any cluster
+        owner = adapter(kind)
+        if provisioner in owner.CSI_PROVISIONERS:
+            return owner.csi_unbacked(cluster, provisioner)
     undecided = False
     for res in cluster.objects:
         kind = res.type.rsplit(":", 1)[-1]

@@ -2,7 +2,8 @@
 
 The inputs (the on-prem node shape contract): `{"cluster", "accelerator", "labels", "taints": [{"key", "value",
 "effect"}], "nodes": [{"host", "cpu", "memoryGi", "gpus"}], "controlPlane"}`. Nodes of different shapes in one
-pool become one `Pool` per shape, under the pool's name."""
+pool become one `Pool` per shape, under the pool's name. The on-prem kind's readiness adapter
+(sahab.readiness.clusters says what an adapter offers)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,16 @@ from sahab.components import accelerators
 from sahab.engine import PlannedResource
 from sahab.readiness import allocatable
 from sahab.readiness.common import integer, of_type, string_labels, taint_from_mapping, unknown
+from sahab.readiness.network import Graph
+from sahab.readiness.reach import Target
 from sahab.readiness.readiness_types import Cluster, Pool
+from sahab.readiness.zones import CloudPool, Index
 
 CLUSTER = "sahab:onprem:Cluster"
 NODE_POOL = "sahab:onprem:NodePool"
+CSI_PROVISIONERS: tuple[str, ...] = ()  # volumes come from Sahab's local-path provisioner, a release on the cluster
+STORAGE_CLASSES: dict[str, str] = {}  # kubeadm creates none
+DEFAULT_STORAGE_CLASSES: tuple[str, ...] = ()
 
 
 def clusters(resources: list[PlannedResource]) -> tuple[dict[str, Cluster], dict[str, str]]:
@@ -85,3 +92,29 @@ def pools(res: PlannedResource) -> list[Pool]:
             pool.unknown = f"the preview does not know its {', '.join(not_known)} yet"
         result.append(pool)
     return result
+
+
+# ---- what the checks ask of the kind ----------------------------------------------------------------------
+def missing_cni(cluster: Cluster) -> str | None:
+    return "no CNI: no cilium or calico Helm release on this kubeadm cluster; nodes stay NotReady"
+
+
+def unenforced_policies(cluster: Cluster) -> str | None:
+    return "no cilium or calico Helm release enforces them"
+
+
+def reaches_max(cluster: Cluster) -> bool:
+    """A pool's nodes are the site's hosts: every one of them is a node."""
+    return True
+
+
+def never_scales(cluster: Cluster, pool: Pool) -> str | None:
+    return None  # nothing scales: the pool has the hosts it lists
+
+
+def api_target(graph: Graph, cluster: Cluster) -> Target | None:
+    return None  # on the sites' own networks: the hybrid reach checks judge the clouds'
+
+
+def cloud_pool(cluster: Cluster, pool: Pool, res: PlannedResource, index: Index) -> CloudPool | None:
+    return None  # the sites' hosts: no cloud sells them

@@ -25,9 +25,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from sahab.components import kinds
 from sahab.components.hybrid_plan import zone_of
 from sahab.engine import PlannedResource
-from sahab.readiness.clusters import discover
+from sahab.readiness.clusters import adapter, discover
 from sahab.readiness.common import get
 from sahab.readiness.network import (
     DEPLOYER,
@@ -136,29 +137,10 @@ def attach_by_provider_name(resources: list[PlannedResource], clusters: list[Clu
 
 # ---- targets -----------------------------------------------------------------------------------------------------
 def api_target(graph: Graph, cluster: Cluster) -> Target | None:
-    """A cloud cluster's API server, where it answers and who may reach it."""
-    anchor = cluster.anchor
-    if anchor is None or cluster.kind == "onprem":
+    """A cloud cluster's API server, where it answers and who may reach it (its kind's adapter reads it)."""
+    if cluster.anchor is None:
         return None
-    what = f"the API server of {cluster.name}"
-    if cluster.kind == "eks":
-        subnets = graph.deps(anchor, "vpcConfig", SUBNET)
-        net = graph.net_of_subnets(subnets)
-        if net is None:
-            return None
-        vpc = anchor.inputs.get("vpcConfig") or {}
-        return Target(what, cluster.name, net, groups=graph.deps(anchor, "vpcConfig", SECURITY_GROUP),
-                      subnets=subnets, name=f"api.{net.region}.eks.amazonaws.com", published=True,
-                      public=vpc.get("endpointPublicAccess") is True,
-                      public_cidrs=blocks(vpc.get("publicAccessCidrs") or []) or None)
-    net = graph.net_of(anchor, "agentPoolProfiles")
-    if net is None:
-        return None
-    access = anchor.inputs.get("apiServerAccessProfile") or {}
-    private = access.get("enablePrivateCluster") is True
-    return Target(what, cluster.name, net, name=f"api.{net.region}.azmk8s.io",
-                  published=access.get("enablePrivateClusterPublicFQDN") is not False,
-                  public=not private, public_cidrs=blocks(access.get("authorizedIPRanges") or []) or None)
+    return adapter(cluster.kind).api_target(graph, cluster)
 
 
 def endpoint_targets(graph: Graph, net: Net | None = None) -> list[Target]:
@@ -374,10 +356,11 @@ def multikueue_flows(graph: Graph, clusters: list[Cluster], mine: set[str]) -> l
         client = Client(f"MultiKueue manager {manager.name}", manager.name, site.name if site else None,
                         site.blocks if site else [])
         targets = []
+        in_clouds = [c for c in clusters if kinds.get(c.kind).cloud is not None]  # a worker is a cloud's cluster
         for worker in workers:
             name = str(get(worker.inputs, "metadata", "name") or "")
             kind = get(worker.inputs, "metadata", "labels", "sahab.io/cluster-kind")
-            cluster = next((c for c in clusters if c.kind != "onprem" and (not kind or c.kind == kind)
+            cluster = next((c for c in in_clouds if (not kind or c.kind == kind)
                             and (c.name == name or c.name.endswith(f"-{name}"))), None)
             target = api_target(graph, cluster) if cluster is not None else None
             if target is not None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from sahab.components import offerings
 from sahab.engine import PlannedResource
+from sahab.readiness.clusters import adapter
 from sahab.readiness.common import get, unknown
 from sahab.readiness.readiness_types import Cluster, Problem
 
@@ -22,8 +23,6 @@ SUBNET = "aws:ec2/subnet:Subnet"
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 AUTOSCALING_GROUP = "aws:autoscaling/group:Group"
 LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
-MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
-AGENT_POOL = "azure-native:containerservice:AgentPool"
 
 
 @dataclass(frozen=True)
@@ -71,10 +70,9 @@ def pools(cluster: Cluster, mine: set[str], index: Index) -> tuple[list[CloudPoo
     found, problems = [], []
     for pool in cluster.pools:
         res = index.by_urn.get(pool.source)
-        if res is None or res.urn not in mine or cluster.kind not in ("eks", "aks"):
+        if res is None or res.urn not in mine:
             continue
-        entry = _eks(cluster, pool.name, res, index) if cluster.kind == "eks" else \
-            _aks(cluster, pool, res, index)
+        entry = adapter(cluster.kind).cloud_pool(cluster, pool, res, index)  # None: not a cloud's pool
         if entry is None:
             continue
         found.append(entry)
@@ -97,36 +95,14 @@ def autoscaling_groups(resources: list[PlannedResource], mine: set[str],
             types = [template.inputs.get("instanceType")]
         tags = {str(t.get("key")): t.get("value") for t in res.inputs.get("tags") or [] if isinstance(t, dict)}
         cluster = next((k.rsplit("/", 1)[-1] for k in tags if k.startswith("kubernetes.io/cluster/")), "")
-        entry = CloudPool(cluster, res.name, "aws", index.region(res), _known(types),
+        entry = CloudPool(cluster, res.name, "aws", index.region(res), known(types),
                           index.subnet_zones(res, "vpcZoneIdentifiers"))
         found.append(entry)
         problems += _unsold(entry, f"auto scaling group {res.name}")
     return found, problems
 
 
-def _eks(cluster: Cluster, name: str, res: PlannedResource, index: Index) -> CloudPool | None:
-    types = res.inputs.get("instanceTypes")
-    if not types:
-        template = index.templates.get(str(get(res.inputs, "launchTemplate", "id") or ""))
-        types = [template.inputs.get("instanceType")] if template else []
-    return CloudPool(cluster.name, name, "aws", index.region(res), _known(types),
-                     index.subnet_zones(res, "subnetIds"))
-
-
-def _aks(cluster: Cluster, pool: Any, res: PlannedResource, index: Index) -> CloudPool | None:
-    if res.type == MANAGED_CLUSTER:  # a profile of the cluster itself (the system pool)
-        agent = pool.labels.get("kubernetes.azure.com/agentpool")
-        inputs = next((p for p in res.inputs.get("agentPoolProfiles") or [] if p.get("name") == agent), {})
-    else:
-        inputs = res.inputs
-    region = index.region(cluster.anchor, "location") if cluster.anchor is not None else ""
-    region = region or index.region(res, "location")
-    zones = inputs.get("availabilityZones") or []
-    return CloudPool(cluster.name, pool.name, "azure", region, _known([inputs.get("vmSize")]),
-                     tuple(sorted(str(z) for z in zones if not unknown(z))))
-
-
-def _known(values: list[Any]) -> tuple[str, ...]:
+def known(values: list[Any]) -> tuple[str, ...]:
     return tuple(str(v) for v in values if v and not unknown(v))
 
 
