@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sahab.components import accelerators, gpu_stack, offerings, validation
+from sahab.components.artifacts import UPSTREAMS
 from sahab.components.azure.plan import REGION_PAIRS, ZONAL_LOCATIONS
 from sahab.components.errors import ConfigError
 from sahab.components.fleet_config import resolve
@@ -27,7 +28,16 @@ from sahab.components.fleet_config.sites import Site
 from sahab.components.fleet_config.types import ROOT, config_path
 from sahab.components.hybrid_plan import MAX_LINKED_SITES
 from sahab.components.network_plan import MAX_AKS_CLUSTERS_PER_VNET, plan_api_server_subnets
-from sahab.components.registry_config import check_registries
+from sahab.components.registry_config import (
+    ACR_HOST,
+    AZURE_UAE,
+    ECR_HOST,
+    HOST_PORT,
+    AcrRegistry,
+    EcrRegistry,
+    MirrorRegistry,
+    public_host,
+)
 
 Problems = Iterator[ConfigError]
 # An AWS Region's name (the partition's grammar), e.g. me-central-1: an S3 replica lives in one.
@@ -36,7 +46,7 @@ AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 
 def fleet(config: FleetConfig) -> list[ConfigError]:
     """Every problem of the parsed fleet, section by section."""
-    sections = (clouds, sites, clusters, pools, storage, links, workload, names, burst)
+    sections = (clouds, registries, sites, clusters, pools, storage, links, workload, names, burst)
     return [problem for section in sections for problem in section(config)]
 
 
@@ -79,13 +89,63 @@ def clouds(fleet: FleetConfig) -> Problems:
         yield from _outside_residency(fleet, aws.region, f"{ROOT}.clouds.aws.region")
     if azure:
         yield from _outside_residency(fleet, azure.location, f"{ROOT}.clouds.azure.location")
-    try:
-        check_registries(fleet.registries, fleet.residency.allowed_regions, aws.account_id if aws else None,
-                         azure.location if azure else None, ROOT)
-    except ConfigError as err:
-        yield err
+
+def registries(fleet: FleetConfig) -> Problems:
+    """Grammar and residency of every registry (components.registry_config), each problem at its field; the ACR's
+    landing zone only once all of them are sound."""
+    problems = [p for kind, registry in fleet.registries if registry is not None
+                for p in _registry(fleet, kind, registry)]  # each kind's registry model says which rules it follows
+    yield from problems
+    if not problems:
+        yield from _registry_zone(fleet)
+
+
+def _registry(fleet: FleetConfig, kind: str, registry: EcrRegistry | AcrRegistry | MirrorRegistry) -> Problems:
+    path, allowed_regions = f"{ROOT}.registries.{kind}", fleet.residency.allowed_regions
+    where, host = f"{path}.host", registry.host.lower()
+    match = HOST_PORT.match(registry.host)
+    if not match or (match["port"] and not 0 < int(match["port"]) < 65536):
+        yield ConfigError(where, f"{registry.host!r} is not host[:port] (DNS labels, an optional port 1-65535)")
+    elif isinstance(registry, EcrRegistry):
+        yield from _ecr_host(fleet, registry.host, where)
+    elif isinstance(registry, AcrRegistry):
+        if not ACR_HOST.match(host):
+            yield ConfigError(where, f"{registry.host!r} is not an Azure Container Registry; allowed: "
+                              "<name>.azurecr.io with a name of 5-50 lower-case letters and digits")
+    elif public_host(host.split(":")[0]) or host.endswith((".amazonaws.com", ".azurecr.io")):
+        yield ConfigError(where, f"{registry.host!r} is a cloud or public registry, not an on-prem mirror; "
+                          "allowed: the host[:port] of the sites' own registry")
+    if isinstance(registry, AcrRegistry):
+        azure = fleet.clouds.azure
+        location = registry.location or (azure.location if azure else None)
+        allowed = [r for r in allowed_regions if r in AZURE_UAE]
+        if location is None:
+            yield ConfigError(f"{path}.location", f"required without clouds.azure; allowed: "
+                              f"{', '.join(allowed) or 'none (no UAE Azure location in the residency list)'}")
+        elif location not in allowed:
+            yield ConfigError(f"{path}.location", f"{location!r} is outside the country; allowed: "
+                              f"{', '.join(allowed) or 'none (no UAE Azure location in the residency list)'}")
+    for upstream in getattr(registry, "upstream_credentials", {}):  # a mirror takes none
+        known = UPSTREAMS.get(upstream)
+        if known is None or not known.needs_credentials:
+            needing = ", ".join(u.host for u in UPSTREAMS.values() if u.needs_credentials)
+            yield ConfigError(f"{path}.upstream_credentials", f"{upstream!r} takes no credentials; allowed: {needing}")
+
+
+def _ecr_host(fleet: FleetConfig, host: str, where: str) -> Problems:
+    """An ECR registry in an AWS Region of the residency list, of the fleet's account."""
+    ecr = ECR_HOST.match(host.lower())
+    if not ecr:
+        yield ConfigError(where, f"{host!r} is not an ECR registry; allowed: <account>.dkr.ecr.<region>.amazonaws.com")
         return
-    yield from _registry_zone(fleet)
+    aws_regions = [r for r in fleet.residency.allowed_regions if r not in AZURE_UAE]
+    if ecr["region"] not in aws_regions:
+        yield ConfigError(where, f"{host!r} is in {ecr['region']}, outside the residency list; "
+                          f"allowed: {', '.join(aws_regions) or 'none (no AWS region in the residency list)'}")
+    account_id = fleet.clouds.aws.account_id if fleet.clouds.aws else None
+    if account_id and ecr["account"] != account_id:
+        yield ConfigError(where, f"{host!r} is in account {ecr['account']}, not the fleet's account {account_id} "
+                          "(clouds.aws.account_id)")
 
 
 def _registry_zone(fleet: FleetConfig) -> Problems:
