@@ -14,7 +14,7 @@ states its owners (KindSpec.gpu_stack, components/kinds/<kind>.py):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -54,3 +54,11 @@ def owners(kind: str, gpu_driver: str | None) -> Owners:
     from sahab.components.kinds import get
 
     return get(kind).gpu_stack.owners[resolve(kind, gpu_driver)]
+
+
+def disagreeing(kind: str, drivers: Sequence[str | None]) -> list[int]:
+    """One GPU operator serves every GPU pool of a cluster, installing the driver and toolkit on all of them or on
+    none: the positions of the pools' `gpu_driver` choices whose owners differ from the first pool's. A choice the
+    kind refuses raises ValueError (resolve's)."""
+    owned = [owners(kind, driver) for driver in drivers]
+    return [i for i, o in enumerate(owned) if o != owned[0]]

@@ -35,9 +35,9 @@ class Scaling:
 
 def scaling(pool: NodePool) -> Scaling:
     """Sizes as the cloud wants them; a pool may scale from zero (burst) but never has max below min."""
-    if not pool.min_size <= pool.size <= pool.max_size:
-        raise ConfigError(f"node pool {pool.name}", f"sizes must satisfy min_size <= desired_size <= max_size "
-                                                    f"(got {pool.min_size} <= {pool.size} <= {pool.max_size})")
+    problem = validation.pool_sizes(pool.min_size, pool.size, pool.max_size)
+    if problem:
+        raise ConfigError(f"node pool {pool.name}", problem)
     if pool.max_size == 0:
         raise ConfigError(f"node pool {pool.name}.max_size", "a pool needs max_size of at least 1")
     return Scaling(pool.min_size, pool.max_size, pool.size)
@@ -177,13 +177,13 @@ def aks_pool_name(pool_name: str) -> str:
 
 def aks_pool_names(pool_names: list[str]) -> dict[str, str]:
     """AKS names for the pools of one cluster; refuses two pools that would get the same AKS name."""
+    clashes = {i: other for i, _, other in validation.aks_pool_clashes(pool_names)}
     out: dict[str, str] = {}
-    for name in pool_names:
+    for i, name in enumerate(pool_names):
         aks = aks_pool_name(name)
-        clash = next((other for other, taken in out.items() if taken == aks), None)
-        if clash is not None or aks == AKS_SYSTEM_POOL:
+        if i in clashes:
             raise ConfigError(f"node pool {name}.name", f"its AKS name {aks!r} clashes with "
-                                                        f"{clash or 'the system pool'}; rename one of them")
+                                                        f"{clashes[i] or 'the system pool'}; rename one of them")
         out[name] = aks
     return out
 

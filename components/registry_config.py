@@ -6,9 +6,10 @@
       onprem: {host: registry.auh-dc1.example.ae:5000}
 
 A registry outside the country (an ECR host in another Region, an ACR in a non-UAE location, a public registry
-as the on-prem mirror) is refused with a ConfigError naming the field. components.artifacts maps each upstream
-reference into the registry; components.aws.registry and components.azure.registry build the caches, and the
-Ansible role sahab_containerd points the on-prem nodes' containerd at the mirror.
+as the on-prem mirror) is refused with a ConfigError naming the field (components.fleet_config.rules.registries).
+components.artifacts maps each upstream reference into the registry; components.aws.registry and
+components.azure.registry build the caches, and the Ansible role sahab_containerd points the on-prem nodes'
+containerd at the mirror.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ import re
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
-from sahab.components.artifacts import UPSTREAMS
-from sahab.components.errors import ConfigError
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 HOST_PORT = re.compile(rf"^{_LABEL}(?:\.{_LABEL})*(?::(?P<port>[0-9]{{1,5}}))?$")
@@ -32,7 +31,7 @@ PUBLIC = ("docker.io", "registry-1.docker.io", "index.docker.io", "registry.hub.
 SecretKey = Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_]{0,63}$")]
 
 
-def _public(host: str) -> bool:
+def public_host(host: str) -> bool:
     """A public registry or a host under one (`us-docker.pkg.dev`, `mirror.gcr.io`)."""
     labels = host.split(".")
     return any(".".join(labels[i:]) in PUBLIC for i in range(len(labels)))
@@ -92,50 +91,3 @@ class Registries(_Model):
     @property
     def hosts(self) -> tuple[str, ...]:
         return tuple(registry.host.lower() for _, registry in self if registry)
-
-
-def check_registries(registries: Registries, allowed_regions: tuple[str, ...], account_id: str | None,
-                     azure_location: str | None, root: str) -> None:
-    """Grammar and residency of every registry; raises ConfigError naming the field."""
-    path = f"{root}.registries"
-    for kind, registry in registries:  # each kind's registry model says which rules it follows
-        if registry is None:
-            continue
-        where = f"{path}.{kind}.host"
-        match = HOST_PORT.match(registry.host)
-        if not match or (match["port"] and not 0 < int(match["port"]) < 65536):
-            raise ConfigError(where, f"{registry.host!r} is not host[:port] (DNS labels, an optional port 1-65535)")
-        host = registry.host.lower()
-        if isinstance(registry, EcrRegistry):
-            ecr = ECR_HOST.match(host)
-            if not ecr:
-                raise ConfigError(where, f"{registry.host!r} is not an ECR registry; allowed: "
-                                  "<account>.dkr.ecr.<region>.amazonaws.com")
-            aws_regions = [r for r in allowed_regions if r not in AZURE_UAE]
-            if ecr["region"] not in aws_regions:
-                raise ConfigError(where, f"{registry.host!r} is in {ecr['region']}, outside the residency list; "
-                                  f"allowed: {', '.join(aws_regions) or 'none (no AWS region in the residency list)'}")
-            if account_id and ecr["account"] != account_id:
-                raise ConfigError(where, f"{registry.host!r} is in account {ecr['account']}, not the fleet's "
-                                  f"account {account_id} (clouds.aws.account_id)")
-        elif isinstance(registry, AcrRegistry):
-            if not ACR_HOST.match(host):
-                raise ConfigError(where, f"{registry.host!r} is not an Azure Container Registry; allowed: "
-                                  "<name>.azurecr.io with a name of 5-50 lower-case letters and digits")
-            location = registry.location or azure_location
-            allowed = [r for r in allowed_regions if r in AZURE_UAE]
-            if location is None:
-                raise ConfigError(f"{path}.{kind}.location", f"required without clouds.azure; allowed: "
-                                  f"{', '.join(allowed) or 'none (no UAE Azure location in the residency list)'}")
-            if location not in allowed:
-                raise ConfigError(f"{path}.{kind}.location", f"{location!r} is outside the country; allowed: "
-                                  f"{', '.join(allowed) or 'none (no UAE Azure location in the residency list)'}")
-        elif _public(host.split(":")[0]) or host.endswith((".amazonaws.com", ".azurecr.io")):
-            raise ConfigError(where, f"{registry.host!r} is a cloud or public registry, not an on-prem mirror; "
-                              "allowed: the host[:port] of the sites' own registry")
-        for upstream in getattr(registry, "upstream_credentials", {}):
-            known = UPSTREAMS.get(upstream)
-            if known is None or not known.needs_credentials:
-                needing = ", ".join(u.host for u in UPSTREAMS.values() if u.needs_credentials)
-                raise ConfigError(f"{path}.{kind}.upstream_credentials", f"{upstream!r} takes no credentials; "
-                                  f"allowed: {needing}")

@@ -91,6 +91,29 @@ def team_namespace(name: str) -> str | None:
     return None
 
 
+def repeated(names: list[str]) -> list[int]:
+    """The positions of names used earlier in the list: where a list whose names must be unique (teams, hosts,
+    a pool's servers) repeats one."""
+    seen: set[str] = set()
+    found = []
+    for i, name in enumerate(names):
+        if name in seen:
+            found.append(i)
+        seen.add(name)
+    return found
+
+
+# An on-prem control plane (kubeadm's stacked etcd, kube-vip): two etcd members lose their majority when either
+# fails, so two hosts are less available than one; with three or more, clients reach the API server on a virtual
+# IP that kube-vip moves to a live host.
+def splits_etcd(control_plane_hosts: int) -> bool:
+    return control_plane_hosts == 2
+
+
+def needs_api_vip(control_plane_hosts: int) -> bool:
+    return control_plane_hosts >= 3
+
+
 # Kubernetes minor versions Sahab supports: offered by EKS and AKS and published on pkgs.k8s.io (on-prem).
 # Add a version here when the clouds ship it and the platform has been checked against it.
 KUBERNETES_VERSIONS = ("1.30", "1.31", "1.32", "1.33", "1.34")
@@ -236,6 +259,20 @@ def image_reference(value: str) -> str | None:
     return None
 
 
+# ---- Cloud settings ------------------------------------------------------------------------------------------
+
+# An AWS Region's name (the partition's grammar), e.g. me-central-1: an S3 replica lives in one.
+AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
+
+
+def pool_sizes(min_size: int, desired_size: int, max_size: int) -> str | None:
+    """A node pool's sizes as every autoscaler (EKS node groups, AKS agent pools, on-prem) takes them."""
+    if not min_size <= desired_size <= max_size:
+        return (f"sizes must satisfy min_size <= desired_size <= max_size "
+                f"(got {min_size} <= {desired_size} <= {max_size})")
+    return None
+
+
 # ---- Network ranges ---------------------------------------------------------------------------------------------
 
 MIN_PUBLIC_PREFIX = 8
@@ -316,6 +353,20 @@ def aks_agent_pool_name(pool_name: str) -> str | None:
     None when the pool's name leaves no such name."""
     name = re.sub(r"[^a-z0-9]", "", pool_name.lower())[:12]
     return name if _AKS_POOL_NAME.fullmatch(name) else None
+
+
+def aks_pool_clashes(pool_names: list[str]) -> list[tuple[int, str, str | None]]:
+    """The pools of one AKS cluster whose agent pool name is already taken: (position, that name, the earlier pool
+    holding it, or None for the system pool). A pool whose name leaves no agent pool name is refused on its own."""
+    taken: dict[str, str] = {}
+    found: list[tuple[int, str, str | None]] = []
+    for i, name in enumerate(pool_names):
+        aks = aks_agent_pool_name(name)
+        if aks is not None and (aks in taken or aks == AKS_SYSTEM_POOL):
+            found.append((i, aks, taken.get(aks)))
+        elif aks is not None:
+            taken[aks] = name
+    return found
 
 
 def shown(value: object, limit: int = 60) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Annotated, Any
 
 import pulumi
@@ -12,8 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sahab.components.aws.kms import customer_key
 from sahab.components.errors import ConfigError
 from sahab.components.fleet_config import Bucket, KeyPolicy
-
-AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
+from sahab.components.validation import AWS_REGION
 
 
 class S3BucketArgs(BaseModel):

@@ -11,12 +11,12 @@ cluster is told that, not also that its instance type suits no cluster. `fleet` 
 from __future__ import annotations
 
 import ipaddress
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sahab.components import accelerators, gpu_stack, offerings, validation
-from sahab.components.azure.plan import REGION_PAIRS, ZONAL_LOCATIONS
+from sahab.components.artifacts import UPSTREAMS
+from sahab.components.azure.plan import ZONAL_LOCATIONS, storage_sku
 from sahab.components.errors import ConfigError
 from sahab.components.fleet_config import resolve
 from sahab.components.fleet_config.clouds import RESTRICTED_LOCATIONS
@@ -27,25 +27,30 @@ from sahab.components.fleet_config.sites import Site
 from sahab.components.fleet_config.types import ROOT, config_path
 from sahab.components.hybrid_plan import MAX_LINKED_SITES
 from sahab.components.network_plan import MAX_AKS_CLUSTERS_PER_VNET, plan_api_server_subnets
-from sahab.components.registry_config import check_registries
+from sahab.components.registry_config import (
+    ACR_HOST,
+    AZURE_UAE,
+    ECR_HOST,
+    HOST_PORT,
+    AcrRegistry,
+    EcrRegistry,
+    MirrorRegistry,
+    public_host,
+)
 
 Problems = Iterator[ConfigError]
-# An AWS Region's name (the partition's grammar), e.g. me-central-1: an S3 replica lives in one.
-AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
 
 
 def fleet(config: FleetConfig) -> list[ConfigError]:
     """Every problem of the parsed fleet, section by section."""
-    sections = (clouds, sites, clusters, pools, storage, links, workload, names, burst)
+    sections = (clouds, registries, sites, clusters, pools, storage, links, workload, names, burst)
     return [problem for section in sections for problem in section(config)]
 
 
 def _unique(items: Iterable[Any], what: str, path: str) -> Problems:
-    seen: set[str] = set()
-    for i, item in enumerate(items):
-        if item.name in seen:
-            yield ConfigError(f"{path}[{i}].name", f"duplicate {what} name {item.name!r}; names must be unique")
-        seen.add(item.name)
+    names = [item.name for item in items]
+    for i in validation.repeated(names):
+        yield ConfigError(f"{path}[{i}].name", f"duplicate {what} name {names[i]!r}; names must be unique")
 
 
 def _outside_residency(fleet: FleetConfig, region: str, path: str) -> Problems:
@@ -79,13 +84,64 @@ def clouds(fleet: FleetConfig) -> Problems:
         yield from _outside_residency(fleet, aws.region, f"{ROOT}.clouds.aws.region")
     if azure:
         yield from _outside_residency(fleet, azure.location, f"{ROOT}.clouds.azure.location")
-    try:
-        check_registries(fleet.registries, fleet.residency.allowed_regions, aws.account_id if aws else None,
-                         azure.location if azure else None, ROOT)
-    except ConfigError as err:
-        yield err
+
+
+def registries(fleet: FleetConfig) -> Problems:
+    """Grammar and residency of every registry (components.registry_config), each problem at its field; the ACR's
+    landing zone only once all of them are sound."""
+    problems = [p for kind, registry in fleet.registries if registry is not None
+                for p in _registry(fleet, kind, registry)]  # each kind's registry model says which rules it follows
+    yield from problems
+    if not problems:
+        yield from _registry_zone(fleet)
+
+
+def _registry(fleet: FleetConfig, kind: str, registry: EcrRegistry | AcrRegistry | MirrorRegistry) -> Problems:
+    path, allowed_regions = f"{ROOT}.registries.{kind}", fleet.residency.allowed_regions
+    where, host = f"{path}.host", registry.host.lower()
+    match = HOST_PORT.match(registry.host)
+    if not match or (match["port"] and not 0 < int(match["port"]) < 65536):
+        yield ConfigError(where, f"{registry.host!r} is not host[:port] (DNS labels, an optional port 1-65535)")
+    elif isinstance(registry, EcrRegistry):
+        yield from _ecr_host(fleet, registry.host, where)
+    elif isinstance(registry, AcrRegistry):
+        if not ACR_HOST.match(host):
+            yield ConfigError(where, f"{registry.host!r} is not an Azure Container Registry; allowed: "
+                              "<name>.azurecr.io with a name of 5-50 lower-case letters and digits")
+    elif public_host(host.split(":")[0]) or host.endswith((".amazonaws.com", ".azurecr.io")):
+        yield ConfigError(where, f"{registry.host!r} is a cloud or public registry, not an on-prem mirror; "
+                          "allowed: the host[:port] of the sites' own registry")
+    if isinstance(registry, AcrRegistry):
+        azure = fleet.clouds.azure
+        location = registry.location or (azure.location if azure else None)
+        allowed = [r for r in allowed_regions if r in AZURE_UAE]
+        if location is None:
+            yield ConfigError(f"{path}.location", f"required without clouds.azure; allowed: "
+                              f"{', '.join(allowed) or 'none (no UAE Azure location in the residency list)'}")
+        elif location not in allowed:
+            yield ConfigError(f"{path}.location", f"{location!r} is outside the country; allowed: "
+                              f"{', '.join(allowed) or 'none (no UAE Azure location in the residency list)'}")
+    for upstream in getattr(registry, "upstream_credentials", {}):  # a mirror takes none
+        known = UPSTREAMS.get(upstream)
+        if known is None or not known.needs_credentials:
+            needing = ", ".join(u.host for u in UPSTREAMS.values() if u.needs_credentials)
+            yield ConfigError(f"{path}.upstream_credentials", f"{upstream!r} takes no credentials; allowed: {needing}")
+
+
+def _ecr_host(fleet: FleetConfig, host: str, where: str) -> Problems:
+    """An ECR registry in an AWS Region of the residency list, of the fleet's account."""
+    ecr = ECR_HOST.match(host.lower())
+    if not ecr:
+        yield ConfigError(where, f"{host!r} is not an ECR registry; allowed: <account>.dkr.ecr.<region>.amazonaws.com")
         return
-    yield from _registry_zone(fleet)
+    aws_regions = [r for r in fleet.residency.allowed_regions if r not in AZURE_UAE]
+    if ecr["region"] not in aws_regions:
+        yield ConfigError(where, f"{host!r} is in {ecr['region']}, outside the residency list; "
+                          f"allowed: {', '.join(aws_regions) or 'none (no AWS region in the residency list)'}")
+    account_id = fleet.clouds.aws.account_id if fleet.clouds.aws else None
+    if account_id and ecr["account"] != account_id:
+        yield ConfigError(where, f"{host!r} is in account {ecr['account']}, not the fleet's account {account_id} "
+                          "(clouds.aws.account_id)")
 
 
 def _registry_zone(fleet: FleetConfig) -> Problems:
@@ -195,13 +251,13 @@ def _onprem_cluster(fleet: FleetConfig, cluster: Cluster, path: str) -> Problems
             yield ConfigError(f"{path}.control_plane_hosts[{j}]",
                               f"{host!r} is not a host of site {cluster.site}; allowed: {', '.join(hosts)}")
     n = len(cluster.control_plane_hosts)
-    if n == 2:
+    if validation.splits_etcd(n):
         yield ConfigError(f"{path}.control_plane_hosts", "2 control-plane hosts cannot keep an etcd majority when "
                           "one fails; allowed: 1, or 3 or more")
     if len(set(cluster.control_plane_hosts)) != n:
         yield ConfigError(f"{path}.control_plane_hosts", "a host is listed twice")
     vip = cluster.control_plane_vip
-    if n >= 3 and vip is None:
+    if validation.needs_api_vip(n) and vip is None:
         yield ConfigError(f"{path}.control_plane_vip", f"required with {n} control-plane hosts: an unused IP "
                           "address in their network that kube-vip moves to the live API server")
     if vip is not None:
@@ -277,10 +333,9 @@ def pools(fleet: FleetConfig) -> Problems:
 def _pool(fleet: FleetConfig, named: dict[str, Cluster], pool: NodePool, path: str) -> Problems:
     if pool.cluster not in named:
         yield ConfigError(f"{path}.cluster", f"{pool.cluster!r} is not a cluster; allowed: {', '.join(named)}")
-    if not pool.min_size <= pool.size <= pool.max_size:
-        field = "desired_size" if pool.desired_size is not None else "min_size"
-        yield ConfigError(f"{path}.{field}", f"sizes must satisfy min_size <= desired_size <= max_size "
-                          f"(got {pool.min_size} <= {pool.size} <= {pool.max_size})")
+    problem = validation.pool_sizes(pool.min_size, pool.size, pool.max_size)
+    if problem:
+        yield ConfigError(f"{path}.{'desired_size' if pool.desired_size is not None else 'min_size'}", problem)
     if not pool.is_gpu and (pool.mig_strategy != "none" or pool.time_slicing_replicas or pool.gpus_per_node):
         yield ConfigError(f"{path}.accelerator", "MIG, time-slicing and gpus_per_node apply to GPU pools only")
     yield from _labels_and_taints(pool, path)
@@ -462,15 +517,13 @@ def _efa(cluster: Cluster, pool: NodePool, instance_type: str, path: str) -> Pro
 
 def _pool_hosts(fleet: FleetConfig) -> Problems:
     """A server is a node of one pool, once."""
-    owner: dict[str, str] = {}
-    for i, pool in enumerate(fleet.node_pools):
-        for j, host in enumerate(pool.hosts):
-            if host in owner:
-                which = "this pool" if owner[host] == pool.name else f"pool {owner[host]}"
-                yield ConfigError(f"{ROOT}.node_pools[{i}].hosts[{j}]", f"host {validation.shown(host)} is "
-                                  f"already in {which}; a server belongs to one pool")
-            else:
-                owner[host] = pool.name
+    placed = [(i, j, pool.name) for i, pool in enumerate(fleet.node_pools) for j in range(len(pool.hosts))]
+    hosts = [host for pool in fleet.node_pools for host in pool.hosts]
+    for k in validation.repeated(hosts):
+        (i, j, name), owner = placed[k], placed[hosts.index(hosts[k])][2]
+        which = "this pool" if owner == name else f"pool {owner}"
+        yield ConfigError(f"{ROOT}.node_pools[{i}].hosts[{j}]", f"host {validation.shown(hosts[k])} is "
+                          f"already in {which}; a server belongs to one pool")
 
 
 def _one_driver_owner(fleet: FleetConfig) -> Problems:
@@ -488,7 +541,7 @@ def _one_driver_owner(fleet: FleetConfig) -> Problems:
             continue  # refused with the pool itself
         if pool.cluster not in first:
             first[pool.cluster] = (pool, driver)
-        elif gpu_stack.owners(cluster.kind, driver) != gpu_stack.owners(cluster.kind, first[pool.cluster][1]):
+        elif gpu_stack.disagreeing(cluster.kind, [first[pool.cluster][1], driver]):
             other, theirs = first[pool.cluster]
             yield ConfigError(f"{ROOT}.node_pools[{i}].gpu_driver", f"{driver!r} differs from pool {other.name}'s "
                               f"{theirs!r} on cluster {pool.cluster}: one GPU operator serves every GPU pool of a "
@@ -516,7 +569,7 @@ def _replication(fleet: FleetConfig, bucket: Any, path: str) -> Problems:
         return
     outside = list(_outside_residency(fleet, bucket.replicate_to, f"{path}.replicate_to"))
     yield from outside
-    if not outside and not AWS_REGION.match(bucket.replicate_to):
+    if not outside and not validation.AWS_REGION.match(bucket.replicate_to):
         yield ConfigError(f"{path}.replicate_to", f"{bucket.replicate_to!r} is not an AWS Region; allowed: an AWS "
                           f"Region of the residency list, e.g. me-central-1")
     if not bucket.versioning:
@@ -529,12 +582,11 @@ def _geo_redundancy(fleet: FleetConfig, bucket: Any, path: str) -> Problems:
     if bucket.cloud != "azure":
         yield ConfigError(f"{path}.geo_redundant", "geo_redundant applies to azure buckets only")
         return
-    location, allowed = fleet.clouds.azure.location, fleet.residency.allowed_regions
-    pair = REGION_PAIRS.get(location)
-    if pair is None or pair not in allowed:
-        yield ConfigError(f"{path}.geo_redundant", f"geo-redundant storage in {location} would replicate to "
-                          f"{pair or 'an unknown pair'}, outside the residency list ({', '.join(allowed)}); allowed: "
-                          "false, or add the pair to residency.allowed_regions")
+    try:  # the storage account's own SKU choice (components.azure.storage_account) states the rule
+        storage_sku(fleet.clouds.azure.location, True, fleet.residency.allowed_regions)
+    except ValueError as err:
+        yield ConfigError(f"{path}.geo_redundant", f"{err}; allowed: false, or add the pair to "
+                          "residency.allowed_regions")
 
 
 # ---- links and the deployer ------------------------------------------------------------------------------------
@@ -735,16 +787,15 @@ def names(fleet: FleetConfig) -> Problems:
         if kind == "eks":  # node_group_name_prefix=f"{pool.name}-"
             yield from limit(f"{ROOT}.node_pools[{i}].name", "EKS node group name", len(pool.name) + 1 +
                              v.EKS_NODEGROUP_PREFIX_SUFFIX, v.EKS_NODEGROUP_MAX, "the pool name")
-    aks_names: dict[tuple[str, str], str] = {}  # components.pool_plan.aks_pool_names, per cluster
+    aks_pools: dict[str, list[tuple[int, str]]] = {}  # components.pool_plan.aks_pool_names, per cluster
     for i, pool, kind in kinds:
-        if kind != "aks":
-            continue
-        path, aks = f"{ROOT}.node_pools[{i}].name", v.aks_agent_pool_name(pool.name)  # a Name always has one
-        clash = aks_names.get((pool.cluster, aks)) or ("the system pool" if aks == v.AKS_SYSTEM_POOL else None)
-        if clash:
-            yield ConfigError(path, f"its AKS agent pool name {aks!r} is also that of {clash}; rename one of them")
-        else:
-            aks_names[(pool.cluster, aks)] = f"pool {pool.name}"
+        if kind == "aks":
+            aks_pools.setdefault(pool.cluster, []).append((i, pool.name))
+    clashes = [(pools[k][0], aks, other) for pools in aks_pools.values()
+               for k, aks, other in v.aks_pool_clashes([name for _, name in pools])]
+    for i, aks, other in sorted(clashes, key=lambda clash: clash[0]):  # in the order of the pools
+        yield ConfigError(f"{ROOT}.node_pools[{i}].name", f"its AKS agent pool name {aks!r} is also that of "
+                          f"{f'pool {other}' if other else 'the system pool'}; rename one of them")
     for i, bucket in enumerate(fleet.storage.buckets):
         if bucket.cloud != "aws":
             continue  # Azure storage account names are hashed down to 24 characters (components.azure.plan)

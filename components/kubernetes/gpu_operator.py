@@ -67,8 +67,7 @@ class GpuOperatorArgs(Args):
     def _one_owner(self):
         # One operator installs drivers on all of a cluster's GPU nodes or on none of them, and never where
         # the node image or host has them (components.gpu_stack).
-        owners = {gpu_stack.owners(self.cluster_kind, p.gpu_driver) for p in self.pools}
-        if len(owners) > 1:
+        if gpu_stack.disagreeing(self.cluster_kind, [p.gpu_driver for p in self.pools]):
             drivers = sorted({gpu_stack.resolve(self.cluster_kind, p.gpu_driver) for p in self.pools})
             raise ValueError(f"the GPU pools of one cluster must agree on gpu_driver (got {', '.join(drivers)})")
         return self

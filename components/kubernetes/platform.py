@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pulumi
 from pydantic import field_validator
+from sahab.components import validation  # the fleet schema's rules (it refuses a fleet file's teams first)
 from sahab.components.addons import Target, wanted
 from sahab.components.artifacts import Images
 from sahab.components.fleet_config import Monitoring, NodePool, Team
@@ -28,7 +29,6 @@ from sahab.components.kubernetes.platform_fences import FenceArgs, PlatformFence
 from sahab.components.kubernetes.priority_classes import TrainingPriorities
 from sahab.components.kubernetes.storage import EncryptedStorage, EncryptedStorageArgs
 from sahab.components.kubernetes.team_namespace import TeamNamespace, TeamNamespaceArgs
-from sahab.components.validation import RESERVED_NAMESPACES  # the fleet schema refuses them first, naming the team
 
 
 class PlatformArgs(Args):
@@ -65,10 +65,10 @@ class PlatformArgs(Args):
     @classmethod
     def _unique_teams(cls, teams: tuple[Team, ...]) -> tuple[Team, ...]:
         names = [t.name for t in teams]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        duplicates = sorted({names[i] for i in validation.repeated(names)})
         if duplicates:
             raise ValueError(f"duplicate team names: {', '.join(duplicates)}")
-        taken = sorted(n for n in names if n in RESERVED_NAMESPACES or n.startswith("kube-"))
+        taken = sorted(n for n in names if validation.team_namespace(n))
         if taken:
             raise ValueError(f"team names that are system namespaces: {', '.join(taken)}; pick other names")
         return teams

@@ -67,9 +67,9 @@ class OnPremClusterArgs(BaseModel):
     @model_validator(mode="after")
     def _ha(self) -> OnPremClusterArgs:
         n = len(self.control_plane_hosts)
-        if n == 2:
+        if validation.splits_etcd(n):
             raise ValueError("2 control-plane hosts cannot keep an etcd majority; use 1, or 3 or more")
-        if n >= 3 and not self.vip:
+        if validation.needs_api_vip(n) and not self.vip:
             raise ValueError(f"{n} control-plane hosts need a vip for the API server")
         return self
 

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 import pulumi
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from sahab.components import validation
 from sahab.components.onprem.host_args import HOSTNAME, OnPremAccessArgs, OnPremHostArgs
 from sahab.components.onprem.inventory import converge_inputs, group_for, hosts_for, pool_host_vars
 from sahab.components.onprem.playbook_run import PlaybookRun
@@ -56,7 +57,7 @@ class OnPremNodePoolArgs(BaseModel):
     @classmethod
     def _unique_names(cls, hosts: tuple[OnPremHostArgs, ...]) -> tuple[OnPremHostArgs, ...]:
         names = [h.name for h in hosts]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
+        duplicates = sorted({names[i] for i in validation.repeated(names)})
         if duplicates:
             raise ValueError(f"host names must be unique: {', '.join(duplicates)}")
         return hosts

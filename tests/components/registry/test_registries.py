@@ -61,6 +61,38 @@ def test_a_registry_outside_the_country_or_of_the_wrong_shape_is_refused_naming_
     assert says in err.value.message
 
 
+def two_bad_registries() -> dict:
+    """prod's fleet with an ECR outside the residency list and an ACR host that is no <name>.azurecr.io."""
+    return with_registries(eks={"host": "111122223333.dkr.ecr.eu-west-1.amazonaws.com"},
+                           aks={"host": "sahab.example.ae", "location": "uaenorth"})
+
+
+BOTH = [("sahab:fleet.registries.eks.host", "outside the residency list"),
+        ("sahab:fleet.registries.aks.host", "not an Azure Container Registry")]
+
+
+def test_every_bad_registry_is_refused_at_its_own_field_in_one_error():
+    with pytest.raises(ConfigError) as err:
+        parse_fleet(two_bad_registries())
+    problems = getattr(err.value, "problems", (err.value,))
+    assert len(problems) == 2
+    for problem, (path, says) in zip(problems, BOTH, strict=True):
+        assert problem.path == path and says in problem.message
+
+
+def test_the_cli_names_every_bad_registry_on_one_error_line(tmp_path, capsys):
+    shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
+    (tmp_path / "stacks").mkdir()
+    doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
+    doc["config"]["sahab:fleet"] = two_bad_registries()
+    (tmp_path / "stacks" / "Pulumi.prod.yaml").write_text(yaml.safe_dump(doc))
+    code = main(["registry", "list", "--stack", "prod", "--program", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error:") and err.count("\n") == 1 and "Traceback" not in err
+    for path, says in BOTH:
+        assert f"{path}: " in err and says in err.split(f"{path}: ", 1)[1].split(" (problem ")[0]
+
+
 def test_an_ecr_host_of_another_account_than_the_fleets_is_refused():
     fleet = with_registries(eks={"host": ECR})
     fleet["clouds"]["aws"]["account_id"] = "999999999999"
