@@ -171,6 +171,7 @@ class _Served:
         from pulumi.runtime.proto import engine_pb2_grpc, resource_pb2_grpc
 
         self.project, self.config, self.phase, self.interpreter = project, config, phase, interpreter
+        self.refs = run.refs
         where = Where(aws_region=known(config.values.get("aws:region")) or "me-central-1",
                       azure_location=known(config.values.get("azure-native:location")) or "uaenorth")
         self.recording = Recording(stack=config.name, project=project.name)
@@ -207,7 +208,7 @@ class _Served:
         return Plan(project=project.name, stack=config.name, config=config.redacted, resources=resources,
                     outputs=to_plain(recording.stack_outputs), warnings=list(dict.fromkeys(recording.warnings)),
                     program_dir=project.root, secret_outputs=recording.stack_outputs, phase=self.phase,
-                    notices=notices, places=dict(recording.places))
+                    notices=notices, places=dict(recording.places), deployed=dict(self.refs.cache))
 
 
 def _deployed(run: Run) -> stack_refs.RunStack:

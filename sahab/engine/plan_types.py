@@ -75,6 +75,9 @@ class Plan:
     places: dict[str, tuple[str | None, str | None]] = field(default_factory=dict, repr=False)
     # A preview whose program failed in the update run: why (what only `pulumi up` computes stays unknown).
     update_failure: str | None = None
+    # The stacks this run read through StackReferences, as deployed, by (project folder, stack name): readiness
+    # judges a burst stack together with its owner's plan, which the run has already made.
+    deployed: dict[tuple[str, str], Plan] = field(default_factory=dict, repr=False)
 
     @property
     def preview(self) -> bool:

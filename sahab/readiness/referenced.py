@@ -26,7 +26,8 @@ def referenced_resources(result: Plan) -> tuple[list[PlannedResource], list[str]
         seen.add(stack)
         try:
             load_stack(find_project(result.program_dir), stack)  # only stacks with a config file here
-            resources += plan(result.program_dir, stack).resources
+            deployed = result.deployed.get((str(result.program_dir), stack))  # planned by the run already
+            resources += (deployed or plan(result.program_dir, stack)).resources
         except SahabError as exc:
             warnings.append(f"readiness: stack reference {name} not judged with its stack: {exc}")
     return resources, warnings
