@@ -37,13 +37,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """torchrun fleets (rendezvous timeouts) run alone, like any test marked so. In an xdist worker: the test hosts
-    (loopback addresses, one base tree) form one group across modules, listed for the scheduler below."""
+    """torchrun fleets (rendezvous timeouts) run alone, like any test marked so. In an xdist worker, two groups
+    across modules are listed for the scheduler below: the test hosts (loopback addresses, one base tree), and the
+    modules holding `alone` tests, so those run one after another on one worker and the other worker stops once
+    for all of them, not once per test."""
     for item in items:
         if item.get_closest_marker("torchrun"):
             item.add_marker(pytest.mark.alone)
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        record_groups({item.nodeid: "hosts" for item in items if item.get_closest_marker("hosts")})
+        alone_modules = {item.nodeid.split("::", 1)[0] for item in items if item.get_closest_marker("alone")}
+        groups = {item.nodeid: "alone" for item in items if item.nodeid.split("::", 1)[0] in alone_modules}
+        record_groups({**groups, **{item.nodeid: "hosts" for item in items if item.get_closest_marker("hosts")}})
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log):
@@ -65,20 +69,37 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     return GroupScheduling(config, log)
 
 
+# The exclusive hold an `alone` test hands to the `alone` test after it on this worker.
+_kept: contextlib.ExitStack | None = None
+
+
+def _alone(item: pytest.Item | None) -> bool:
+    return item is not None and item.get_closest_marker("alone") is not None
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     """A test marked `alone` runs with no other test beside it: each test holds a lock on one file of the run for
     its setup, call and teardown (so a module fixture counts), shared by ordinary tests and exclusive for an
-    `alone` one. The turnstile lets no new test start while an `alone` one waits, so it is never overtaken."""
+    `alone` one. The turnstile lets no new test start while an `alone` one waits, so it is never overtaken. An
+    `alone` test followed by another hands its exclusive hold on, so the other worker is not let in between."""
+    global _kept
     folder = run_folder()
     if folder is None:
         yield
         return
-    alone = item.get_closest_marker("alone") is not None
-    with contextlib.ExitStack() as held:
+    held, _kept = _kept, None
+    if held is None:
+        held = contextlib.ExitStack()
         with locked(folder / "turnstile.lock"):
-            held.enter_context(locked(folder / "alone.lock", shared=not alone))
+            held.enter_context(locked(folder / "alone.lock", shared=not _alone(item)))
+    try:
         yield
+    finally:
+        if _alone(item) and _alone(nextitem):
+            _kept = held
+        else:
+            held.close()
 
 
 @pytest.fixture(scope="session")
