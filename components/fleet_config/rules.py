@@ -517,13 +517,15 @@ def _efa(cluster: Cluster, pool: NodePool, instance_type: str, path: str) -> Pro
 
 def _pool_hosts(fleet: FleetConfig) -> Problems:
     """A server is a node of one pool, once."""
-    placed = [(i, j, pool.name) for i, pool in enumerate(fleet.node_pools) for j in range(len(pool.hosts))]
-    hosts = [host for pool in fleet.node_pools for host in pool.hosts]
-    for k in validation.repeated(hosts):
-        (i, j, name), owner = placed[k], placed[hosts.index(hosts[k])][2]
-        which = "this pool" if owner == name else f"pool {owner}"
-        yield ConfigError(f"{ROOT}.node_pools[{i}].hosts[{j}]", f"host {validation.shown(hosts[k])} is "
-                          f"already in {which}; a server belongs to one pool")
+    owner: dict[str, str] = {}
+    for i, pool in enumerate(fleet.node_pools):
+        for j, host in enumerate(pool.hosts):
+            if host in owner:
+                which = "this pool" if owner[host] == pool.name else f"pool {owner[host]}"
+                yield ConfigError(f"{ROOT}.node_pools[{i}].hosts[{j}]", f"host {validation.shown(host)} is "
+                                  f"already in {which}; a server belongs to one pool")
+            else:
+                owner[host] = pool.name
 
 
 def _one_driver_owner(fleet: FleetConfig) -> Problems:
