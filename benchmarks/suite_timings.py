@@ -4,14 +4,29 @@ Each test case's time is its setup, call and teardown, so a module or session fi
 that needs it; that is where a shared plan or a shared converge shows up.
 
     .venv/bin/python -m pytest --junitxml=/tmp/suite.xml
-    .venv/bin/python benchmarks/suite_timings.py /tmp/suite.xml [--modules 15]
+    .venv/bin/python benchmarks/suite_timings.py /tmp/suite.xml [--modules 15] [--write-durations tests/durations.json]
+
+`--write-durations` records seconds per test module (by file path) for the test scheduler (tests/conftest.py), which
+hands the longest unit of work out first.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import xml.etree.ElementTree as ET
 from collections import Counter
+
+
+def module_seconds(path: str) -> dict[str, float]:
+    """Seconds per test module file (tests/.../test_x.py) of one JUnit XML report."""
+    spent: Counter = Counter()
+    for case in ET.parse(path).getroot().iter("testcase"):
+        parts = (case.get("classname") or "").split(".")
+        test_module = next((i for i, part in enumerate(parts) if part.startswith("test_")), None)
+        if test_module is not None:
+            spent["/".join(parts[: test_module + 1]) + ".py"] += float(case.get("time") or 0)
+    return {module: round(seconds, 1) for module, seconds in sorted(spent.items())}
 
 
 def timings(path: str) -> tuple[Counter, Counter, Counter]:
@@ -34,7 +49,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("report", help="pytest --junitxml output")
     parser.add_argument("--modules", type=int, default=15, help="how many of the slowest modules to list (15)")
+    parser.add_argument("--write-durations", metavar="FILE", help="write seconds per test module to FILE (JSON)")
     args = parser.parse_args()
+    if args.write_durations:
+        with open(args.write_durations, "w", encoding="utf-8") as out:
+            json.dump(module_seconds(args.report), out, indent=1)
+            out.write("\n")
     seconds, counts, modules = timings(args.report)
     print(f"{'directory':<14}{'tests':>7}{'seconds':>10}")
     for directory, spent in seconds.most_common():

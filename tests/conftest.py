@@ -6,6 +6,7 @@ SDKs) and the wheel built from this checkout, installed afresh every session. No
 
 import contextlib
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -66,7 +67,26 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
                 self.groups = recorded_groups(config._tmp_path_factory.getbasetemp())
             return self.groups.get(nodeid) or nodeid.split("::", 1)[0]
 
+        def _assign_work_unit(self, node) -> None:
+            """Longest unit first (by the seconds tests/durations.json recorded for its modules), so the run does
+            not end with one worker on a long module while the other has nothing left to take."""
+            longest = max(self.workqueue, key=lambda scope: expected_seconds(self.workqueue[scope]))
+            self.workqueue.move_to_end(longest, last=False)
+            super()._assign_work_unit(node)
+
     return GroupScheduling(config, log)
+
+
+def expected_seconds(nodeids) -> float:
+    """What a unit of work took in the run tests/durations.json records (a module it does not name: one second,
+    as a new module should take)."""
+    modules = {nodeid.split("::", 1)[0] for nodeid in nodeids}
+    return sum(_DURATIONS.get(module, 1.0) for module in modules)
+
+
+# Seconds per test module in a recorded run of the whole suite, for scheduling only
+# (`benchmarks/suite_timings.py REPORT --write-durations tests/durations.json` after a run with --junitxml).
+_DURATIONS: dict[str, float] = json.loads((ROOT / "tests" / "durations.json").read_text())
 
 
 # The exclusive hold an `alone` test hands to the `alone` test after it on this worker.
