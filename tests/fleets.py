@@ -49,8 +49,8 @@ def prod_with_only(*clusters: str) -> dict:
     fleet["sites"] = [s for s in fleet["sites"] if s["name"] in sites]
     for s in fleet["sites"]:
         s["links"] = [link for link in s.get("links", []) if link["cloud"] in clouds]
-    if fleet["deployer"]["site"] not in sites:
-        del fleet["deployer"]
+    if fleet.get("deployer", {}).get("site") not in sites:
+        fleet.pop("deployer", None)
     fleet["clouds"] = {k: v for k, v in fleet["clouds"].items() if k in clouds}
     fleet["registries"] = {k: v for k, v in fleet["registries"].items() if k in kinds}
     fleet["storage"]["buckets"] = [b for b in fleet["storage"]["buckets"] if b["cloud"] in clouds]
