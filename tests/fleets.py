@@ -30,3 +30,28 @@ def hybrid_fleet() -> dict:
                        {"name": "aks-cpu", "cluster": "aks", "min_size": 1, "max_size": 3, "desired_size": 2}],
         "storage": {"buckets": [{"name": "data", "cloud": "aws"}, {"name": "azdata", "cloud": "azure"}]},
     }
+
+
+def prod_with_only(*clusters: str) -> dict:
+    """prod's fleet cut down to the named clusters: their pools, the sites they run on (links only to the clouds
+    kept), the clouds, registries and buckets they use; every other setting as prod has it.
+
+    A test of one prod setting rarely needs all four clusters, and each costs seconds of every plan (an AKS
+    cluster most: about a third of prod's)."""
+    fleet = stack_fleet("prod")
+    unknown = set(clusters) - {c["name"] for c in fleet["clusters"]}
+    assert not unknown, f"prod has no cluster {sorted(unknown)}"
+    fleet["clusters"] = [c for c in fleet["clusters"] if c["name"] in clusters]
+    fleet["node_pools"] = [p for p in fleet["node_pools"] if p["cluster"] in clusters]
+    kinds = {c["kind"] for c in fleet["clusters"]}
+    clouds = {cloud for cloud, kind in (("aws", "eks"), ("azure", "aks")) if kind in kinds}
+    sites = {c.get("site") for c in fleet["clusters"]}
+    fleet["sites"] = [s for s in fleet["sites"] if s["name"] in sites]
+    for s in fleet["sites"]:
+        s["links"] = [link for link in s.get("links", []) if link["cloud"] in clouds]
+    if fleet.get("deployer", {}).get("site") not in sites:
+        fleet.pop("deployer", None)
+    fleet["clouds"] = {k: v for k, v in fleet["clouds"].items() if k in clouds}
+    fleet["registries"] = {k: v for k, v in fleet["registries"].items() if k in kinds}
+    fleet["storage"]["buckets"] = [b for b in fleet["storage"]["buckets"] if b["cloud"] in clouds]
+    return fleet

@@ -10,7 +10,7 @@ from sahab.components.azure.control_plane_logs import (
 from sahab.components.errors import ConfigError
 from sahab.components.fleet_config import parse_fleet
 
-from tests.fleets import stack_fleet
+from tests.fleets import prod_with_only, stack_fleet
 from tests.helpers import record
 
 SETTING = "azure-native:monitor:DiagnosticSetting"
@@ -38,7 +38,7 @@ def test_prod_keeps_every_control_plane_log_of_its_aks_cluster_in_its_region_for
 def test_retention_and_location_follow_the_fleet(tmp_path):
     from sahab.components.fleet import Fleet
 
-    fleet = stack_fleet("prod")
+    fleet = prod_with_only("aks-main")
     fleet["clouds"]["azure"]["control_plane_log_retention_days"] = 90
     central = {"location": "uaecentral", "region_access_granted": True}
     fleet["clusters"] = [c if c["name"] != "aks-main" else {**c, **central} for c in fleet["clusters"]]

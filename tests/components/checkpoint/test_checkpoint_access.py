@@ -15,7 +15,7 @@ from sahab.components.fleet_config import parse_fleet
 
 from sahab.cli import main
 from tests.components.kubernetes.manifests import validate
-from tests.fleets import ROOT, stack_fleet
+from tests.fleets import ROOT, prod_with_only, stack_fleet
 from tests.plans import stack_plan
 
 JOB = "kubernetes:batch/v1:Job"
@@ -113,12 +113,14 @@ def test_aks_workload_identity_pods_may_reach_entra_id_and_nothing_else_outside(
 
 
 def _prod_program(tmp_path: Path, store: dict | None, secrets: dict[str, str]) -> Path:
-    """A copy of the project's program whose prod stack gives the Abu Dhabi site an object store."""
+    """A copy of the project's program whose prod stack gives the Abu Dhabi site an object store: prod's two on-prem
+    clusters only (Abu Dhabi with the store, Dubai without), the clouds' clusters have no part in it."""
     shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
     (tmp_path / ".venv").symlink_to(ROOT / ".venv")
     (tmp_path / "stacks").mkdir()
     shutil.copy(ROOT / "stacks" / "__main__.py", tmp_path / "stacks" / "__main__.py")
     doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
+    doc["config"]["sahab:fleet"] = prod_with_only("auh-onprem", "dxb-onprem")
     if store:
         doc["config"]["sahab:fleet"]["sites"][0]["object_store"] = store
     doc["config"].update({f"sahab:{k}": {"secure": v} for k, v in secrets.items()})

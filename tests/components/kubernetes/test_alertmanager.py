@@ -15,7 +15,7 @@ from sahab.components.kubernetes.alertmanager import MOUNT_DIR, SECRET_NAME, ale
 
 from sahab.cli import main
 from tests.components.kubernetes.manifests import validate
-from tests.fleets import ROOT, stack_fleet
+from tests.fleets import ROOT, prod_with_only, stack_fleet
 from tests.plans import stack_command
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -41,13 +41,18 @@ def plan_json(capsys, program: Path, stack: str = "prod") -> tuple[int, str, str
     return code, out, err
 
 
+# Two of prod's clusters, of two kinds: every cluster's monitoring gets the receivers whatever its kind.
+CLUSTERS = ("auh-onprem", "eks-main")
+
+
 def prod_program(tmp_path: Path, receivers: list[dict], secrets: dict[str, str]) -> Path:
-    """A copy of the project's program whose prod stack has these receivers and secret settings."""
+    """A copy of the project's program whose prod stack (cut to CLUSTERS) has these receivers and secret settings."""
     shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
     (tmp_path / ".venv").symlink_to(ROOT / ".venv")
     (tmp_path / "stacks").mkdir()
     shutil.copy(ROOT / "stacks" / "__main__.py", tmp_path / "stacks" / "__main__.py")
     doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
+    doc["config"]["sahab:fleet"] = prod_with_only(*CLUSTERS)
     doc["config"]["sahab:fleet"]["monitoring"]["alerting"] = {"receivers": receivers}
     doc["config"].update({f"sahab:{k}": {"secure": v} for k, v in secrets.items()})
     (tmp_path / "stacks" / "Pulumi.prod.yaml").write_text(yaml.safe_dump(doc))
@@ -85,11 +90,13 @@ def test_receiver_credentials_are_pulumi_secrets_mounted_as_files_never_in_the_p
         assert ciphertext not in out
     plan = json.loads(out)
     secrets = [r for r in plan["resources"] if r["type"] == SECRET and r["inputs"]["metadata"]["name"] == SECRET_NAME]
-    assert len(secrets) == 4  # one per cluster, in the monitoring namespace
+    assert sorted(s["provider"].rsplit("::sahab-", 1)[1] for s in secrets) == [
+        f"{cluster}-k8s" for cluster in CLUSTERS]  # one per cluster, in the monitoring namespace
     for secret in secrets:
         assert secret["inputs"]["metadata"]["namespace"] == "monitoring"
         assert secret["inputs"]["stringData"] == "[secret]" or set(secret["inputs"]["stringData"].values()) == {
             "[secret]"}
+    assert len(releases(plan)) == len(CLUSTERS)
     for release in releases(plan):
         values = release["inputs"]["values"]["alertmanager"]
         assert values["alertmanagerSpec"]["secrets"] == [SECRET_NAME]

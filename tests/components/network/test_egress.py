@@ -14,7 +14,7 @@ from sahab.components.egress import PRIVATE_RANGES
 from sahab.cli import main
 from sahab.engine import plan
 from tests.components.kubernetes.manifests import manifest, validate
-from tests.fleets import ROOT, stack_fleet
+from tests.fleets import ROOT, prod_with_only, stack_fleet
 from tests.helpers import Planned, planned_stack
 from tests.plans import stack_command
 
@@ -101,7 +101,7 @@ def test_prod_keeps_one_nat_gateway_by_default(prod):
 
 
 def test_an_airgapped_vpc_has_no_way_out_but_its_endpoints(tmp_path):
-    fleet = stack_fleet("prod")
+    fleet = prod_with_only("eks-main", "auh-onprem")  # the VPC, and a site linked to it
     fleet["clouds"]["aws"]["airgapped"] = True
     airgapped = Planned(plan(_program(tmp_path, fleet), "t").resources)
     for token in ("aws:ec2/natGateway:NatGateway", "aws:ec2/internetGateway:InternetGateway", "aws:ec2/eip:Eip"):

