@@ -12,7 +12,6 @@ the other (tests/workers.py), so a run plans each pair once, not once per worker
 from __future__ import annotations
 
 import copy
-import json
 import subprocess
 import sys
 import threading
@@ -59,26 +58,5 @@ def stack_plan(stack: str, *, preview: bool = False) -> Plan:
     """What `plan(ROOT, stack, preview=preview)` returns, planned at most once per session (thread-safe: two
     threads planning two stacks run side by side; two asking for the same one wait for one plan)."""
     phase = "preview" if preview else "update"
-    planned = _once(("plan", stack, preview), f"plan-{stack}-{phase}", lambda: _plan(stack, preview))
+    planned = _once(("plan", stack, preview), f"plan-{stack}-{phase}", lambda: plan(ROOT, stack, preview=preview))
     return copy.deepcopy(planned)
-
-
-def _plan(stack: str, preview: bool) -> Plan:
-    """`plan(ROOT, stack, preview=preview)`. A stack whose clusters are another of the checkout's stacks' (burst's
-    are prod's) reads that stack through a StackReference, which its run plans as deployed: the update run
-    `stack_plan` already shares. The update run is handed that plan instead of planning it again (the same plan
-    either way); the preview still plans it itself, so the tests of what a run reads through its references
-    (tests/sahab/readiness/test_referenced.py) judge the engine doing it."""
-    from sahab.engine import UPDATE, host, stack_refs
-
-    if preview:
-        return plan(ROOT, stack, preview=True)
-    project, config, run = host._prepare(ROOT, stack, None, False)  # what plan() does before its run
-    fleet = json.loads(config.values.get("sahab:fleet") or "{}")  # config values as the engine passes them
-    for reference in {c["stack_reference"] for c in fleet.get("clusters", []) if c.get("stack_reference")}:
-        parts = [p for p in str(reference).split("/") if p]  # [org/][project/]stack, read as stack_refs reads it
-        owner, name = parts[-1], parts[-2] if len(parts) >= 3 else project.name
-        folder = stack_refs.find_local_project(name, owner, project)
-        if folder == ROOT:
-            run.refs.cache[(str(folder), owner)] = stack_plan(owner)
-    return host.run_stack(project, config, UPDATE, run)
