@@ -32,8 +32,13 @@ SERVICE = f"{JOB}-rdzv"
 # Seconds, scaled down from the Job's minutes; each one still has room for a slow, shared CI machine.
 SCALED_TIMEOUTS = {"SAHAB_RDZV_LAST_CALL_TIMEOUT": "3", "SAHAB_RDZV_KEEP_ALIVE": "1",
                    "SAHAB_RDZV_CLOSE_TIMEOUT": "5", "SAHAB_RDZV_READ_TIMEOUT": "150", "SAHAB_RDZV_JOIN_TIMEOUT": "180"}
+# One intra-op thread a pod: the pods share this machine's cores as nodes would not, and each one taking every core
+# (the worker's default) leaves OpenMP threads spinning on cores the other pods hold (a step ~20x slower).
 TINY_MODEL = ["--d-model", "32", "--n-layers", "1", "--n-heads", "2", "--seq-len", "16", "--batch-size", "4",
-              "--log-every", "5"]
+              "--log-every", "5", "--threads", "1"]
+# What torchrun's agent logs (LOGLEVEL=INFO) just before it makes its rendezvous handler, whose first step is
+# connecting to the store (torch/distributed/launcher/api.py `launch_agent`).
+AGENT_CONFIGURED = "Starting elastic_operator with launch configs"
 # A test-only `sitecustomize` on the workers' path: a worker of a pod with SAHAB_TEST_FAIL_BEFORE_JOIN=1 exits
 # before it joins the process group, on its first start only (as a CUDA init error or an OOM building the model).
 FAULTS = Path(__file__).resolve().parent / "faults"
@@ -117,6 +122,15 @@ class Fleet:
             if all(p.proc.poll() is not None for pods in self.pods.values() for p in pods):
                 raise AssertionError(f"every pod exited before the checkpoint of step {step}")
             time.sleep(0.1)
+
+    def wait_for_log(self, index: int, text: str, timeout: float = 120) -> None:
+        """Until the newest pod of `index` has logged `text`."""
+        pod = self.latest(index)
+        deadline = time.monotonic() + timeout
+        while text not in pod.log.read_text(errors="replace"):
+            if time.monotonic() > deadline or pod.proc.poll() is not None:
+                raise AssertionError(f"pod {index} did not log {text!r} within {timeout} s:\n{pod.tail()}")
+            time.sleep(0.05)
 
     def complete_steps(self) -> list[int]:
         return available_steps(self.checkpoints)

@@ -189,6 +189,7 @@ def test_a_probe_that_overruns_is_stopped_and_the_run_is_inconclusive(monkeypatc
             time.sleep(0.01)
 
     monkeypatch.setattr(probes, "gemm", stuck)
+    monkeypatch.setitem(validate.PROBE_BUDGETS, "gemm", (0.5, 0.2))  # a second's hard stop, not the nominal six
     cap = detect_cpu(cpuinfo=AVX2, torch_flags=AVX2, measure=_never_measured)
     result = validate.run_validation(probes=("gemm",), time_budget=20.0, capability=cap)
     nominal = validate.PROBE_BUDGETS["gemm"][0]

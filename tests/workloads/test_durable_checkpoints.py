@@ -19,7 +19,7 @@ from sahab.workloads.train.storage import open_store
 from tests.workloads.test_train_torchrun import TINY, training_workers
 from tests.workloads.workload_helpers import ROOT, sahab_env
 
-pytestmark = [pytest.mark.torchrun, pytest.mark.slow, pytest.mark.moto, pytest.mark.timeout(400)]
+pytestmark = [pytest.mark.slow, pytest.mark.moto, pytest.mark.timeout(400)]
 
 BUCKET = "sahab-checkpoints"
 
@@ -74,6 +74,7 @@ def _finish(proc: subprocess.Popen, timeout: float) -> tuple[str, str]:
             proc.communicate(timeout=30)
 
 
+@pytest.mark.torchrun
 def test_a_fresh_run_on_another_node_resumes_from_the_bucket_after_a_worker_is_killed(s3_env, tmp_path):
     uri = f"s3://{BUCKET}/runs/gpt-tiny"
     store = open_store(uri)
@@ -146,6 +147,7 @@ def azure_env(monkeypatch):
         server.wait()
 
 
+@pytest.mark.torchrun
 def test_az_checkpoints_resume_a_fresh_run_from_blob_storage(azure_env, tmp_path):
     uri = "az://checkpoints/runs/gpt-tiny"
     first = _train(uri, azure_env, tmp_path / "node-a", steps=12)
@@ -164,7 +166,8 @@ def test_az_checkpoints_resume_a_fresh_run_from_blob_storage(azure_env, tmp_path
 
 
 def test_a_bucket_that_cannot_be_reached_is_one_error_before_any_worker(tmp_path):
-    """No credentials, no endpoint that answers: exit 2 naming the location, not four restarts of workers."""
+    """No credentials, no endpoint that answers: exit 2 naming the location, not four restarts of workers. (No
+    torchrun starts, so it need not run alone.)"""
     port = _free_port()  # nothing listens here
     result = subprocess.run(
         [sys.executable, "-m", "sahab", "train", "--checkpoint-dir", f"s3://{BUCKET}/x", "--skip-validation",

@@ -15,7 +15,7 @@ import time
 import pytest
 from sahab.components.kubernetes.training_job import RENDEZVOUS_LOST, TRAIN_CONTAINER
 
-from tests.workloads.fleet import SCALED_TIMEOUTS, Fleet
+from tests.workloads.fleet import AGENT_CONFIGURED, SCALED_TIMEOUTS, Fleet
 
 pytestmark = [pytest.mark.torchrun, pytest.mark.slow]
 
@@ -132,7 +132,8 @@ def test_agents_starting_minutes_apart_wait_for_the_store_and_for_each_other(fle
     fleet = fleet_of(3, steps=STEPS * 5)
     started = time.monotonic()
     fleet.start(1)
-    time.sleep(6)
+    fleet.wait_for_log(1, AGENT_CONFIGURED)  # from here its agent waits for pod 0's store
+    time.sleep(4)  # pod 0 comes late: a node that gave up on the store within seconds fails here
     fleet.start(0)
     fleet.wait_for_checkpoint(EVERY)
     fleet.start(2)
