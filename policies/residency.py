@@ -113,11 +113,46 @@ def _takes_location(type_token: str) -> bool:
     if not dist or not module or not name:
         return True
     path = ".".join([dist, *module.split("/")]) if package == "azure-native" else f"{dist}.{module.split('/')[0]}"
+    declared = _declared_parameters(path, f"{name}Args")
+    if declared is not None:
+        return "location" in declared
     try:
         args = getattr(importlib.import_module(path), f"{name}Args")
         return "location" in inspect.signature(args.__init__).parameters
     except (ImportError, AttributeError, TypeError, ValueError):
         return True
+
+
+def _declared_parameters(module: str, cls: str) -> set[str] | None:
+    """The parameters of `cls.__init__` as the SDK's source declares them, without importing `module`: importing
+    an Azure module folder runs every one of its hundreds of files, seconds per check. A generated SDK defines
+    `XArgs` in `x.py` (the folder's __init__.py: `from .x import *`), or, when an input type took that name, in
+    `_inputs.py`. None when the source does not say (then the module is imported)."""
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec(module.split(".")[0])
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        folder = Path(next(iter(spec.submodule_search_locations)), *module.split(".")[1:])
+        wanted = cls.removesuffix("Args").lower()
+        files = re.findall(r"^from \.(\w+) import \*$", (folder / "__init__.py").read_text(), re.M)
+        for name in dict.fromkeys(n for n in files if n.replace("_", "") == wanted or n == "_inputs"):
+            text = (folder / f"{name}.py").read_text()
+            found = re.search(rf"^class {cls}\b.*?(?=^\S)", text + "\n.", re.M | re.S)
+            if found is None or f"'{cls}'" not in text:  # not there, or not in the file's __all__
+                continue
+            (node,) = ast.parse(found.group(0)).body
+            init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+            if init is None or init.decorator_list:
+                return None
+            a = init.args
+            return {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+    except (OSError, SyntaxError, ValueError, ImportError):
+        return None
+    return None
 
 
 def resource_group_of(view: ResourceView, ctx: Context) -> ResourceView | None:

@@ -478,6 +478,20 @@ def fails_closed_when_unknown(rule: Any, level: str) -> bool:
     return level == "mandatory"
 
 
+def stack_waivers(stack: str, layers: list[ConfigLayer], waivers_path: Path | str | None,
+                  today: dt.date | None = None) -> list:
+    """The waivers that hold for `stack` under these config layers; a bad file is a ConfigError naming it."""
+    from sahab.policies import pack
+    from sahab.policies.waivers import WaiverError, load_waivers
+
+    levels, _ = _levels_and_settings(pack.POLICIES, layers, stack)
+    try:  # a rule this check makes mandatory is waived as a mandatory one: listed resources, 90 days at most
+        return load_waivers(waivers_path, today=today or dt.datetime.now(dt.UTC).date(),
+                            mandatory={stack: {n for n, level in levels.items() if level == "mandatory"}})
+    except WaiverError as exc:
+        raise ConfigError(exc.path, exc.message) from None
+
+
 def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | None = None,
                config_where: str = "policy config", waivers_path: Path | str | None = None,
                today: dt.date | None = None, update: Plan | None = None) -> CheckResult:
@@ -486,18 +500,14 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | N
     returns."""
     global _UNKNOWNS
     from sahab.policies import pack
-    from sahab.policies.waivers import WaiverError, decide, load_waivers
+    from sahab.policies.waivers import decide
 
     _UNKNOWNS = _UNKNOWNS or _unknown_sentinels()
     today = today or dt.datetime.now(dt.UTC).date()
     layers = policy_config if isinstance(policy_config, list) else \
         [ConfigLayer(policy_config, config_where)] if policy_config else []
     levels, settings = _levels_and_settings(pack.POLICIES, layers, plan.stack)
-    try:  # a rule this check makes mandatory is waived as a mandatory one: listed resources, 90 days at most
-        waivers = load_waivers(waivers_path, today=today,
-                               mandatory={plan.stack: {n for n, level in levels.items() if level == "mandatory"}})
-    except WaiverError as exc:
-        raise ConfigError(exc.path, exc.message) from None
+    waivers = stack_waivers(plan.stack, layers, waivers_path, today)
 
     def open_in_preview(res: PlannedResource) -> bool:
         provider = previewed.get(res.provider or "")

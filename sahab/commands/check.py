@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
 
     from sahab.engine import plan_phases
     from sahab.errors import UsageError
-    from sahab.policy_check import check_plan, policy_config_layers, preload
+    from sahab.policy_check import check_plan, policy_config_layers, preload, stack_waivers
     from sahab.project import project_dir
 
     if args.list_policies:
@@ -64,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     program_dir = project_dir(args.program)
     # The pack's own config, the operator's --policy-config, then the program folder's (which can only narrow).
     layers = policy_config_layers(program_dir, args.stack, args.policy_config)
+    if args.waivers:  # a bad waivers file fails here, not after the program has run
+        stack_waivers(args.stack, layers, args.waivers)
 
     reports = []
     for spec in args.report:

@@ -130,6 +130,17 @@ def test_bad_files_are_one_error_line_naming_the_file(capfd, files, argv, says):
     assert_one_error_line(code, err, 2, says.format(tmp=files))
 
 
+def test_a_bad_waivers_file_is_refused_before_the_program_runs(capfd, tmp_path):
+    folder = tmp_path / "marks"
+    folder.mkdir()
+    (folder / "Pulumi.yaml").write_text("name: marks\nruntime: python\n")
+    (folder / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (folder / "__main__.py").write_text(f"import pathlib\npathlib.Path({str(tmp_path / 'ran')!r}).touch()\n")
+    code, _, err = run(capfd, ["check", "--program", str(folder), "--waivers", str(tmp_path / "missing.yaml")])
+    assert_one_error_line(code, err, 2, "missing.yaml")
+    assert not (tmp_path / "ran").exists()  # the program never started
+
+
 # ---- config: the fleets of issue 18, through plan and check ----------------------------------------------
 
 FLEETS = [

@@ -309,8 +309,16 @@ def test_a_burst_worker_whose_owning_stack_keeps_no_checkpoint_store_is_refused(
     for name in ("__main__.py", "Pulumi.burst.yaml"):
         shutil.copy(ROOT / "stacks" / name, tmp_path / "stacks" / name)
     doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
-    storage = doc["config"]["sahab:fleet"]["storage"]
-    storage["buckets"] = [b for b in storage["buckets"] if b["purpose"] != "checkpoints"]
+    fleet = doc["config"]["sahab:fleet"]
+    fleet["storage"]["buckets"] = [b for b in fleet["storage"]["buckets"] if b["purpose"] != "checkpoints"]
+    # The owner is planned whole for the burst stack's reference: keep the clusters the burst stack names (and
+    # the datasets buckets, which are no checkpoint store), one pool each, none of what it does not read.
+    named = {c["name"] for c in yaml.safe_load((ROOT / "stacks" / "Pulumi.burst.yaml").read_text())["config"][
+        "sahab:fleet"]["clusters"]}
+    fleet["clusters"] = [c for c in fleet["clusters"] if c["name"] in named]
+    fleet["sites"] = [s for s in fleet["sites"] if any(c.get("site") == s["name"] for c in fleet["clusters"])]
+    fleet["node_pools"] = list({p["cluster"]: p for p in fleet["node_pools"] if p["cluster"] in named}.values())
+    fleet["monitoring"] = {"enabled": False}
     (tmp_path / "stacks" / "Pulumi.prod.yaml").write_text(yaml.safe_dump(doc))
     code = main(["plan", "--stack", "burst", "--quiet", "--program", str(tmp_path)])
     err = capsys.readouterr().err
