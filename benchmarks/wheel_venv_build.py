@@ -1,7 +1,8 @@
 """What building the tests' `wheel_venv` costs (tests/conftest.py: a fresh virtualenv holding requirements.lock),
 as it is built today and as it could be: pip installs the lock without compiling bytecode, then the bytecode of
 every file that is byte for byte the same in the environment running this script (same RECORD hash: the same
-wheel of the same version) is copied over, with the source's mtime, so Python accepts it.
+wheel of the same version) is copied over, with the source's mtime, so Python accepts it, and the rest compiled
+(tests/bytecode.py, as tests/conftest.py builds it).
 
 For each way it prints the build's CPU seconds and then `sahab check --format json` of a few corpus programs run
 with that virtualenv (a program with no virtualenv of its own runs on Sahab's interpreter, and the engine runs
@@ -13,7 +14,6 @@ it with PYTHONDONTWRITEBYTECODE: whatever is not compiled at install is compiled
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import resource
 import shutil
@@ -26,6 +26,9 @@ import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from tests.bytecode import reuse_bytecode  # noqa: E402  (the tests' own way, measured as they build it)
+
 LOCK = ROOT / "requirements.lock"
 PROGRAMS = ["aws-py-s3-folder", "azure-py-webserver", "kubernetes-py-nginx"]
 
@@ -41,36 +44,6 @@ def quiet_env() -> dict[str, str]:
     return env
 
 
-def record(dist_info: Path) -> dict[str, str]:
-    """RECORD: path -> hash, for the .py files of one installed distribution."""
-    with (dist_info / "RECORD").open(newline="") as handle:
-        return {row[0]: row[1] for row in csv.reader(handle) if row and row[0].endswith(".py") and row[1]}
-
-
-def reuse_bytecode(site: Path, donor: Path) -> int:
-    """Copy the donor's compiled bytecode of each .py file whose RECORD hash matches, setting the source's mtime
-    to the donor's so the bytecode is valid; returns how many files were given bytecode."""
-    tag = sys.implementation.cache_tag
-    given = 0
-    for dist_info in site.glob("*.dist-info"):
-        theirs = donor / dist_info.name
-        if not (theirs / "RECORD").is_file():
-            continue
-        same = record(dist_info).items() & record(theirs).items()
-        for path, _ in same:
-            source, donor_source = site / path, donor / path
-            cached = donor_source.parent / "__pycache__" / f"{donor_source.stem}.{tag}.pyc"
-            if not cached.is_file() or not source.is_file():
-                continue
-            target = source.parent / "__pycache__" / cached.name
-            target.parent.mkdir(exist_ok=True)
-            shutil.copyfile(cached, target)
-            stat = donor_source.stat()
-            os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-            given += 1
-    return given
-
-
 def build(home: Path, way: str, wheel: Path) -> float:
     before = children_cpu()
     venv.EnvBuilder(with_pip=True).create(home)
@@ -83,6 +56,8 @@ def build(home: Path, way: str, wheel: Path) -> float:
         site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                    check=True, capture_output=True, text=True).stdout.strip())
         print(f"  bytecode reused for {reuse_bytecode(site, Path(sysconfig.get_paths()['purelib']))} files")
+        subprocess.run([str(python), "-m", "compileall", "-q", str(site)], check=True, env=quiet_env(),
+                       capture_output=True)
     own = time.process_time() - start
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True,
                    env=quiet_env(), capture_output=True)
