@@ -4,6 +4,7 @@ import copy
 from pathlib import Path
 
 import yaml
+from sahab.components.kinds import get
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,7 +45,7 @@ def prod_with_only(*clusters: str) -> dict:
     fleet["clusters"] = [c for c in fleet["clusters"] if c["name"] in clusters]
     fleet["node_pools"] = [p for p in fleet["node_pools"] if p["cluster"] in clusters]
     kinds = {c["kind"] for c in fleet["clusters"]}
-    clouds = {cloud for cloud, kind in (("aws", "eks"), ("azure", "aks")) if kind in kinds}
+    clouds = {get(kind).cloud for kind in kinds} - {None}
     sites = {c.get("site") for c in fleet["clusters"]}
     fleet["sites"] = [s for s in fleet["sites"] if s["name"] in sites]
     for s in fleet["sites"]:
