@@ -2,7 +2,7 @@
 as it is built today and as it could be: pip installs the lock without compiling bytecode, then the bytecode of
 every file that is byte for byte the same in the environment running this script (same RECORD hash: the same
 wheel of the same version) is copied over, with the source's mtime, so Python accepts it, and the rest compiled
-(tests/bytecode.py, as tests/conftest.py builds it).
+(tools/bytecode.py, as tests/conftest.py builds it).
 
 For each way it prints the build's CPU seconds and then `sahab check --format json` of a few corpus programs run
 with that virtualenv (a program with no virtualenv of its own runs on Sahab's interpreter, and the engine runs
@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from tests.bytecode import reuse_bytecode  # noqa: E402  (the tests' own way, measured as they build it)
+from tools.bytecode import reuse_bytecode  # noqa: E402  (the tests' own way, measured as they build it)
 
 LOCK = ROOT / "requirements.lock"
 PROGRAMS = ["aws-py-s3-folder", "azure-py-webserver", "kubernetes-py-nginx"]

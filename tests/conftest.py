@@ -3,7 +3,7 @@
 `wheel_venv` is Sahab as `pip install sahab` gives it: a virtualenv holding exactly requirements.lock (kept between
 runs under pytest's cache, keyed by the lock's contents, so only the first run pays for unpacking the provider
 SDKs) and the wheel built from this checkout, installed afresh every session. No torch: `sahab check` needs none.
-Its bytecode is this environment's where a file is the same (tests/bytecode.py), compiled where not."""
+Its bytecode is this environment's where a file is the same (tools/bytecode.py), compiled where not."""
 
 import contextlib
 import hashlib
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.bytecode import reuse_bytecode
 from tests.workers import building_the_checkout, locked, record_groups, recorded_groups, run_folder, share_in
+from tools.bytecode import reuse_bytecode
 
 # No per-example deadline: a loaded 2-core CI machine is not a slow function, and no test asserts on time
 # (performance figures come from benchmarks/). Each test still bounds its examples with max_examples.
