@@ -494,10 +494,11 @@ def stack_waivers(stack: str, layers: list[ConfigLayer], waivers_path: Path | st
 
 def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | None = None,
                config_where: str = "policy config", waivers_path: Path | str | None = None,
-               today: dt.date | None = None, update: Plan | None = None) -> CheckResult:
+               today: dt.date | None = None, update: Plan | None = None, waivers: list | None = None) -> CheckResult:
     """Run the pack over a preview (`plan`) and, where it left values unknown, over the update run (`update`).
     `policy_config` is one trusted config document (as `--policy-config`) or the layers `policy_config_layers`
-    returns."""
+    returns. `waivers` are those `stack_waivers` already loaded (the file is then not read again); without them
+    the waivers come from `waivers_path` (None: the pack's own file)."""
     global _UNKNOWNS
     from sahab.policies import pack
     from sahab.policies.waivers import decide
@@ -507,7 +508,8 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | N
     layers = policy_config if isinstance(policy_config, list) else \
         [ConfigLayer(policy_config, config_where)] if policy_config else []
     levels, settings = _levels_and_settings(pack.POLICIES, layers, plan.stack)
-    waivers = stack_waivers(plan.stack, layers, waivers_path, today)
+    if waivers is None:
+        waivers = stack_waivers(plan.stack, layers, waivers_path, today)
 
     def open_in_preview(res: PlannedResource) -> bool:
         provider = previewed.get(res.provider or "")

@@ -64,8 +64,8 @@ def run(args: argparse.Namespace) -> int:
     program_dir = project_dir(args.program)
     # The pack's own config, the operator's --policy-config, then the program folder's (which can only narrow).
     layers = policy_config_layers(program_dir, args.stack, args.policy_config)
-    if args.waivers:  # a bad waivers file fails here, not after the program has run
-        stack_waivers(args.stack, layers, args.waivers)
+    # Read once, before the program runs: a bad file fails at once, and the run is judged by the file read here.
+    waivers = stack_waivers(args.stack, layers, args.waivers)
 
     reports = []
     for spec in args.report:
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     with spinner(f"checking {args.stack}", args.quiet) as progress:
         preview, update = plan_phases(program_dir, args.stack, timeout=args.timeout, isolated=args.isolated,
                                       on_resource=progress)
-        result = check_plan(preview, layers, waivers_path=args.waivers, update=update)
+        result = check_plan(preview, layers, waivers=waivers, update=update)
     for warning in preview.notices:
         print(f"warning: {warning}", file=sys.stderr)
 

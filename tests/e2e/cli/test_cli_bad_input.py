@@ -141,6 +141,20 @@ def test_a_bad_waivers_file_is_refused_before_the_program_runs(capfd, tmp_path):
     assert not (tmp_path / "ran").exists()  # the program never started
 
 
+def test_the_run_is_judged_by_the_waivers_file_read_before_it(capfd, tmp_path):
+    """The file is read once: a program that replaces it mid-run changes nothing about the verdict."""
+    waivers = tmp_path / "waivers.yaml"
+    waivers.write_text("waivers: []\n")
+    folder = tmp_path / "rewrites"
+    folder.mkdir()
+    (folder / "Pulumi.yaml").write_text("name: rewrites\nruntime: python\n")
+    (folder / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (folder / "__main__.py").write_text(f"import pathlib\npathlib.Path({str(waivers)!r}).write_text('nonsense: [')\n")
+    code, _, err = run(capfd, ["check", "--program", str(folder), "--waivers", str(waivers)])
+    assert code == 0 and "error" not in err, err
+    assert waivers.read_text() == "nonsense: ["  # the program did run, and rewrote it
+
+
 # ---- config: the fleets of issue 18, through plan and check ----------------------------------------------
 
 FLEETS = [
