@@ -241,7 +241,7 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
     if remaining <= 0:
         raise _timed_out(project, run)
     pool = _pool
-    hosted = pool.run(interpreter, argv[len(interpreter.flags) + 2:], added, project.main_dir,
+    hosted = pool.run(interpreter, argv[len(interpreter.flags) + 2:], env, project.main_dir,
                       project.main_dir / entry, run.deadline) if pool is not None else None
     if hosted is not None:
         status, out, err = hosted
@@ -344,7 +344,9 @@ class _Pool:
 
     def run(self, interpreter: toolchain.Interpreter, args: list[str], env: dict[str, str], cwd: Path,
             program: Path, deadline: float) -> tuple[int | None, bytes, bytes] | None:
-        key = (interpreter.python, interpreter.flags, tuple(sorted(interpreter.env.items())))
+        # What the interpreter reads as it starts picks the host; each run's process gets its whole environment.
+        key = (interpreter.python, interpreter.flags,
+               tuple(sorted((k, v) for k, v in interpreter.env.items() if k.startswith(_AT_START))))
         with self.lock:
             found = next((pair for pair in self.idle if pair[0] == key), None)
             if found is not None:
@@ -365,6 +367,8 @@ class _Pool:
 
 
 _pool: _Pool | None = None
+# Environment variables an interpreter (or the executor, SAHAB_HIDDEN_ROOT) reads once, as it starts.
+_AT_START = ("PYTHON", "LD_", "SAHAB_HIDDEN_ROOT")
 
 
 @contextlib.contextmanager
