@@ -305,8 +305,11 @@ class _WarmHost:
             try:
                 status = self._reply(deadline)["status"]
             except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
+                try:
                     os.killpg(pid, signal.SIGKILL)
+                except ProcessLookupError:  # before it made its session, or already ended (then its status follows)
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
                 self._reply(None)
                 status = None
             return status, out.read_bytes() if out.is_file() else b"", err.read_bytes() if err.is_file() else b""
