@@ -11,6 +11,7 @@ import argparse
 import importlib
 import os
 import sys
+from collections.abc import Callable
 
 from sahab.errors import UsageError, report_error
 from sahab.version import version
@@ -36,6 +37,40 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+class _Command(_Parser):
+    """One command's parser, its arguments added on first use (parsing its words, its help, completion): a
+    command's arguments may import what no other command needs (the registry's take its cluster kinds from the
+    registries schema, which imports pydantic), and every run would pay for all of them."""
+
+    def __init__(self, *args, add_arguments: Callable[[argparse.ArgumentParser], None] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._pending = add_arguments
+
+    def load(self) -> _Command:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending(self)
+        return self
+
+    def parse_known_args(self, args=None, namespace=None):
+        return super(_Command, self.load()).parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        return super(_Command, self.load()).format_usage()
+
+    def format_help(self) -> str:
+        return super(_Command, self.load()).format_help()
+
+
+def _command_arguments(module) -> Callable[[argparse.ArgumentParser], None]:
+    def add(cmd: argparse.ArgumentParser) -> None:
+        module.add_arguments(cmd)
+        # After the command too (`sahab check --no-color`); SUPPRESS keeps a flag given before it.
+        cmd.add_argument("--no-color", action="store_true", default=argparse.SUPPRESS, help=NO_COLOR_HELP)
+
+    return add
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="sahab",
@@ -45,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"sahab {version()}",
                         help="print Sahab's version (the CLI's, the policy pack's and the reports') and exit")
     parser.add_argument("--no-color", action="store_true", help=NO_COLOR_HELP)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Command)
     for name in COMMANDS:
         try:
             module = importlib.import_module(f"sahab.commands.{name.replace('-', '_')}")
@@ -53,10 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
             if exc.name != f"sahab.commands.{name.replace('-', '_')}":
                 raise
             continue  # a command that is not built yet is simply absent
-        cmd = sub.add_parser(name, help=module.HELP, description=module.HELP)
-        module.add_arguments(cmd)
-        # After the command too (`sahab check --no-color`); SUPPRESS keeps a flag given before it.
-        cmd.add_argument("--no-color", action="store_true", default=argparse.SUPPRESS, help=NO_COLOR_HELP)
+        cmd = sub.add_parser(name, help=module.HELP, description=module.HELP,
+                             add_arguments=_command_arguments(module))
         cmd.set_defaults(_module=module)
     return parser
 

@@ -34,7 +34,7 @@ def _commands() -> dict[str, tuple[list[str], dict[str, list[str]]]]:
     for name, command in sub.choices.items():
         words: list[str] = []
         values: dict[str, list[str]] = {}
-        for action in command._actions:
+        for action in command.load()._actions:  # a command's arguments are added on first use (sahab/cli.py)
             words.extend(o for o in action.option_strings if o.startswith("--"))
             if not action.option_strings and action.choices:
                 words.extend(str(c) for c in action.choices)

@@ -15,7 +15,7 @@
     stack_refs  StackReferences to local stacks, with cycle detection
 
 `plan()` runs a program once (preview, or the update `pulumi up` would make); `plan_phases()` runs both at once
-for `sahab check`.
+for `sahab check`; within `warm_hosts()`, runs fork from interpreters that imported the SDKs once.
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ from typing import Any
 
 from sahab.engine.plan_types import PREVIEW, UNKNOWN, UPDATE, Plan, PlannedResource
 
-__all__ = ["PREVIEW", "UNKNOWN", "UPDATE", "Plan", "PlannedResource", "plan", "plan_phases", "resolve_timeout"]
+__all__ = ["PREVIEW", "UNKNOWN", "UPDATE", "Plan", "PlannedResource", "plan", "plan_phases", "resolve_timeout",
+           "warm_hosts"]
 
 
 def __getattr__(name: str) -> Any:
     # Running a program needs grpc and the Pulumi SDK; reading a plan needs neither.
-    if name in ("plan", "plan_phases", "resolve_timeout"):
+    if name in ("plan", "plan_phases", "resolve_timeout", "warm_hosts"):
         from sahab.engine import host
 
         return getattr(host, name)

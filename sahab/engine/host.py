@@ -17,6 +17,7 @@ import contextlib
 import json
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -232,12 +233,23 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
             "--root_directory", str(project.root), "--stack", config.name, "--pwd", str(project.main_dir),
             "--dry_run", "true" if phase == PREVIEW else "false", "--parallel", str((os.cpu_count() or 1) * 4),
             "--organization", "organization", entry]
-    env = {**interpreter.env, "PULUMI_CONFIG": json.dumps(config.values),
-           "PULUMI_CONFIG_SECRET_KEYS": json.dumps(sorted(config.secret_keys)), "PYTHONDONTWRITEBYTECODE": "1",
-           **(extra or {})}
+    added = {"PULUMI_CONFIG": json.dumps(config.values),
+             "PULUMI_CONFIG_SECRET_KEYS": json.dumps(sorted(config.secret_keys)), "PYTHONDONTWRITEBYTECODE": "1",
+             **(extra or {})}
+    env = {**interpreter.env, **added}
     remaining = run.deadline - time.monotonic()
     if remaining <= 0:
         raise _timed_out(project, run)
+    pool = _pool
+    hosted = pool.run(interpreter, argv[len(interpreter.flags) + 2:], env, project.main_dir,
+                      project.main_dir / entry, run.deadline) if pool is not None else None
+    if hosted is not None:
+        status, out, err = hosted
+        if status is not None:
+            return status, out, err
+        if relay:
+            _relay(out + err)
+        raise _timed_out(project, run) from None
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, cwd=project.main_dir, start_new_session=True)
@@ -256,6 +268,126 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
         if relay:
             _relay(out + err)
         raise _timed_out(project, run) from None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Warm hosts: many runs of programs, each in a fresh process forked from an interpreter that imported the SDKs once
+
+
+class _WarmHost:
+    """One interpreter running the executor's `--host` loop: a run a request, one at a time."""
+
+    def __init__(self, interpreter: toolchain.Interpreter):
+        self.proc = subprocess.Popen([interpreter.python, *interpreter.flags, str(toolchain.EXEC), "--host"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     env={**interpreter.env, "PYTHONDONTWRITEBYTECODE": "1"},
+                                     start_new_session=True)
+        self.pending = b""
+
+    def run(self, args: list[str], env: dict[str, str], cwd: Path, program: Path,
+            deadline: float) -> tuple[int | None, bytes, bytes] | None:
+        """(exit status, stdout, stderr) of one run; status None when the deadline stopped it; None when this host
+        could not take the run (it is gone)."""
+        with tempfile.TemporaryDirectory(prefix="sahab-run-") as spool:
+            out, err = Path(spool) / "out", Path(spool) / "err"
+            request = {"args": args, "env": env, "cwd": str(cwd), "program": str(program), "out": str(out),
+                       "err": str(err)}
+            try:
+                self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+                self.proc.stdin.flush()
+                pid = self._reply(deadline)["pid"]
+            except (OSError, ValueError, KeyError, EOFError):
+                return None
+            except TimeoutError:  # importing the SDKs outlasted the run's time: this host goes with it
+                _stop(self.proc)
+                self.proc.wait()
+                return None, out.read_bytes() if out.is_file() else b"", err.read_bytes() if err.is_file() else b""
+            try:
+                status = self._reply(deadline)["status"]
+            except TimeoutError:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except ProcessLookupError:  # before it made its session, or already ended (then its status follows)
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                self._reply(None)
+                status = None
+            return status, out.read_bytes() if out.is_file() else b"", err.read_bytes() if err.is_file() else b""
+
+    def _reply(self, deadline: float | None) -> dict:
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.pending:
+            wait = None if deadline is None else max(deadline - time.monotonic(), 0)
+            if not select.select([fd], [], [], wait)[0]:
+                raise TimeoutError
+            data = os.read(fd, 65536)
+            if not data:
+                raise EOFError("the warm host ended")
+            self.pending += data
+        line, self.pending = self.pending.split(b"\n", 1)
+        return json.loads(line)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            _stop(self.proc)
+            self.proc.wait()
+
+
+class _Pool:
+    """Warm hosts per interpreter, each serving one run at a time; more start when runs overlap."""
+
+    def __init__(self):
+        self.idle: list[tuple[tuple, _WarmHost]] = []
+        self.started: list[_WarmHost] = []
+        self.lock = threading.Lock()
+
+    def run(self, interpreter: toolchain.Interpreter, args: list[str], env: dict[str, str], cwd: Path,
+            program: Path, deadline: float) -> tuple[int | None, bytes, bytes] | None:
+        # What the interpreter reads as it starts picks the host; each run's process gets its whole environment.
+        key = (interpreter.python, interpreter.flags,
+               tuple(sorted((k, v) for k, v in interpreter.env.items() if k.startswith(_AT_START))))
+        with self.lock:
+            found = next((pair for pair in self.idle if pair[0] == key), None)
+            if found is not None:
+                self.idle.remove(found)
+                warm = found[1]
+            else:
+                warm = _WarmHost(interpreter)
+                self.started.append(warm)
+        done = warm.run(args, env, cwd, program, deadline)
+        if done is not None and warm.proc.poll() is None:
+            with self.lock:
+                self.idle.append((key, warm))
+        return done
+
+    def close(self) -> None:
+        for warm in self.started:
+            warm.close()
+
+
+_pool: _Pool | None = None
+# Environment variables an interpreter (or the executor, SAHAB_HIDDEN_ROOT) reads once, as it starts.
+_AT_START = ("PYTHON", "LD_", "SAHAB_HIDDEN_ROOT")
+
+
+@contextlib.contextmanager
+def warm_hosts():
+    """Within it, program runs (plan, plan_phases) start from warm interpreters: each run is still a process of
+    its own that has run no other program, forked from one that has imported the Pulumi SDK and the provider SDKs
+    of earlier runs, which a run would otherwise import afresh (~0.3-1 s of CPU). For callers that run many
+    programs (the test suites); a run that no host can take starts as a fresh process."""
+    global _pool
+    pool, previous = _Pool(), _pool
+    _pool = pool
+    try:
+        yield
+    finally:
+        _pool = previous
+        pool.close()
 
 
 class ProgramTimeout(ProgramError):
