@@ -208,14 +208,16 @@ def test_burst_borrows_prods_registries_and_builds_none():
 
 def program_with_logins(tmp_path: Path) -> Path:
     """A copy of the program whose prod stack logs its caches in to Docker Hub (a secret setting): prod's two cloud
-    clusters, whose registries take the login; its on-prem sites have no part in it."""
+    clusters, whose registries take the login, with their CPU pools; its on-prem sites and GPU pools have no part
+    in it (Docker Hub's images, Grafana's, are the monitoring stack's, which every cluster runs)."""
     shutil.copy(ROOT / "Pulumi.yaml", tmp_path / "Pulumi.yaml")
     (tmp_path / ".venv").symlink_to(ROOT / ".venv")
     (tmp_path / "stacks").mkdir()
     shutil.copy(ROOT / "stacks" / "__main__.py", tmp_path / "stacks" / "__main__.py")
     doc = yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())
-    doc["config"]["sahab:fleet"] = prod_with_only("eks-main", "aks-main")
-    registries = doc["config"]["sahab:fleet"]["registries"]
+    fleet = doc["config"]["sahab:fleet"] = prod_with_only("eks-main", "aks-main")
+    fleet["node_pools"] = [p for p in fleet["node_pools"] if p.get("accelerator", "cpu") == "cpu"]
+    registries = fleet["registries"]
     registries["eks"]["upstream_credentials"] = {"docker.io": "dockerHubPull"}
     registries["aks"]["upstream_credentials"] = {"docker.io": "dockerHubPull"}
     doc["config"]["sahab:dockerHubPull"] = {"secure": "v1:DOCKERHUBCIPHERTEXT"}

@@ -9,6 +9,7 @@ import re
 import shutil
 
 import pytest
+import yaml
 from sahab.components.chart_facts import sheet
 from sahab.components.image_refs import valid_reference
 
@@ -18,6 +19,7 @@ from sahab.readiness.clusters import discover
 from sahab.readiness.pulls import RELEASE_TYPES, release_pulls
 from sahab.registry.stack import entries, seeded
 from tests.conftest import ROOT, STACKS
+from tests.fleets import prod_with_only
 from tests.helpers import planned_stack
 
 
@@ -82,11 +84,17 @@ def fake_digest(reference: str) -> str:
 @pytest.fixture(scope="module")
 def pinned_prod(tmp_path_factory):
     """prod planned from a copy of the project whose digests.lock records a digest for every artifact of prod's
-    seed list, as `sahab registry pin` writes it."""
+    seed list, as `sahab registry pin` writes it. One on-prem cluster stands for both: prod's two pull the same
+    charts and images (what `pulls_of` finds for auh-onprem and dxb-onprem is the same set), and a cluster less
+    is seconds less of every run."""
     program = tmp_path_factory.mktemp("pinned")
     shutil.copy(ROOT / "Pulumi.yaml", program / "Pulumi.yaml")
     shutil.copytree(ROOT / "stacks", program / "stacks")
     (program / ".venv").symlink_to(ROOT / ".venv")
+    stack = program / "stacks" / "Pulumi.prod.yaml"
+    doc = yaml.safe_load(stack.read_text())
+    doc["config"]["sahab:fleet"] = prod_with_only("auh-onprem", "eks-main", "aks-main")
+    stack.write_text(yaml.safe_dump(doc))
     _, listed = entries(find_project(ROOT), "prod", digests={})
     lock = {e.target.removeprefix("oci://"): fake_digest(e.target) for e in listed}
     (program / "stacks" / "digests.lock").write_text("".join(f"{r} {d}\n" for r, d in sorted(lock.items())))

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import json
 
 import pytest
@@ -52,13 +54,25 @@ def test_a_cloud_fleet_that_fits_is_ready_and_places_each_training_job(tmp_path)
                       ("Job ml-training/train-aks-cpu", "rd-aks", "aks-cpu", 1)}
 
 
-def test_a_pool_too_small_for_its_training_pods_is_named_with_the_figures(tmp_path):
-    fleet = _fleet([{"name": "tiny", "cluster": "eks", "instance_type": "m6i.large"}])
-    [problem] = _verdict(tmp_path, fleet).problems
-    assert (problem.cluster, problem.object) == ("rd-eks", "Job ml-training/train-tiny")
+@pytest.fixture(scope="module")
+def too_small(tmp_path_factory):
+    """A fleet whose one pool is too small for its training pods: its program, and the exit code and JSON of
+    `sahab plan --format json` (one run for the tests that judge it)."""
+    program = _program(tmp_path_factory.mktemp("too-small"),
+                       _fleet([{"name": "tiny", "cluster": "eks", "instance_type": "m6i.large"}]))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["plan", "--program", str(program), "--stack", "t", "--format", "json"])
+    return program, code, json.loads(out.getvalue())
+
+
+def test_a_pool_too_small_for_its_training_pods_is_named_with_the_figures(too_small):
+    _, _, doc = too_small
+    [problem] = doc["readiness"]["problems"]
+    assert (problem["cluster"], problem["object"]) == ("rd-eks", "Job ml-training/train-tiny")
     # m6i.large: 2 vCPUs less 70m, 8 GiB less 574 MiB (11 x 29 pods + 255) and 100 MiB for eviction.
     assert "pool tiny: asks 4 CPU, a node has 1.93 CPU allocatable; asks 16.0 GiB, a node has 7.3 GiB" \
-        in problem.problem
+        in problem["problem"]
 
 
 def test_time_slicing_with_whole_gpu_requests_is_refused_on_a_cloud_pool_too(tmp_path):
@@ -113,10 +127,9 @@ def test_an_eks_pool_scaling_from_zero_needs_an_autoscaler(tmp_path):
                              "karpenter Helm release)")]
 
 
-def test_sahab_plan_exits_1_and_names_the_problems(tmp_path, capsys):
-    program = _program(tmp_path, _fleet([{"name": "tiny", "cluster": "eks", "instance_type": "m6i.large"}]))
-    assert main(["plan", "--program", str(program), "--stack", "t", "--format", "json"]) == 1
-    doc = json.loads(capsys.readouterr().out)
+def test_sahab_plan_exits_1_and_names_the_problems(too_small, capsys):
+    program, code, doc = too_small
+    assert code == 1
     assert doc["schemaVersion"] >= 2
     assert doc["readiness"]["ok"] is False
     assert doc["readiness"]["problems"][0]["object"] == "Job ml-training/train-tiny"
