@@ -30,12 +30,13 @@ from tests.workloads.workload_helpers import ROOT
 
 JOB = "train-loopback"
 SERVICE = f"{JOB}-rdzv"
-# Seconds, scaled down from the Job's minutes; each one still has room for a slow, shared CI machine. The last call
+# Seconds, scaled down from the Job's minutes; each one still has room for a slow, shared CI machine (the read and
+# join timeouts, which bound a scenario's run, for two busy workers on 2 cores). The last call
 # stays the Job's (and torch's default) 30 s: pods started together under load can be seconds apart, and a group of
 # them at its minimum size would start without the last one (a world the test did not set up); once every node
 # is in, the round completes at once (max_nodes), so a scenario waits no last call out.
 SCALED_TIMEOUTS = {"SAHAB_RDZV_LAST_CALL_TIMEOUT": "30", "SAHAB_RDZV_KEEP_ALIVE": "1",
-                   "SAHAB_RDZV_CLOSE_TIMEOUT": "5", "SAHAB_RDZV_READ_TIMEOUT": "150", "SAHAB_RDZV_JOIN_TIMEOUT": "180"}
+                   "SAHAB_RDZV_CLOSE_TIMEOUT": "5", "SAHAB_RDZV_READ_TIMEOUT": "180", "SAHAB_RDZV_JOIN_TIMEOUT": "210"}
 # One intra-op thread a pod: the pods share this machine's cores as nodes would not, and each one taking every core
 # (the worker's default) leaves OpenMP threads spinning on cores the other pods hold (a step ~20x slower).
 TINY_MODEL = ["--d-model", "32", "--n-layers", "1", "--n-heads", "2", "--seq-len", "16", "--batch-size", "4",

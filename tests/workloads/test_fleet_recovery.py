@@ -21,7 +21,8 @@ pytestmark = [pytest.mark.torchrun, pytest.mark.slow]
 
 STEPS, EVERY = 40, 5
 # Below every timeout a pod could wait out (the scaled read and join timeouts, torch's 300 s exit barrier, the
-# process group's 600 s): a run that needs this long waited for one.
+# process group's 600 s; one and a half of it too, for the scenario that runs twice): a run that needs this long
+# waited for one.
 BOUND_S = min(int(SCALED_TIMEOUTS["SAHAB_RDZV_READ_TIMEOUT"]), int(SCALED_TIMEOUTS["SAHAB_RDZV_JOIN_TIMEOUT"]))
 
 
