@@ -1,7 +1,8 @@
 """A training Job's pods on loopback: each pod is the image's entrypoint (workloads/entrypoint.sh) started with
 the environment and command components/kubernetes/training_job.py gives the Job's train container, with only
 what a loopback fleet must change: pod 0's DNS name becomes 127.0.0.1, the checkpoint store a shared folder
-(every pod sees the same store, as with the Job's object store), and the rendezvous timeouts scaled down.
+(every pod sees the same store, as with the Job's object store), the rendezvous timeouts scaled down, and no
+fabric check (loopback is no fabric: tests/workloads/test_fabric_floor.py judges the check).
 
 A pod is killed the way a lost node kills it: SIGKILL to every process in it, the agent and its workers
 (torchrun starts its workers in sessions of their own, so the pod's process tree is walked, as the container's
@@ -29,9 +30,13 @@ from tests.workloads.workload_helpers import ROOT
 
 JOB = "train-loopback"
 SERVICE = f"{JOB}-rdzv"
-# Seconds, scaled down from the Job's minutes; each one still has room for a slow, shared CI machine.
-SCALED_TIMEOUTS = {"SAHAB_RDZV_LAST_CALL_TIMEOUT": "3", "SAHAB_RDZV_KEEP_ALIVE": "1",
-                   "SAHAB_RDZV_CLOSE_TIMEOUT": "5", "SAHAB_RDZV_READ_TIMEOUT": "150", "SAHAB_RDZV_JOIN_TIMEOUT": "180"}
+# Seconds, scaled down from the Job's minutes; each one still has room for a slow, shared CI machine (the read and
+# join timeouts, which bound a scenario's run, for two busy workers on 2 cores). The last call
+# stays the Job's (and torch's default) 30 s: pods started together under load can be seconds apart, and a group of
+# them at its minimum size would start without the last one (a world the test did not set up); once every node
+# is in, the round completes at once (max_nodes), so a scenario waits no last call out.
+SCALED_TIMEOUTS = {"SAHAB_RDZV_LAST_CALL_TIMEOUT": "30", "SAHAB_RDZV_KEEP_ALIVE": "1",
+                   "SAHAB_RDZV_CLOSE_TIMEOUT": "5", "SAHAB_RDZV_READ_TIMEOUT": "180", "SAHAB_RDZV_JOIN_TIMEOUT": "210"}
 # One intra-op thread a pod: the pods share this machine's cores as nodes would not, and each one taking every core
 # (the worker's default) leaves OpenMP threads spinning on cores the other pods hold (a step ~20x slower).
 TINY_MODEL = ["--d-model", "32", "--n-layers", "1", "--n-heads", "2", "--seq-len", "16", "--batch-size", "4",
@@ -39,6 +44,9 @@ TINY_MODEL = ["--d-model", "32", "--n-layers", "1", "--n-heads", "2", "--seq-len
 # What torchrun's agent logs (LOGLEVEL=INFO) just before it makes its rendezvous handler, whose first step is
 # connecting to the store (torch/distributed/launcher/api.py `launch_agent`).
 AGENT_CONFIGURED = "Starting elastic_operator with launch configs"
+# What a running group's agent logs when its monitor loop finds a node in the rendezvous's wait list, just before
+# it stops its workers for a new round (torch/distributed/elastic/agent/server/api.py `_invoke_run`).
+NODE_WAITING = "new nodes from group_rank="
 # A test-only `sitecustomize` on the workers' path: a worker of a pod with SAHAB_TEST_FAIL_BEFORE_JOIN=1 exits
 # before it joins the process group, on its first start only (as a CUDA init error or an OOM building the model).
 FAULTS = Path(__file__).resolve().parent / "faults"
@@ -79,6 +87,9 @@ class Fleet:
     def env(self, index: int, extra: dict | None = None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("SAHAB_", "TORCHELASTIC_"))}
         env.update({e["name"]: e["value"] for e in self.container["env"]})
+        # Each group start would all-reduce for 5 s (workloads/bench/fabric.py) and judge loopback, under whatever
+        # load the machine has, against Ethernet's floor: not what a recovery scenario is about.
+        del env["SAHAB_FABRIC"]
         env.update({
             "JOB_COMPLETION_INDEX": str(index),
             "SAHAB_RDZV_ENDPOINT": f"127.0.0.1:{self.port}",  # `<job>-0.<service>` resolves to pod 0
@@ -165,6 +176,12 @@ class Pod:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         self.proc.wait()
+
+    def signal_workers(self, signum: int) -> None:
+        """SIGSTOP freezes the pod's workers mid-run (its agent goes on), SIGCONT lets them go on."""
+        for pid in self.workers():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signum)
 
     def wait(self, timeout: float) -> int:
         try:

@@ -15,13 +15,14 @@ import time
 import pytest
 from sahab.components.kubernetes.training_job import RENDEZVOUS_LOST, TRAIN_CONTAINER
 
-from tests.workloads.fleet import AGENT_CONFIGURED, SCALED_TIMEOUTS, Fleet
+from tests.workloads.fleet import AGENT_CONFIGURED, NODE_WAITING, SCALED_TIMEOUTS, Fleet
 
 pytestmark = [pytest.mark.torchrun, pytest.mark.slow]
 
 STEPS, EVERY = 40, 5
 # Below every timeout a pod could wait out (the scaled read and join timeouts, torch's 300 s exit barrier, the
-# process group's 600 s): a run that needs this long waited for one.
+# process group's 600 s; one and a half of it too, for the scenario that runs twice): a run that needs this long
+# waited for one.
 BOUND_S = min(int(SCALED_TIMEOUTS["SAHAB_RDZV_READ_TIMEOUT"]), int(SCALED_TIMEOUTS["SAHAB_RDZV_JOIN_TIMEOUT"]))
 
 
@@ -127,16 +128,24 @@ def test_losing_pod_0_ends_the_others_with_an_uncounted_retry_and_the_replacemen
 def test_agents_starting_minutes_apart_wait_for_the_store_and_for_each_other(fleet_of):
     """Scaled down: node 1 starts first and waits for pod 0's store (read_timeout) instead of giving up; node 2
     comes after the group at its minimum size has started, and joins it (a membership change, no retry)."""
-    # Long enough that node 2, started once the first checkpoint is in, joins before the last step: a run that
-    # ends first never sees the membership change (and its restart would resume at the end, a second summary).
-    fleet = fleet_of(3, steps=STEPS * 5)
+    fleet = fleet_of(3)
+    # A short last call: nodes 0 and 1 start training as the group at its minimum size, without node 2.
+    last_call = {"SAHAB_RDZV_LAST_CALL_TIMEOUT": "5"}
     started = time.monotonic()
-    fleet.start(1)
+    fleet.start(1, **last_call)
     fleet.wait_for_log(1, AGENT_CONFIGURED)  # from here its agent waits for pod 0's store
     time.sleep(4)  # pod 0 comes late: a node that gave up on the store within seconds fails here
-    fleet.start(0)
+    fleet.start(0, **last_call)
     fleet.wait_for_checkpoint(EVERY)
-    fleet.start(2)
+    # The group is frozen mid-run until its agents have seen node 2 waiting, however slowly node 2 starts: a run
+    # that ended first would never see the membership change (and a restart would resume at the end).
+    group = [fleet.latest(0), fleet.latest(1)]
+    for pod in group:
+        pod.signal_workers(signal.SIGSTOP)
+    fleet.start(2, **last_call)
+    fleet.wait_for_log(0, NODE_WAITING)
+    for pod in group:
+        pod.signal_workers(signal.SIGCONT)
     codes = finished(fleet, started)
     assert codes == {0: 0, 1: 0, 2: 0}
     worlds = {e["world_size"] for pods in fleet.pods.values() for e in pods[-1].events("start")}

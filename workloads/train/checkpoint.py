@@ -31,7 +31,6 @@ import tempfile
 from pathlib import Path
 
 import torch.distributed as dist
-import torch.distributed.checkpoint as dcp
 
 from .integrity import (
     CheckpointRefused,
@@ -109,6 +108,8 @@ class Checkpointer:
         # Every local rank writes into this directory, and DCP's writer creates it on each rank as it starts: no
         # rank may start before the clean-up is over, or it writes into a directory that is then removed.
         _barrier()
+        import torch.distributed.checkpoint as dcp  # here, not above: `sahab train` only reads manifests
+
         dcp.save(state, storage_writer=dcp.FileSystemWriter(directory),
                  no_dist=not (dist.is_available() and dist.is_initialized()))
         digests: dict[str, str] = {}
@@ -138,6 +139,8 @@ class Checkpointer:
             if self.is_node_main:
                 shutil.rmtree(directory, ignore_errors=True)
             raise CheckpointRefused(refusal(step, self.store.uri, problem))
+        import torch.distributed.checkpoint as dcp
+
         dcp.load(state, storage_reader=dcp.FileSystemReader(directory),
                  no_dist=not (dist.is_available() and dist.is_initialized()))
         _barrier()
