@@ -41,13 +41,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """torchrun fleets (rendezvous timeouts) run alone, like any test marked so. In an xdist worker, two groups
-    across modules are listed for the scheduler below: the test hosts (loopback addresses, one base tree), and the
-    modules holding `alone` tests, so those run one after another on one worker and the other worker stops once
-    for all of them, not once per test."""
-    for item in items:
-        if item.get_closest_marker("torchrun"):
-            item.add_marker(pytest.mark.alone)
+    """In an xdist worker, two groups across modules are listed for the scheduler below: the test hosts (loopback
+    addresses, one base tree), and the modules holding `alone` tests, so those run one after another on one worker
+    and the other worker stops once for all of them, not once per test. (torchrun fleets need not run alone: their
+    timeouts hold on a loaded machine, tests/workloads/fleet.py.)"""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         alone_modules = {item.nodeid.split("::", 1)[0] for item in items if item.get_closest_marker("alone")}
         groups = {item.nodeid: "alone" for item in items if item.nodeid.split("::", 1)[0] in alone_modules}
