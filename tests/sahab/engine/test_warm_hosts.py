@@ -4,6 +4,7 @@ an earlier run imported an SDK of that name into the host."""
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -74,3 +75,17 @@ def test_a_hosted_run_is_stopped_at_the_time_limit_and_the_host_serves_the_next(
             plan(sleeps, "dev", timeout=2)
         assert outcome(lambda: plan(CORPUS[1], "dev")) == fresh
     assert fresh[0]["resources"]
+
+
+def test_within_warm_hosts_a_run_is_forked_from_a_host_not_started_by_the_caller(tmp_path):
+    """A host that cannot serve falls back to a fresh process, silently: this is what shows the hosts serve."""
+    parent = program(tmp_path, "parent", {"__main__.py": """
+        import os
+        import pulumi
+        pulumi.export("ppid", os.getppid())
+        """})
+    assert plan(parent, "dev").outputs["ppid"] == os.getpid()
+    with warm_hosts():
+        hosted = [plan(parent, "dev").outputs["ppid"] for _ in range(2)]
+    assert os.getpid() not in hosted
+    assert hosted[0] == hosted[1]  # one host served both runs
