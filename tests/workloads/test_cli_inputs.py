@@ -71,6 +71,13 @@ def test_an_unusable_s3_endpoint_stops_train_before_any_worker(args, names, caps
     _one_error_line(capsys, *names)
 
 
+@pytest.mark.parametrize("peak", ["fast", "0", "-1e12", "nan", "inf"])
+def test_a_peak_that_is_not_a_positive_number_stops_train_before_any_worker(peak, monkeypatch, capsys, no_work):
+    monkeypatch.setenv("SAHAB_PEAK_FLOPS", peak)
+    assert main(["train", *TINY]) == 2
+    _one_error_line(capsys, "SAHAB_PEAK_FLOPS", repr(peak))
+
+
 def test_a_checkpoint_dir_that_is_a_file_is_refused(tmp_path, capsys, no_work):
     afile = tmp_path / "ckpt"
     afile.write_text("not a directory")

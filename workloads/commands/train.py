@@ -129,8 +129,10 @@ def _train(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path) ->
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from ..train.launch import TrainingFailed, run_torchrun
+    from ..train.worker import peak_from_env
 
     cfg = build_config(args, checkpoint_dir, summary_file)
+    given_peak = peak_from_env()  # a bad value is refused before any work
     _check_fits_in_memory(cfg, args.nproc)
     from ..train.storage import is_remote
 
@@ -143,9 +145,10 @@ def _train(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path) ->
         os.environ["AWS_ENDPOINT_URL_S3"] = args.s3_endpoint
     _check_resumable(cfg)
     console = Console(stderr=True)
-    refused, peak = _validate(args, cfg.precision, console)
+    refused, peak = _validate(args, cfg.precision, console, measure_peak=given_peak is None)
     if refused:
         return refused
+    peak = given_peak or peak
 
     columns = (TextColumn("training"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[status]}"),
                TimeRemainingColumn())
@@ -232,10 +235,11 @@ def _check_resumable(cfg) -> None:
                           f"step {steps[-1]} holds a different model {saved}; use another --checkpoint-dir")
 
 
-def _validate(args: argparse.Namespace, precision: str, console) -> tuple[int, float | None]:
-    """Run `sahab bench`'s validation: (exit code if the node is refused, else 0; peak FLOP/s for MFU)."""
+def _validate(args: argparse.Namespace, precision: str, console, measure_peak: bool) -> tuple[int, float | None]:
+    """Run `sahab bench`'s validation: (exit code if the node is refused, else 0; peak FLOP/s for MFU, measured
+    only if `measure_peak`: a peak the user gave in SAHAB_PEAK_FLOPS is theirs to keep)."""
     if args.skip_validation:
-        return 0, _measured_peak(precision)
+        return 0, _measured_peak(precision) if measure_peak else None
     from ..bench.hardware_classes import UnknownHardware
     from ..bench.validate import (
         BaselineError,
@@ -260,7 +264,7 @@ def _validate(args: argparse.Namespace, precision: str, console) -> tuple[int, f
         print(f"error: this node {what}; not training on it (--skip-validation overrides)", file=sys.stderr)
         return exit_code(result), None
     if precision not in ("auto", result.precision):
-        return 0, _measured_peak(precision)  # MFU against the peak of the precision the run uses
+        return 0, _measured_peak(precision) if measure_peak else None  # the peak of the precision the run uses
     return 0, peak_flops_from(result)
 
 

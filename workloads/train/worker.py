@@ -11,13 +11,29 @@ import argparse
 import contextlib
 import dataclasses
 import json
+import math
 import os
 import sys
 
+from ..errors import ConfigError
 from .config import ModelConfig, TrainConfig
 from .presets import NAMES, apply_preset
 
 PEAK_ENV = "SAHAB_PEAK_FLOPS"
+
+
+def peak_from_env() -> float | None:
+    """The per-device peak FLOP/s a user gave in SAHAB_PEAK_FLOPS; None when unset."""
+    text = os.environ.get(PEAK_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        peak = float(text)
+    except ValueError:
+        peak = math.nan
+    if not math.isfinite(peak) or peak <= 0:
+        raise ConfigError(PEAK_ENV, f"must be a positive number of FLOP/s per device (e.g. 3.12e14), not {text!r}")
+    return peak
 
 
 def _flag(name: str) -> str:
@@ -79,8 +95,9 @@ def set_threads(cfg: TrainConfig, local_world_size: int) -> int:
 def peak_flops_per_device(precision: str) -> float | None:
     """Catalog peak on GPU; on CPU this node's measured GEMM rate in the run's precision (or the launcher's
     measurement, handed down in SAHAB_PEAK_FLOPS)."""
-    if os.environ.get(PEAK_ENV):
-        return float(os.environ[PEAK_ENV])
+    given = peak_from_env()
+    if given:
+        return given
     from ..bench.capability import peak_flops
     from ..bench.hardware_classes import UnknownHardware
 
