@@ -23,7 +23,7 @@ from sahab.engine import plan
 from sahab.engine.plan_types import UNKNOWN
 
 PROGRAM = Path(__file__).resolve().parent / "programs" / "aws6"
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.fresh_programs]  # the program's own interpreter starts each run
 
 
 def _other_python() -> str:
