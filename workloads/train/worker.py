@@ -93,8 +93,8 @@ def set_threads(cfg: TrainConfig, local_world_size: int) -> int:
 
 
 def peak_flops_per_device(precision: str) -> float | None:
-    """Catalog peak on GPU; on CPU this node's measured GEMM rate in the run's precision (or the launcher's
-    measurement, handed down in SAHAB_PEAK_FLOPS)."""
+    """The peak in SAHAB_PEAK_FLOPS (the user's, or what the launcher or the image's validation handed down); else
+    the catalog peak on a GPU, and on a CPU this node's measured GEMM rate in the run's precision."""
     given = peak_from_env()
     if given:
         return given
