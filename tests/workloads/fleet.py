@@ -171,10 +171,12 @@ class Pod:
     log: Path
 
     def kill(self) -> None:
-        """SIGKILL to every process of the pod, as when its node is lost."""
-        for pid in [self.proc.pid, *descendants(self.proc.pid)]:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+        """SIGKILL to every process of the pod, as when its node is lost. A pod already waited for has no process
+        left: its pid, and those below it, may be another test's by now (pid_max can be 32768), so none is sent."""
+        if self.proc.poll() is None:  # unreaped until wait(): the pid cannot be reused meanwhile
+            for pid in [self.proc.pid, *descendants(self.proc.pid)]:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
         self.proc.wait()
 
     def signal_workers(self, signum: int) -> None:
