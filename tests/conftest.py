@@ -1,9 +1,10 @@
 """Shared fixtures. The project root is on sys.path (pytest `pythonpath`), so tests import this checkout.
 
-`wheel_venv` is Sahab as `pip install sahab` gives it: a virtualenv holding exactly requirements.lock (kept between
-runs under pytest's cache, keyed by the lock's contents, so only the first run pays for unpacking the provider
-SDKs) and the wheel built from this checkout, installed afresh every session. No torch: `sahab check` needs none.
-Its bytecode is this environment's where a file is the same (tools/bytecode.py), compiled where not."""
+`wheel_venv` is Sahab as `pip install sahab` gives it: a virtualenv holding exactly requirements.lock (built once
+per machine, lock and interpreter, outside the checkout, so only the first run pays for unpacking the provider
+SDKs; each run copies it) and the wheel built from this checkout, installed afresh every session. No torch: `sahab
+check` needs none. Its bytecode is this environment's where a file is the same (tools/bytecode.py), compiled where
+not."""
 
 import contextlib
 import hashlib
@@ -19,7 +20,15 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from tests.workers import building_the_checkout, locked, record_groups, recorded_groups, run_folder, share_in
+from tests.workers import (
+    building_the_checkout,
+    locked,
+    machine_cache,
+    record_groups,
+    recorded_groups,
+    run_folder,
+    share_in,
+)
 from tools.bytecode import reuse_bytecode
 
 # No per-example deadline: a loaded 2-core CI machine is not a slow function, and no test asserts on time
@@ -179,20 +188,20 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
-@pytest.fixture(scope="session")
-def wheel_venv(request, wheel, tmp_path_factory) -> Path:
+def copy_locked_dependencies(target: Path) -> None:
+    """Copy to `target` a virtualenv holding exactly requirements.lock, built once per machine for this lock and
+    interpreter (kept outside every checkout, so a clean clone's run does not unpack the provider SDKs again). The
+    copy keeps every file's mtime, so the bytecode stays valid."""
     pins = [line for line in LOCK.read_text().splitlines() if not line.startswith("#")]  # not its header's digest
-    digest = hashlib.sha256("\n".join(pins).encode()).hexdigest()[:16]
-    cache = Path(request.config.cache.mkdir("wheel-venv"))
-    home = cache / digest
+    key = "\n".join([*pins, sys.version, sys.base_prefix])
+    cache = machine_cache() / "wheel-dependencies"
+    home = cache / hashlib.sha256(key.encode()).hexdigest()[:16]
     python = home / "bin" / "python"
-    # One builder at a time (xdist workers, or two runs of the suite); the workers of one run install the wheel once.
-    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
-    with locked(cache.parent / "wheel-venv.lock"):
+    with locked(cache / ".lock"):  # one builder at a time: xdist workers, or runs of several checkouts
         if not (home / ".complete").is_file():
-            shutil.rmtree(home, ignore_errors=True)
-            for stale in cache.iterdir():  # venvs of older locks
-                shutil.rmtree(stale, ignore_errors=True)
+            for stale in cache.iterdir():  # this one half built, or venvs of older locks
+                if stale.is_dir():
+                    shutil.rmtree(stale, ignore_errors=True)
             venv.EnvBuilder(with_pip=True).create(home)
             subprocess.run([str(python), "-m", "pip", "install", "-q", "--require-hashes", "--no-deps", "--no-compile",
                             "-r", str(LOCK)], check=True, env=quiet_env(), capture_output=True, timeout=INSTALL_BUDGET)
@@ -202,9 +211,21 @@ def wheel_venv(request, wheel, tmp_path_factory) -> Path:
             subprocess.run([str(python), "-m", "compileall", "-q", str(site)], check=True, env=quiet_env(),
                            capture_output=True, timeout=INSTALL_BUDGET)
             (home / ".complete").touch()
-        installed_by = home / ".wheel-of-run"
-        if run is None or not installed_by.is_file() or installed_by.read_text() != run:
-            subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(wheel)],
-                           check=True, env=quiet_env(), capture_output=True, timeout=300)
-            installed_by.write_text(run or "")
+        subprocess.run(["cp", "-a", str(home), str(target)], check=True, timeout=INSTALL_BUDGET)
+    (target / ".complete").unlink()
+
+
+@pytest.fixture(scope="session")
+def wheel_venv(wheel, tmp_path_factory) -> Path:
+    """The locked dependencies, copied for this run (its workers share them), and the wheel installed among them
+    afresh: its `sahab` script is pip's, written for this copy."""
+    shared = run_folder()
+    home = shared / "wheel-venv" if shared else tmp_path_factory.mktemp("wheel") / "venv"
+    with locked(home.parent / "wheel-venv.lock"):
+        if not (home / ".complete").is_file():
+            shutil.rmtree(home, ignore_errors=True)
+            copy_locked_dependencies(home)
+            subprocess.run([str(home / "bin" / "python"), "-m", "pip", "install", "-q", "--force-reinstall",
+                            "--no-deps", str(wheel)], check=True, env=quiet_env(), capture_output=True, timeout=300)
+            (home / ".complete").touch()
     return home

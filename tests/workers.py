@@ -37,6 +37,18 @@ def run_folder() -> Path | None:
     return _run_folder
 
 
+def machine_cache() -> Path:
+    """Where the suite keeps what it builds once per machine, outside every checkout and run: `$SAHAB_TEST_CACHE`,
+    default /var/cache/sahab-tests (~/.cache/sahab-tests where that cannot be made)."""
+    cache = Path(os.environ.get("SAHAB_TEST_CACHE", "/var/cache/sahab-tests"))
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        cache = Path.home() / ".cache" / "sahab-tests"
+        cache.mkdir(parents=True, exist_ok=True)
+    return cache
+
+
 @contextlib.contextmanager
 def locked(path: Path, *, shared: bool = False) -> Iterator[None]:
     """Hold `path`'s lock (exclusive, or shared with other shared holders) across processes."""

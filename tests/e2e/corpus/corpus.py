@@ -12,8 +12,9 @@ was vendored and what was added) and `expected.json`:
 `python -m tests.e2e.corpus.corpus [--installed PATH/TO/bin/sahab] [PROGRAM_DIR ...]` re-records expected.json from
 what the engine answers now; review the diff before committing it. The test's first run is Sahab installed from
 its wheel (a program with no virtualenv runs on that environment, whose packages are the runtime lock's), so
-record with `--installed` pointing at such an installation's `sahab` (the test's `wheel_venv`, kept under
-.pytest_cache/d/wheel-venv/) for programs whose answer depends on what is installed beside Sahab.
+record with `--installed` pointing at such an installation's `sahab` (the test's `wheel_venv`, which a run under
+xdist keeps in its temporary folder: /tmp/pytest-of-$USER/pytest-N/shared/wheel-venv/) for programs whose answer
+depends on what is installed beside Sahab.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import pytest
 
 from sahab.engine import plan
 from sahab.engine.plan_types import UNKNOWN
+from tests.workers import machine_cache
 
 PROGRAM = Path(__file__).resolve().parent / "programs" / "aws6"
 pytestmark = [pytest.mark.slow, pytest.mark.fresh_programs]  # the program's own interpreter starts each run
@@ -44,12 +44,7 @@ def aws6_venv(tmp_path_factory) -> Path:
     python = _other_python()
     requirements = [f"pulumi=={version('pulumi')}", *(PROGRAM / "requirements.txt").read_text().split()]
     key = hashlib.sha256(json.dumps([python, requirements]).encode()).hexdigest()[:16]
-    cache = Path(os.environ.get("SAHAB_TEST_CACHE", "/var/cache/sahab-tests"))
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        cache = Path.home() / ".cache" / "sahab-tests"
-    home = cache / "venvs" / key
+    home = machine_cache() / "venvs" / key
     if (home / ".complete").is_file():
         return home
     shutil.rmtree(home, ignore_errors=True)
