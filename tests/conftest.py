@@ -134,25 +134,6 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
             held.close()
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _warm_program_hosts():
-    """The programs a test plans in this process fork from warm hosts (`sahab.engine.warm_hosts`): each run is still
-    a process of its own, but does not import the Pulumi and provider SDKs afresh. Tests of the program's process
-    itself are marked `fresh_programs` and start every run as a user's `sahab check` does."""
-    from sahab.engine import warm_hosts
-
-    with warm_hosts():
-        yield
-
-
-@pytest.fixture(autouse=True)
-def _fresh_programs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    if request.node.get_closest_marker("fresh_programs"):
-        from sahab.engine import host
-
-        monkeypatch.setattr(host, "_pool", None)  # what warm_hosts() sets: no pool, a fresh process per run
-
-
 @pytest.fixture(scope="session")
 def project_root() -> Path:
     return ROOT

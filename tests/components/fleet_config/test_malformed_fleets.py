@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from sahab.components.fleet_config import FleetConfig, parse_fleet
 
 from sahab.cli import main
+from sahab.engine import warm_hosts
 from sahab.errors import ConfigError
 from tests.fleets import ROOT, stack_fleet
 
@@ -82,6 +83,13 @@ def _program(tmp_path: Path, stack_doc: str | dict) -> Path:
     text = stack_doc if isinstance(stack_doc, str) else yaml.safe_dump(stack_doc)
     (tmp_path / "Pulumi.t.yaml").write_text(text)
     return tmp_path
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm():
+    """The programs' runs fork from warm hosts that imported the Pulumi SDK once."""
+    with warm_hosts():
+        yield
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,

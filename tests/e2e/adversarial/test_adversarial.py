@@ -7,9 +7,9 @@ Each program under `tests/e2e/adversarial/programs/<name>/` declares what `sahab
 program whose right verdict needs an engine capability the offline engine lacks today (strict: it fails the
 suite once the engine catches up). Each program is planned once, in the engine's worker processes, two at a time
 (the test machines have two cores), each run forked from a warm host that has imported the SDKs once
-(`warm_hosts`, entered for the session in tests/conftest.py), and every test reads the shared plans; the checks
-run in this process through `sahab.policy_check`. The first test to ask for the plans (alphabetically,
-chart_claim_on_stack_class) carries the time of all of them in its setup."""
+(`warm_hosts`), and every test reads the shared plans; the checks run in this process through
+`sahab.policy_check`. The first test to ask for the plans (alphabetically, chart_claim_on_stack_class) carries
+the time of all of them in its setup."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from sahab.engine import plan
+from sahab.engine import plan, warm_hosts
 from sahab.policy_check import check_plan
 
 CORPUS = Path(__file__).resolve().parent / "programs"
@@ -69,7 +69,7 @@ def plans():
         except Exception as exc:  # reported by the program's own test
             return exc
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with warm_hosts(), ThreadPoolExecutor(max_workers=2) as pool:
         return dict(zip(PROGRAMS, pool.map(one, PROGRAMS), strict=True))
 
 

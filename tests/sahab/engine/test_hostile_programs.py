@@ -15,10 +15,6 @@ import pytest
 from sahab.cli import main
 from sahab.engine import UNKNOWN, plan
 
-# Each run starts a fresh interpreter, as a user's `sahab check` does: what these programs do to their process is
-# the subject.
-pytestmark = pytest.mark.fresh_programs
-
 
 def program(tmp_path: Path, code: str, *, name: str = "hostile", stacks: dict[str, str] | None = None,
             project_extra: str = "") -> Path:

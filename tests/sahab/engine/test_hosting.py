@@ -19,9 +19,6 @@ from sahab.engine import plan
 from sahab.engine.toolchain import resolve
 from sahab.project import find_project
 
-# Each run starts a fresh interpreter, as a user's `sahab check` does: the program's process is the subject.
-pytestmark = pytest.mark.fresh_programs
-
 ROOT = Path(__file__).resolve().parents[3]
 SAHAB = Path(sys.executable).parent / "sahab"  # the console script, as a user (and CI) runs it
 BUCKET_ABROAD = """

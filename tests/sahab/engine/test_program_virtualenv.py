@@ -23,7 +23,7 @@ from sahab.engine.plan_types import UNKNOWN
 from tests.workers import machine_cache
 
 PROGRAM = Path(__file__).resolve().parent / "programs" / "aws6"
-pytestmark = [pytest.mark.slow, pytest.mark.fresh_programs]  # the program's own interpreter starts each run
+pytestmark = pytest.mark.slow
 
 
 def _other_python() -> str:

@@ -13,9 +13,6 @@ import pytest
 from sahab.engine import plan, plan_phases, warm_hosts
 from sahab.errors import ProgramError
 
-# Outside its own `warm_hosts()` blocks a run starts fresh: the runs these tests compare with.
-pytestmark = pytest.mark.fresh_programs
-
 ADVERSARIAL = Path(__file__).resolve().parents[2] / "e2e" / "adversarial" / "programs"
 # Kubernetes, AWS, Azure; a compliant program and leaks.
 CORPUS = [ADVERSARIAL / name for name in ("chart_claim_on_stack_class", "enc_dynamodb_owned_key",
