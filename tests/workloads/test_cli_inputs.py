@@ -3,9 +3,13 @@ starts; outputs are checked writable before the work that would fill them."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from sahab.cli import main
+from tests.workloads.workload_helpers import ROOT, sahab_env
 
 TINY = ["--d-model", "64", "--n-layers", "2", "--n-heads", "2", "--seq-len", "32", "--skip-validation"]
 
@@ -76,6 +80,17 @@ def test_a_peak_that_is_not_a_positive_number_stops_train_before_any_worker(peak
     monkeypatch.setenv("SAHAB_PEAK_FLOPS", peak)
     assert main(["train", *TINY]) == 2
     _one_error_line(capsys, "SAHAB_PEAK_FLOPS", repr(peak))
+
+
+def test_the_images_worker_refuses_a_bad_peak_in_one_line_before_joining_its_group():
+    """The image runs `python -m workloads.train` under torchrun; no rendezvous is set here, so a worker that got
+    past the check would fail differently."""
+    env = {**sahab_env(), "SAHAB_PEAK_FLOPS": "fast"}
+    done = subprocess.run([sys.executable, "-m", "workloads.train", "--steps", "1"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["error: SAHAB_PEAK_FLOPS: must be a positive number of FLOP/s per "
+                                                "device (e.g. 3.12e14), not 'fast'"]
 
 
 def test_a_checkpoint_dir_that_is_a_file_is_refused(tmp_path, capsys, no_work):

@@ -142,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="model and per-worker batch of a preset (auto: this node's hardware class)")
     args = parser.parse_args(argv)
     cfg = config_from_args(args)
+    peak_from_env()  # every rank refuses a bad value before it joins the group
     if args.preset:
         flags = {a.split("=", 1)[0] for a in (sys.argv[1:] if argv is None else argv) if a.startswith("--")}
         given = frozenset(f[2:].replace("-", "_") for f in flags)
