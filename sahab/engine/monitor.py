@@ -391,6 +391,7 @@ def servicers(monitor: Monitor):
 
     class Engine(engine_pb2_grpc.EngineServicer):
         def Log(self, request, context):
+            # Errors and warnings are kept; the executor drops debug lines before they are sent (drop_debug_lines).
             if request.severity == engine_pb2.ERROR:
                 recording.errors.append(request.message)
             elif request.severity == engine_pb2.WARNING:
