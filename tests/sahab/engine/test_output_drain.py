@@ -52,7 +52,7 @@ def test_a_failure_deep_in_the_chain_ends_the_run_with_its_own_error(tmp_path):
         plan(folder, "dev", preview=True)
 
 
-def test_a_program_that_logs_at_every_level_keeps_its_warnings_and_its_resources(tmp_path):
+def test_a_program_that_logs_debug_lines_keeps_its_warning_and_its_resources(tmp_path):
     """The executor drops debug lines before they reach the engine (`drop_debug_lines`); the program's own debug
     calls, with or without a resource, still return, and its warnings still reach the plan."""
     (tmp_path / "Pulumi.yaml").write_text("name: levels\nruntime: python\n")
