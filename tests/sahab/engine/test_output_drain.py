@@ -51,22 +51,3 @@ def test_a_failure_deep_in_the_chain_ends_the_run_with_its_own_error(tmp_path):
     with pytest.raises(ProgramError, match="ValueError: link 25 failed"):
         plan(folder, "dev", preview=True)
 
-
-def test_a_program_that_logs_debug_lines_keeps_its_warning_and_its_resources(tmp_path):
-    """The executor drops debug lines before they reach the engine (`drop_debug_lines`); the program's own debug
-    calls, with or without a resource, still return, and its warnings still reach the plan."""
-    (tmp_path / "Pulumi.yaml").write_text("name: levels\nruntime: python\n")
-    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
-    (tmp_path / "__main__.py").write_text(textwrap.dedent("""
-        import pulumi
-        from pulumi_kubernetes.core.v1 import ConfigMap
-
-        first = ConfigMap("first", metadata={"name": "first"})
-        pulumi.log.debug("a debug line")
-        pulumi.log.debug("a debug line about first", resource=first)
-        pulumi.log.warn("the program's own warning", resource=first)
-        ConfigMap("second", metadata={"name": "second"})
-    """))
-    planned = plan(tmp_path, "dev", preview=True)
-    assert {r.name for r in planned.resources if r.type == "kubernetes:core/v1:ConfigMap"} == {"first", "second"}
-    assert planned.warnings == ["the program's own warning"]
