@@ -148,12 +148,30 @@ _GETTER = re.compile(
     r'[ \t]*def (?P<py>\w+)\(self\)\s*->\s*(?P<ann>[^\n]+?):[ \t]*\n')
 
 
+_TOP_LEVEL = re.compile(r"^(?=[^\s#])", re.M)  # a line that is not indented, blank or a comment
+
+
+def _class_header(text: str, name: str) -> re.Match | None:
+    """Where `class <name>` starts a line of `text`, found with str.find: an SDK's outputs.py is megabytes, and a
+    regex anchored at every line start scanned it all again for each class a plan reads."""
+    prefix = f"class {name}"
+    header = re.compile(rf"{re.escape(prefix)}\b[^\n]*:\s*$", re.M)
+    newline = -1  # the newline before the line tried next (-1: the text's start)
+    while True:
+        found = header.match(text, newline + 1) if text.startswith(prefix, newline + 1) else None
+        if found:
+            return found
+        newline = text.find("\n" + prefix, newline + 1)
+        if newline < 0:
+            return None
+
+
 def _class_fields(text: str, ref: Ref, outputs: bool) -> dict[str, Field] | None:
-    start = re.search(rf"^class {re.escape(ref.name)}\b[^\n]*:\s*$", text, re.M)
+    start = _class_header(text, ref.name)
     if start is None:
         return None
-    end = re.search(r"^(?=[^\s#])", text[start.end():], re.M)
-    body = text[start.end(): start.end() + end.start()] if end else text[start.end():]
+    end = _TOP_LEVEL.search(text, start.end())  # searched in place: a slice would copy the rest of the file
+    body = text[start.end(): end.start() if end else len(text)]
     fields: dict[str, Field] = {}
     for match in _GETTER.finditer(body):
         try:
