@@ -50,4 +50,3 @@ def test_a_failure_deep_in_the_chain_ends_the_run_with_its_own_error(tmp_path):
     folder = _program(tmp_path, "if i == 25:\n        raise ValueError('link 25 failed')")
     with pytest.raises(ProgramError, match="ValueError: link 25 failed"):
         plan(folder, "dev", preview=True)
-
