@@ -144,7 +144,7 @@ def test_a_baseline_from_other_hardware_is_a_usage_error(calibrated, run_sahab, 
     (tmp_path / "h100.json").write_text(json.dumps(other))
     result = run_sahab("bench", "--baseline", str(tmp_path / "h100.json"))
     assert result.returncode == 2
-    assert result.stderr.strip().splitlines()[-1].startswith("error:")
+    assert result.stderr.strip().splitlines()[-1].startswith(f"error: --baseline {tmp_path / 'h100.json'}: ")
     assert "h100-sxm" in result.stderr and "Traceback" not in result.stderr
 
 

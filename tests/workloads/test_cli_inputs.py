@@ -125,3 +125,19 @@ def test_bench_fleet_report_path_is_checked_before_reading_results(tmp_path, cap
 def test_bench_time_budget_must_be_sensible(budget, capsys, no_work):
     assert main(["bench", "--time-budget", budget]) == 2
     _one_error_line(capsys, "--time-budget")
+
+
+@pytest.mark.parametrize("content", [None, "[1, 2]"], ids=["missing", "not-a-baseline"])
+def test_bench_refuses_an_unusable_baseline_before_loading_torch(content, tmp_path):
+    """A typo in --baseline is one error line naming the option, given before torch (seconds of CPU) loads."""
+    baseline = tmp_path / "baseline.json"
+    if content is not None:
+        baseline.write_text(content)
+    probe = ("import sys; from sahab.cli import main; "
+             f"code = main(['bench', '--baseline', {str(baseline)!r}]); print(code, 'torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=sahab_env(), capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout.split() == ["2", "False"], done.stderr[-2000:]
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: --baseline {baseline}: "), line
+    assert ("cannot read baseline" if content is None else "not a Sahab baseline") in line

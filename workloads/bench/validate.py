@@ -168,15 +168,22 @@ def save_baseline(result: NodeResult, path: Path) -> None:
     tmp.replace(path)
 
 
-def load_baseline(path: Path, hardware_class: str) -> dict[str, float]:
+def read_baseline(path: Path) -> tuple[str, dict[str, float]]:
+    """The hardware class a baseline file was measured on, and its values. Needs no torch, so a file that is
+    missing or not a baseline is refused before anything heavy loads."""
     try:
         raw = json.loads(path.read_text())
-        values = {str(k): float(v) for k, v in raw["values"].items()}
-        saved_class = raw["hardware_class"]
+        return raw["hardware_class"], {str(k): float(v) for k, v in raw["values"].items()}
     except OSError as exc:
         raise BaselineError(f"{path}: cannot read baseline: {exc.strerror}") from exc
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise BaselineError(f"{path}: not a Sahab baseline file ({exc})") from exc
+
+
+def load_baseline(path: Path, hardware_class: str, saved: tuple[str, dict[str, float]] | None = None,
+                  ) -> dict[str, float]:
+    """The baseline's values, if it was measured on `hardware_class` (`saved`: what read_baseline gave)."""
+    saved_class, values = saved or read_baseline(path)
     if saved_class != hardware_class:
         raise BaselineError(
             f"{path}: baseline was measured on {saved_class}, this node is {hardware_class}"
@@ -247,6 +254,7 @@ def run_validation(
 
     `on_probe(name)` is called as each one starts; `capability` (capability.Capability) overrides what
     this node is detected as. A probe that no longer fits in what is left of the budget is not started."""
+    saved = read_baseline(baseline_path) if baseline_path else None
     import torch
 
     from ..train.flops import flops_per_token
@@ -257,7 +265,7 @@ def run_validation(
     deadline = started + time_budget
     cap = capability or detect()
     hw = cap.hardware
-    baseline = load_baseline(baseline_path, cap.hardware_class) if baseline_path else None
+    baseline = load_baseline(baseline_path, cap.hardware_class, saved) if baseline_path else None
     devices = cap.devices  # every visible GPU; the CPU on a CPU node (or for recorded GPU properties)
     device = "cuda" if devices[0].startswith("cuda") else "cpu"
     cores = cpu_count()

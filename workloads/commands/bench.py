@@ -74,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             result = run_validation(args.baseline, on_probe=lambda name: status.update(f"probe: {name}"),
                                     time_budget=args.time_budget, **({"probes": args.probes} if args.probes else {}))
     except BaselineError as exc:
-        raise ConfigError(str(args.baseline), str(exc).split(": ", 1)[-1]) from exc
+        raise ConfigError(f"--baseline {args.baseline}", str(exc).split(": ", 1)[-1]) from exc
     except UnknownHardware as exc:
         raise WorkloadError(str(exc).strip("'\"")) from exc
     if args.save_baseline and result.verdict == "inconclusive":

@@ -253,7 +253,7 @@ def _validate(args: argparse.Namespace, precision: str, console, measure_peak: b
         with console.status("validating this node") as status:
             result = run_validation(args.baseline, on_probe=lambda name: status.update(f"probe: {name}"))
     except BaselineError as exc:
-        raise ConfigError(str(args.baseline), str(exc).split(": ", 1)[-1]) from exc
+        raise ConfigError(f"--baseline {args.baseline}", str(exc).split(": ", 1)[-1]) from exc
     except UnknownHardware as exc:
         raise WorkloadError(str(exc).strip("'\"")) from exc
     print(result_to_text(result), file=sys.stderr)
