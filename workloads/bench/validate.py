@@ -168,9 +168,12 @@ def save_baseline(result: NodeResult, path: Path) -> None:
     tmp.replace(path)
 
 
-def read_baseline(path: Path) -> tuple[str, dict[str, float]]:
-    """The hardware class a baseline file was measured on, and its values. Needs no torch, so a file that is
-    missing or not a baseline is refused before anything heavy loads."""
+Baseline = tuple[str, dict[str, float]]  # the hardware class a baseline was measured on, and its values
+
+
+def read_baseline(path: Path) -> Baseline:
+    """A baseline file as it was saved. Needs no torch, so a file that is missing or not a baseline is refused
+    before anything heavy loads."""
     try:
         raw = json.loads(path.read_text())
         return raw["hardware_class"], {str(k): float(v) for k, v in raw["values"].items()}
@@ -180,8 +183,7 @@ def read_baseline(path: Path) -> tuple[str, dict[str, float]]:
         raise BaselineError(f"{path}: not a Sahab baseline file ({exc})") from exc
 
 
-def load_baseline(path: Path, hardware_class: str, saved: tuple[str, dict[str, float]] | None = None,
-                  ) -> dict[str, float]:
+def load_baseline(path: Path, hardware_class: str, saved: Baseline | None = None) -> dict[str, float]:
     """The baseline's values, if it was measured on `hardware_class` (`saved`: what read_baseline gave)."""
     saved_class, values = saved or read_baseline(path)
     if saved_class != hardware_class:
