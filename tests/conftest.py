@@ -173,7 +173,7 @@ def copy_locked_dependencies(target: Path) -> None:
     """Copy to `target` a virtualenv holding exactly requirements.lock, built once per machine for this lock and
     interpreter (kept outside every checkout, so a clean clone's run does not unpack the provider SDKs again). The
     copy keeps every file's mtime, so the bytecode stays valid. Its files are hard links where the cache and the
-    run share a filesystem (a second to make, not 11 s of copying 880 MB): nothing writes into a file of the copy
+    run share a filesystem (2 s to make here, not 11 s of copying 880 MB): nothing writes into a file of the copy
     (pip adds the wheel's own files; Python replaces a stale .pyc with a new file), so the cache stays as built."""
     pins = [line for line in LOCK.read_text().splitlines() if not line.startswith("#")]  # not its header's digest
     key = "\n".join([*pins, sys.version, sys.base_prefix])
