@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from sahab.components.accelerators import MIG_LAYOUTS
 from sahab.workloads.bench.capability import GPU_PROPERTIES_ENV, detect_gpu
 from sahab.workloads.bench.hardware_classes import CATALOG, GpuProperties, UnknownHardware, classify_gpu, hardware_class
 from sahab.workloads.bench.probes import Measurement
@@ -39,6 +40,24 @@ def test_variants_the_name_does_not_say_are_told_apart_by_memory_and_sms():
     # MIG on an 80 GB part: its profiles are named by their own memory, the part's from the name
     assert classify_gpu(_props("NVIDIA A100-SXM4-80GB MIG 1g.10gb", 9.5, 14)) == "a100-80gb-sxm-mig-1g.10gb"
     assert classify_gpu(_props("NVIDIA H100 80GB HBM3 MIG 1g.10gb", 9.8, 16, 9)) == "h100-sxm-mig-1g.10gb"
+
+
+@pytest.mark.parametrize(("part", "memory_gb"), [
+    ("NVIDIA H100 PCIe", 80), ("NVIDIA H100 NVL", 94), ("NVIDIA H200", 141), ("NVIDIA A100-SXM4", 40),
+    ("NVIDIA A100-SXM4", 80)])
+def test_every_mig_profile_of_a_part_named_without_its_memory_is_a_share_of_that_part(part, memory_gb):
+    # a 1g profile comes with one memory slice or two (1g.10gb and 1g.20gb of an 80 GB part): neither is a slice of
+    # a part twice the size
+    for profile in {p for layout in MIG_LAYOUTS[memory_gb].values() for p in layout}:
+        name = classify_gpu(_props(f"{part} MIG {profile}", 1.0, 16, 9))
+        assert name is not None and name.endswith(f"-mig-{profile}"), (part, profile, name)
+        assert CATALOG[name.removesuffix(f"-mig-{profile}")].memory_gb == memory_gb, (part, profile, name)
+
+
+@pytest.mark.parametrize("name", ["NVIDIA GH200 480GB", "NVIDIA GH200 144G HBM3e", "NVIDIA A100X", "NVIDIA A10",
+                                  "NVIDIA H20", "NVIDIA GB200", "NVIDIA L40", "NVIDIA GH200 480GB MIG 1g.12gb"])
+def test_a_gpu_whose_name_only_contains_a_known_model_is_not_judged_as_that_model(name):
+    assert classify_gpu(_props(name, 96.0, 132, 9)) is None
 
 
 def test_the_p4d_a100_is_judged_against_its_own_40_gb_bandwidth():

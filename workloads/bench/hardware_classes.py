@@ -165,8 +165,9 @@ GIB = 1 << 30
 _MIG = re.compile(r"\bMIG\s+(\d)g\.(\d+)gb\b", re.IGNORECASE)
 _NAME_GB = re.compile(r"(\d+)\s*GB\b", re.IGNORECASE)
 _MIG_CLASS = re.compile(r"^(?P<parent>.+)-mig-(?P<profile>(?P<slices>\d)g\.(?P<gb>\d+)gb)$")
-# Memory slices (of 8) a profile's compute slices come with, for a name that does not give the part's memory
-_MIG_MEMORY_SLICES = {1: 1, 2: 2, 3: 4, 4: 4, 7: 8}
+# Memory slices (of 8) a profile's compute slices may come with: a 1g instance has one or two (an 80 GB part
+# offers 1g.10gb and 1g.20gb), the others a fixed number (NVIDIA MIG User Guide, "Supported MIG Profiles")
+_MIG_MEMORY_SLICES = {1: (1, 2), 2: (2,), 3: (4,), 4: (4,), 7: (8,)}
 
 
 @dataclass(frozen=True)
@@ -189,19 +190,23 @@ def _whole_gpu_class(name: str, memory_gib: float, sms: int) -> str | None:
     """The class of a whole (not partitioned) GPU: its family by name, the variant by memory and SM count where
     the name alone does not say (an H100 NVL has 94 GB, a PCIe H100 114 SMs, A100s come with 40 or 80 GB)."""
     upper = name.upper()
-    if "H200" in upper:
+
+    def family(*models: str) -> bool:  # a model name on its own: a GH200 is not an H200, nor an A100X an A100
+        return any(re.search(rf"(?<![A-Z0-9]){model}(?![A-Z0-9])", upper) for model in models)
+
+    if family("H200"):
         return "h200-nvl" if "NVL" in upper else "h200"
-    if "H100" in upper:
+    if family("H100", "H100L"):  # pci.ids calls the NVL part H100L
         if "NVL" in upper or memory_gib > 85:
             return "h100-nvl"
         return "h100-pcie" if "PCIE" in upper or sms == CATALOG["h100-pcie"].sms else "h100-sxm"
-    if "A100" in upper:
+    if family("A100"):
         return f"a100-{'80gb' if memory_gib > 48 else '40gb'}-{'pcie' if 'PCIE' in upper else 'sxm'}"
-    if "L40S" in upper:
+    if family("L40S"):
         return "l40s"
-    if "A10G" in upper:
+    if family("A10G"):
         return "a10g"
-    if re.search(r"\bT4\b", upper):
+    if family("T4"):
         return "t4"
     return None
 
@@ -212,12 +217,23 @@ def classify_gpu(props: GpuProperties) -> str | None:
     mig = _MIG.search(props.name)
     if not mig:
         return _whole_gpu_class(props.name, props.total_memory / GIB, props.multi_processor_count)
-    part_name = props.name[:mig.start()]
     slices, profile_gb = int(mig.group(1)), int(mig.group(2))
-    named = _NAME_GB.search(part_name)
-    part_gb = int(named.group(1)) if named else profile_gb * 8 / _MIG_MEMORY_SLICES.get(slices, 8)
-    part = _whole_gpu_class(part_name, part_gb * 1e9 / GIB, 0)
+    part = _mig_part(props.name[:mig.start()], slices, profile_gb)
     return None if part is None else f"{part}-mig-{slices}g.{profile_gb}gb"
+
+
+def _mig_part(part_name: str, slices: int, profile_gb: int) -> str | None:
+    """The class of the GPU a MIG instance is cut from: by the memory its name gives, else the part whose memory
+    the profile is a share of ("NVIDIA H100 PCIe MIG 1g.20gb" is two eighths of an 80 GB part, not one of 160)."""
+    named = _NAME_GB.search(part_name)
+    if named:
+        return _whole_gpu_class(part_name, int(named.group(1)) * 1e9 / GIB, 0)
+    for memory_slices in _MIG_MEMORY_SLICES.get(slices, ()):
+        part = _whole_gpu_class(part_name, profile_gb * 8 / memory_slices * 1e9 / GIB, 0)
+        # a profile's GB is its share of the part's memory, rounded: 1g.12gb of a 94 GB H100 NVL
+        if part is not None and abs(CATALOG[part].memory_gb * memory_slices / 8 - profile_gb) < 1:
+            return part
+    return None
 
 
 def hardware_class(name: str, sms: int | None = None) -> HardwareClass:

@@ -99,6 +99,9 @@ def test_gpus_are_named_by_nvidia_smi_or_by_their_pci_id():
     assert [(g.accelerator, g.name) for g in named] == [("h100", "NVIDIA H100 80GB HBM3")] * 2
     fresh = facts(answer(pci="0000:3b:00.0 0x10de 0x1eb8 0x030200")).nvidia_gpus  # no driver yet
     assert [g.accelerator for g in fresh] == ["t4"]
+    grace = facts(answer(pci="0009:01:00.0 0x10de 0x2342 0x030200",
+                         nvidia="00000009:01:00.0, NVIDIA GH200 480GB, 97871"))
+    assert [(g.accelerator, g.name) for g in grace.nvidia_gpus] == [(None, "NVIDIA GH200 480GB")]  # not an H200
     p = propose([facts(answer(pci=pci, nvidia=smi))], choices())
     assert [(pool.name, pool.accelerator, pool.gpus_per_node) for pool in p.pools] == [("office-h100", "h100", 2)]
     assert p.gpu_quota == 2
