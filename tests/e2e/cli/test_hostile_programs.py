@@ -3,6 +3,7 @@ text report, or have a secret setting's text printed (the `sahab` command run as
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +24,45 @@ def _program(folder: Path, main: str, config: str = "  aws:region: us-east-1\n")
     (folder / "Pulumi.dev.yaml").write_text("config:\n" + config)
     (folder / "__main__.py").write_text(main)
     return folder
+
+
+SECRETS = '''
+import pulumi, pulumi_aws as aws
+cfg = pulumi.Config()
+aws.sns.TopicSubscription("sub", topic="arn:aws:sns:me-central-1:123456789012:t", protocol="https",
+                          endpoint=cfg.require("webhookToken"))
+aws.s3.BucketV2("b", tags={"dest": cfg.require("dest")})
+pulumi.export("hook", cfg.require("webhookToken"))
+if cfg.get_bool("boom"):
+    print("about to fail with", cfg.require("webhookToken"))
+    raise ValueError(f"bad {cfg.require('webhookToken')}")
+'''
+SECRET_CONFIG = (f"  aws:region: me-central-1\n  probe:webhookToken: {SECRET}\n"
+                 f"  probe:dest:\n    secure: {CIPHERTEXT}\n")
+
+
+def test_a_plaintext_credential_is_never_printed_though_its_verdict_stands(tmp_path):
+    """Sahab warns that a credential stored in plaintext is treated as a secret and never printed: not in any
+    report, the plan's JSON, nor the program's error line; the finding it causes is still reported."""
+    program = _program(tmp_path / "prog", SECRETS, SECRET_CONFIG)
+    reports = {fmt: tmp_path / f"r.{fmt}" for fmt in ("json", "sarif", "junit", "text")}
+    done = sahab("check", "--program", str(program), *[f"--report={f}={p}" for f, p in reports.items()], cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert "probe:webhookToken holds a credential in plaintext; it is treated as a secret and never printed" \
+        in done.stderr
+    texts = {"stdout": done.stdout, "stderr": done.stderr} | {f: p.read_text() for f, p in reports.items()}
+    assert [where for where, text in texts.items() if SECRET in text or CIPHERTEXT in text] == []
+    found = json.loads(reports["json"].read_text())["violations"]
+    assert [v["message"] for v in found if v["name"] == "sub" and "[secret]" in v["message"]]
+    planned = sahab("plan", "--program", str(program), "--format", "json", cwd=tmp_path)
+    assert planned.returncode == 0, planned.stderr
+    assert SECRET not in planned.stdout + planned.stderr and CIPHERTEXT not in planned.stdout
+    (sub,) = [r for r in json.loads(planned.stdout)["resources"] if r["name"] == "sub"]
+    assert sub["inputs"]["endpoint"] == "[secret]"
+    (program / "Pulumi.dev.yaml").write_text("config:\n" + SECRET_CONFIG + "  probe:boom: 'true'\n")
+    failed = sahab("check", "--program", str(program), cwd=tmp_path)
+    assert failed.returncode == 2 and "ValueError: bad [secret]" in failed.stderr, failed.stderr
+    assert SECRET not in failed.stdout + failed.stderr
 
 
 def test_a_resource_name_cannot_write_lines_of_the_text_report(tmp_path):
