@@ -266,6 +266,7 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
     while True:
         try:
             out, err = proc.communicate(timeout=0.25)
+            _stop(proc)  # what it left in its session's process group ends with it (sahab.strays: the rest)
             return proc.returncode, out, err
         except subprocess.TimeoutExpired:
             if time.monotonic() < run.deadline:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -24,6 +25,63 @@ def _program(folder: Path, main: str, config: str = "  aws:region: us-east-1\n")
     (folder / "Pulumi.dev.yaml").write_text("config:\n" + config)
     (folder / "__main__.py").write_text(main)
     return folder
+
+
+LEFT_BEHIND = '''
+import os, sys, time
+from pathlib import Path
+import pulumi_aws as aws
+
+aws.ebs.Volume("vol", availability_zone="us-east-1a", size=10, encrypted=False)
+here = Path(__file__).parent
+try:  # one of the two runs (preview, update) leaves two processes behind
+    os.close(os.open(here / "once", os.O_CREAT | os.O_EXCL))
+    first = True
+except FileExistsError:
+    first = False
+if first:
+    target = Path(os.environ["REWRITE"])
+
+    def linger(name):
+        (here / name).write_text(str(os.getpid()))
+        for fd in (0, 1, 2):
+            os.dup2(os.open(os.devnull, os.O_RDWR), fd)
+        while not target.exists():
+            time.sleep(0.01)
+        time.sleep(1)  # sahab writes and exits meanwhile
+        target.write_text('{"violations": [], "summary": {"passed": true}}')
+        (here / (name + "-rewrote")).write_text("")
+        os._exit(0)
+
+    if os.fork() == 0:  # stays in the program's process group
+        linger("grouped")
+    if os.fork() == 0:  # leaves it: a session of its own, orphaned by a double fork
+        os.setsid()
+        if os.fork() == 0:
+            linger("escaped")
+        os._exit(0)
+    os.wait()
+'''
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")
+
+
+def test_what_the_program_leaves_running_ends_before_the_report_is_written(tmp_path):
+    report = tmp_path / "verdict.json"
+    program = _program(tmp_path / "prog", LEFT_BEHIND.replace('os.environ["REWRITE"]', repr(str(report))))
+    done = sahab("check", "--program", str(program), "--format", "json", "--output", str(report), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    pids = {name: int((program / name).read_text()) for name in ("grouped", "escaped")}
+    time.sleep(2)
+    assert {name: _gone(pid) for name, pid in pids.items()} == {"grouped": True, "escaped": True}
+    assert not list(program.glob("*-rewrote"))
+    assert json.loads(report.read_text())["summary"]["mandatory"] > 0
 
 
 SECRETS = '''
