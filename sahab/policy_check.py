@@ -565,9 +565,11 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | N
                                   v.message))
     # Judged on the values themselves; reported with the text of every secret setting replaced (`scrub`).
     secrets = plan.secret_texts | (update.secret_texts if update is not None else frozenset())
-    for found in (*found_all, *(w for group in waived.values() for w in group)):
-        for name in ("urn", "name", "message"):
-            setattr(found, name, scrub(getattr(found, name), secrets))
+    for v in found_all:
+        v.urn, v.name, v.message = scrub(v.urn, secrets), scrub(v.name, secrets), scrub(v.message, secrets)
+    for group in waived.values():
+        for w in group:
+            w.urn, w.message = scrub(w.urn, secrets), scrub(w.message, secrets)
     return CheckResult(plan=plan, violations=found_all, waived=[w for group in waived.values() for w in group],
                        levels=levels, relaxations=relaxations(settings))
 
