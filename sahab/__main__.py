@@ -1,5 +1,5 @@
 import sys
 
-from sahab.cli import main
+from sahab.cli import entry
 
-sys.exit(main())
+sys.exit(entry())

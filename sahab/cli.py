@@ -112,5 +112,14 @@ def main(argv: list[str] | None = None) -> int:
         return report_error(exc)
 
 
+def entry() -> int:
+    """The `sahab` command (its script and `python -m sahab`): main() in a process of its own, which may end what
+    the programs it checks leave running (sahab.strays)."""
+    from sahab import strays
+
+    strays.own_process()
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

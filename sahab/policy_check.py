@@ -30,6 +30,7 @@ from typing import Any
 
 from sahab.engine.plan_types import PREVIEW, UNKNOWN, UPDATE, Plan, PlannedResource
 from sahab.errors import ConfigError
+from sahab.project import scrub
 
 LEVELS = ("advisory", "mandatory", "remediate", "disabled")
 SEVERITY_ORDER = ("critical", "high", "medium", "low")
@@ -562,6 +563,13 @@ def check_plan(plan: Plan, policy_config: dict[str, Any] | list[ConfigLayer] | N
     order = {s: i for i, s in enumerate(SEVERITY_ORDER)}
     found_all.sort(key=lambda v: (v.enforcement != "mandatory", order.get(v.severity, 9), v.rule_id, v.urn or "",
                                   v.message))
+    # Judged on the values themselves; reported with the text of every secret setting replaced (`scrub`).
+    secrets = plan.secret_texts | (update.secret_texts if update is not None else frozenset())
+    for v in found_all:
+        v.urn, v.name, v.message = scrub(v.urn, secrets), scrub(v.name, secrets), scrub(v.message, secrets)
+    for group in waived.values():
+        for w in group:
+            w.urn, w.message = scrub(w.urn, secrets), scrub(w.message, secrets)
     return CheckResult(plan=plan, violations=found_all, waived=[w for group in waived.values() for w in group],
                        levels=levels, relaxations=relaxations(settings))
 

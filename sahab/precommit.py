@@ -1,6 +1,10 @@
 """The pre-commit hook (.pre-commit-hooks.yaml, id `sahab-check`): `sahab check` on the stacks a commit touches.
 
-    python -m sahab.precommit [--fail-on mandatory|advisory] FILE ...
+    sahab-precommit [--fail-on mandatory|advisory] FILE ...
+
+pre-commit starts it in the repository's root. As a console script its sys.path starts at the script's own
+folder, and each check runs as `python -P -m sahab check` (no current folder on sys.path), so no module of the
+checked repository (a `sahab/` package, an `argparse.py`) stands in for Sahab's or the standard library's.
 
 pre-commit passes the changed files. Each belongs to the Pulumi program whose Pulumi.yaml is the nearest one
 above it (none: not ours, skipped). A changed `Pulumi.<stack>.yaml` in the program's stack config folder checks
@@ -63,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     for program, stacks in sorted(targets.items()):
         for stack in sorted(stacks):
-            command = [sys.executable, "-m", "sahab", "check", "--quiet", "--stack", stack, "--program", str(program)]
+            # -P: the folder it starts in (the repository) is not put first on sys.path, as plain -m would
+            command = [sys.executable, "-P", "-m", "sahab", "check", "--quiet", "--stack", stack,
+                       "--program", str(program)]
             if args.fail_on == "advisory":
                 import json
 

@@ -43,6 +43,9 @@ class StackConfig:
     # Structured values, with every `secure:` leaf replaced by REDACTED (safe to print).
     redacted: dict[str, object] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()  # e.g. a credential stored in plaintext
+    # The text of every secret setting (a `secure:` ciphertext, a credential stored in plaintext), which no plan,
+    # report or error line prints: `scrub` replaces it by REDACTED wherever a program copied it.
+    secret_texts: frozenset[str] = frozenset()
 
 
 def project_dir(program: str | Path | None) -> Path:
@@ -124,6 +127,7 @@ def load_stack(project: Project, stack: str) -> StackConfig:
     secrets: set[str] = set()
     redacted: dict[str, object] = {}
     warnings: list[str] = []
+    texts: set[str] = set()
     # Project-level settings first (Pulumi.yaml `config:`), then the stack's own, which win.
     for key, value, secret in [*_project_settings(project), *((k, v, False) for k, v in raw.items())]:
         full = key if ":" in str(key) else f"{project.name}:{key}"
@@ -137,9 +141,48 @@ def load_stack(project: Project, stack: str) -> StackConfig:
         secrets.discard(full)
         if has_secret:
             secrets.add(full)
+            texts.update(_secret_leaves(value, whole=shown == REDACTED))
         redacted[full] = shown
         values[full] = _as_engine_value(value)
-    return StackConfig(stack, path, values, frozenset(secrets), redacted, tuple(warnings))
+    return StackConfig(stack, path, values, frozenset(secrets), redacted, tuple(warnings), frozenset(texts))
+
+
+def _secret_leaves(value: object, whole: bool) -> list[str]:
+    """The texts of a secret setting: each `secure:` ciphertext, and with `whole` (the setting is a secret as a
+    whole: a plaintext credential, a `secret: true` project setting) every scalar in it."""
+    if isinstance(value, dict):
+        if set(value) == {"secure"}:
+            return [str(value["secure"])]
+        return [t for v in value.values() for t in _secret_leaves(v, whole)]
+    if isinstance(value, list):
+        return [t for v in value for t in _secret_leaves(v, whole)]
+    if whole and value not in (None, "") and not isinstance(value, bool):
+        return [str(value)]
+    return []
+
+
+# A secret text shorter than this is replaced only where a whole string is that text: inside longer text it would
+# blank out unrelated words (and a credential that short guards nothing).
+_SCRUB_WITHIN = 4
+
+
+def scrub(value: Any, secrets: frozenset[str] | set[str]) -> Any:
+    """`value` (text, or JSON-like data) with every secret text in it replaced by REDACTED: the one way a plan,
+    a report or an error line keeps the promise that a secret setting is never printed."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        if value in secrets:
+            return REDACTED
+        for secret in sorted(secrets, key=len, reverse=True):
+            if len(secret) >= _SCRUB_WITHIN and secret in value:
+                value = value.replace(secret, REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(scrub(v, secrets) for v in value)
+    return value
 
 
 # Config keys that hold credentials: a plaintext value there is redacted and flagged, never printed.

@@ -109,17 +109,28 @@ class RunResult:
 CONNECTION_REUSE = ("ControlMaster=auto", "ControlPersist=60s", "ServerAliveInterval=15")
 
 
-def ssh_args(known_hosts_file: str | None) -> str:
-    """The options that make ssh verify every host key: strict checking, no key learned or replaced on the way
-    (UpdateHostKeys, DNS), and with ``known_hosts_file`` that file alone (not ~/.ssh/known_hosts, not
-    /etc/ssh/ssh_known_hosts, no KnownHostsCommand from the operator's ssh_config)."""
-    options = ["StrictHostKeyChecking=yes", "UpdateHostKeys=no", "VerifyHostKeyDNS=no"]
-    if known_hosts_file:
-        if '"' in known_hosts_file or not known_hosts_file.isprintable():
-            raise ValueError(f"known_hosts path {known_hosts_file!r}: no quotes or control characters")
-        # Quoted for ssh_config, which splits a file list at spaces.
-        options += [f'UserKnownHostsFile="{known_hosts_file}"', "GlobalKnownHostsFile=/dev/null",
+def host_key_options(known_hosts_files: Iterable[str] = (), *, accept_new: bool = False) -> list[str]:
+    """The one definition of how Sahab's ssh verifies host keys (the runner's Ansible and `sahab doctor`/`init`):
+    strict checking (``accept_new``: a key not yet on record is accepted and written to the first file, one that
+    differs never), no key learned or replaced on the way (UpdateHostKeys, DNS), and with ``known_hosts_files``
+    those files alone (not /etc/ssh/ssh_known_hosts, no KnownHostsCommand from the operator's ssh_config).
+    Each item is one `-o` value; a file name is quoted for ssh_config, which splits a file list at spaces."""
+    options = [f"StrictHostKeyChecking={'accept-new' if accept_new else 'yes'}", "UpdateHostKeys=no",
+               "VerifyHostKeyDNS=no"]
+    files = [str(f) for f in known_hosts_files]
+    for file in files:
+        if '"' in file or not file.isprintable():
+            raise ValueError(f"known_hosts path {file!r}: no quotes or control characters")
+    if files:
+        options += ["UserKnownHostsFile=" + " ".join(f'"{f}"' for f in files), "GlobalKnownHostsFile=/dev/null",
                     "KnownHostsCommand=none"]
+    return options
+
+
+def ssh_args(known_hosts_file: str | None) -> str:
+    """`ansible_ssh_args`: the host key options (`host_key_options`) with ``known_hosts_file`` alone, else ssh's
+    own known_hosts files, then connection reuse."""
+    options = host_key_options([known_hosts_file] if known_hosts_file else [])
     return " ".join(f"-o {shlex.quote(option)}" for option in (*options, *CONNECTION_REUSE))
 
 

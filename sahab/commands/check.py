@@ -77,9 +77,15 @@ def run(args: argparse.Namespace) -> int:
     from sahab.progress import spinner
 
     preload()
+    from sahab import strays
+
+    strays.adopt_orphans()  # what the program leaves running is ended before any report is written
     with spinner(f"checking {args.stack}", args.quiet) as progress:
-        preview, update = plan_phases(program_dir, args.stack, timeout=args.timeout, isolated=args.isolated,
-                                      on_resource=progress)
+        try:
+            preview, update = plan_phases(program_dir, args.stack, timeout=args.timeout, isolated=args.isolated,
+                                          on_resource=progress)
+        finally:
+            strays.end_orphans()
         result = check_plan(preview, layers, waivers=waivers, update=update)
     for warning in preview.notices:
         print(f"warning: {warning}", file=sys.stderr)

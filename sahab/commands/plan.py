@@ -44,14 +44,19 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
+    from sahab import strays
     from sahab.engine import plan
     from sahab.progress import spinner
     from sahab.readiness import judge
     from sahab.readiness.referenced import referenced_resources
     from sahab.render import render_plan_text, render_readiness_text
 
+    strays.adopt_orphans()  # what the program leaves running is ended before the plan is printed
     with spinner(f"planning {args.stack}", args.quiet) as progress:
-        result = plan(args.program, args.stack, preview=True, timeout=args.timeout, on_resource=progress)
+        try:
+            result = plan(args.program, args.stack, preview=True, timeout=args.timeout, on_resource=progress)
+        finally:
+            strays.end_orphans()
         referenced, warnings = referenced_resources(result)
     for warning in result.notices:
         print(f"warning: {warning}", file=sys.stderr)

@@ -38,7 +38,7 @@ from sahab.engine.sdk_types import SdkTypes
 from sahab.engine.stack_refs import StackReferenceCycle
 from sahab.engine.wire import known, to_plain
 from sahab.errors import ProgramError, SahabError, UsageError, one_line
-from sahab.project import REDACTED, Project, StackConfig, find_project, load_stack, program_entry, project_dir
+from sahab.project import REDACTED, Project, StackConfig, find_project, load_stack, program_entry, project_dir, scrub
 
 # How long a program may run before it is stopped (seconds); `--timeout` or this variable overrides it.
 TIMEOUT_ENV = "SAHAB_PROGRAM_TIMEOUT"
@@ -102,7 +102,7 @@ def plan_phases(program_dir: Path | str | None = None, stack: str = "dev", *, ti
     except (ProgramTimeout, StackReferenceCycle):
         raise
     except ProgramError as exc:  # what the update run printed repeats the preview's: shown when it failed
-        _relay(printed)
+        _relay(printed, config.secret_texts)
         preview.update_failure = str(exc)
         preview.notices.append(f"judged on the preview alone: the update run (the values `pulumi up` would "
                                f"compute) failed: {exc}")
@@ -196,20 +196,27 @@ class _Served:
 
     def plan(self, status: int, out: bytes, err: bytes, relay: bool) -> Plan:
         """However the program ended (`status`, what it printed), its plan or one SahabError."""
-        if relay:
-            _relay(out + err)
         recording, project, config = self.recording, self.project, self.config
+        secrets = config.secret_texts
+        if relay:
+            _relay(out + err, secrets)
         entry = program_entry(project)
-        if recording.fatal is not None:
-            raise recording.fatal if isinstance(recording.fatal, SahabError) else \
-                ProgramError(f"{entry}: {type(recording.fatal).__name__}: {one_line(recording.fatal)}")
-        _judge_exit(status, recording, entry, self.interpreter, err)
+        try:
+            if recording.fatal is not None:
+                raise recording.fatal if isinstance(recording.fatal, SahabError) else \
+                    ProgramError(f"{entry}: {type(recording.fatal).__name__}: {one_line(recording.fatal)}")
+            _judge_exit(status, recording, entry, self.interpreter, err)
+        except ProgramError as exc:  # its message quotes the program: a secret setting's text stays out of it
+            exc.args = tuple(scrub(list(exc.args), secrets))
+            raise
         resources = _add_default_providers(recording, project, config)
         notices = [*([self.interpreter.notice] if self.interpreter.notice else []), *config.warnings]
         return Plan(project=project.name, stack=config.name, config=config.redacted, resources=resources,
-                    outputs=to_plain(recording.stack_outputs), warnings=list(dict.fromkeys(recording.warnings)),
+                    outputs=scrub(to_plain(recording.stack_outputs), secrets),
+                    warnings=scrub(list(dict.fromkeys(recording.warnings)), secrets),
                     program_dir=project.root, secret_outputs=recording.stack_outputs, phase=self.phase,
-                    notices=notices, places=dict(recording.places), deployed=dict(self.refs.cache))
+                    notices=notices, places=dict(recording.places), deployed=dict(self.refs.cache),
+                    secret_texts=secrets)
 
 
 def _deployed(run: Run) -> stack_refs.RunStack:
@@ -248,7 +255,7 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
         if status is not None:
             return status, out, err
         if relay:
-            _relay(out + err)
+            _relay(out + err, config.secret_texts)
         raise _timed_out(project, run) from None
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -259,6 +266,7 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
     while True:
         try:
             out, err = proc.communicate(timeout=0.25)
+            _stop(proc)  # what it left in its session's process group ends with it (sahab.strays: the rest)
             return proc.returncode, out, err
         except subprocess.TimeoutExpired:
             if time.monotonic() < run.deadline:
@@ -266,7 +274,7 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
         _stop(proc)
         out, err = proc.communicate()
         if relay:
-            _relay(out + err)
+            _relay(out + err, config.secret_texts)
         raise _timed_out(project, run) from None
 
 
@@ -432,10 +440,10 @@ def _judge_exit(status: int, recording: Recording, entry: Path, interpreter: too
 _NOISE_START = re.compile(r"^(Traceback \(most recent call last\):|Exception ignored |Exception in thread )")
 
 
-def _relay(output: bytes) -> None:
-    """Pass on what the program printed; drop Python tracebacks (its own and teardown noise), which the
-    error line already summarises (SAHAB_DEBUG=1 keeps them)."""
-    lines = [line for line in output.decode("utf-8", "replace").splitlines()
+def _relay(output: bytes, secrets: frozenset[str] = frozenset()) -> None:
+    """Pass on what the program printed, with the text of secret settings replaced (`scrub`); drop Python
+    tracebacks (its own and teardown noise), which the error line already summarises (SAHAB_DEBUG=1 keeps them)."""
+    lines = [scrub(line, secrets) for line in output.decode("utf-8", "replace").splitlines()
              if not line.startswith("sahab-executor: ")]  # the executor's own word, which the error line says
     if os.environ.get("SAHAB_DEBUG"):
         sys.stderr.write("\n".join(lines) + "\n" if lines else "")

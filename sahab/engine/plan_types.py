@@ -78,13 +78,17 @@ class Plan:
     # The stacks this run read through StackReferences, as deployed, by (project folder, stack name): readiness
     # judges a burst stack together with its owner's plan, which the run has already made.
     deployed: dict[tuple[str, str], Plan] = field(default_factory=dict, repr=False)
+    # The texts of the stack's secret settings (StackConfig.secret_texts): what is printed from this plan has
+    # them replaced by [secret] (sahab.project.scrub); the policies judge the values themselves.
+    secret_texts: frozenset[str] = field(default_factory=frozenset, repr=False)
 
     @property
     def preview(self) -> bool:
         return self.phase == PREVIEW
 
     def contract(self) -> dict[str, Any]:
+        from sahab.project import scrub
         from sahab.schema import versions
 
         return {**versions(), "project": self.project, "stack": self.stack,
-                "config": self.config, "resources": [r.contract() for r in self.resources]}
+                "config": self.config, "resources": scrub([r.contract() for r in self.resources], self.secret_texts)}

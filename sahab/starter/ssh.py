@@ -1,4 +1,5 @@
-"""How Sahab's own SSH connections are made: the way the Ansible runner makes them (components/onprem/runner.py).
+"""How Sahab's own SSH connections are made: the way the Ansible runner makes them, with the host key options of
+components/onprem/runner.py (`host_key_options`: one definition for both).
 
 Host keys are always verified. A key is trusted on first use only when the caller says so (`accept_new`), and
 then ssh writes it into the first known_hosts file given, which the caller records (in the stack: each host's
@@ -12,6 +13,8 @@ import pwd
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+from sahab.components.onprem.runner import host_key_options
 
 # ssh's defaults for UserKnownHostsFile (ssh_config(5)), under the account's home directory as ssh finds it.
 _USER_KNOWN_HOSTS = (".ssh/known_hosts", ".ssh/known_hosts2")
@@ -42,19 +45,18 @@ class SshTarget:
 
     def argv(self, *remote: str) -> list[str]:
         files = self.known_hosts or user_known_hosts()
-        opts = {
-            "BatchMode": "yes",  # never a password or passphrase prompt: init and doctor run unattended
-            "ConnectTimeout": str(self.connect_timeout),
-            "StrictHostKeyChecking": "accept-new" if self.accept_new else "yes",
-            "UserKnownHostsFile": " ".join(str(f) for f in files),
-            "UpdateHostKeys": "no",  # record exactly the key the host was trusted with, nothing it offers later
-            "ServerAliveInterval": "5",  # a host that goes silent halfway is given up on, not waited for
-            "ServerAliveCountMax": "3",
-            "LogLevel": "ERROR",
-        }
+        opts = [
+            "BatchMode=yes",  # never a password or passphrase prompt: init and doctor run unattended
+            f"ConnectTimeout={self.connect_timeout}",
+            # these files alone (never the global ones), UpdateHostKeys=no: exactly the key the host was trusted with
+            *host_key_options([str(f) for f in files], accept_new=self.accept_new),
+            "ServerAliveInterval=5",  # a host that goes silent halfway is given up on, not waited for
+            "ServerAliveCountMax=3",
+            "LogLevel=ERROR",
+        ]
         argv = ["ssh", "-T", "-p", str(self.port), "-l", self.user]
-        for key, value in opts.items():
-            argv += ["-o", f"{key}={value}"]
+        for option in opts:
+            argv += ["-o", option]
         if self.identity:
             argv += ["-i", self.identity, "-o", "IdentitiesOnly=yes"]
         return [*argv, "--", self.address, *remote]

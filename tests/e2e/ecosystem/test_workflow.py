@@ -167,3 +167,13 @@ def test_the_threat_model_says_who_is_trusted_and_where_enforcement_lives():
     for text in TEXT.values():
         for repo, sha in re.findall(r"uses:\s*([\w.-]+/[\w.-]+)(?:/[\w./-]+)?@([0-9a-f]{40})", text):
             assert sha in doc, (repo, sha)
+
+
+def test_the_pull_request_check_fails_by_its_own_status_and_fences_the_report_safely():
+    """The program's text reaches the job summary inside a fence longer than any run of backticks in it, and the
+    check step's own exit status is the verdict (no later step trusts an output the program could append to)."""
+    steps = WORKFLOWS["policy.yml"]["jobs"]["check"]["steps"]
+    (check,) = [s for s in steps if s.get("id") == "check"]
+    assert "echo '```'" not in check["run"] and 'echo "$fence"' in check["run"]
+    assert 'if [ "$code" -ne 0 ]; then' in check["run"]
+    assert not [s for s in steps if "steps.check.outputs" in str(s.get("if", ""))]

@@ -38,3 +38,33 @@ def test_keys_are_recorded_for_every_host_of_a_site_or_none():
 def test_a_key_is_one_known_hosts_entry_of_a_known_type(key):
     with pytest.raises(ConfigError, match="ssh_host_keys"):
         parse_fleet(fleet([key]))
+
+
+@pytest.mark.parametrize("accept_new", [False, True])
+def test_doctor_and_init_verify_host_keys_as_the_runner_does(tmp_path, accept_new):
+    """`ssh -G` (what ssh would do, no connection) over SshTarget's argv: the given files alone, never the global
+    ones nor a KnownHostsCommand; the same options as the runner's inventory, from its one definition."""
+    import shlex
+    import subprocess
+
+    from sahab.components.onprem import runner
+
+    from sahab.starter.ssh import SshTarget
+
+    files = (tmp_path / "known hosts", tmp_path / "second")
+    argv = SshTarget("10.1.0.11", 2222, known_hosts=files, accept_new=accept_new).argv()
+    effective = subprocess.run(["ssh", "-G", *argv[1:argv.index("--")], "-F", "/dev/null", "10.1.0.11"],
+                               capture_output=True, text=True, check=True).stdout.splitlines()
+    settings = dict(line.split(" ", 1) for line in effective)
+    assert settings["stricthostkeychecking"] == ("accept-new" if accept_new else "true")
+    assert settings["userknownhostsfile"] == " ".join(str(f) for f in files)
+    assert settings["globalknownhostsfile"] == "/dev/null"
+    assert "knownhostscommand" not in settings and settings["updatehostkeys"] == "false"  # `-G` omits "none"
+    assert settings["verifyhostkeydns"] == "false"
+    options = [argv[i + 1] for i, a in enumerate(argv) if a == "-o"]
+    assert "KnownHostsCommand=none" in options
+    shared = runner.host_key_options([str(f) for f in files], accept_new=accept_new)
+    assert [o for o in options if o in shared] == shared
+    inventory = runner.build_inventory([runner.Host("a", "10.0.0.1", "cpu_nodes")], str(files[0]))
+    given = shlex.split(inventory["all"]["vars"]["ansible_ssh_args"])[1::2]
+    assert given[:6] == runner.host_key_options([str(files[0])])
