@@ -247,8 +247,14 @@ def eks_max_pods(instance_type: str, vcpus: int) -> int:
 
 
 # ---- MIG ------------------------------------------------------------------------------------------------
-# MIG-capable accelerators and the GPU memory of an on-prem card (cloud types carry their own in the shape).
+# The one list of MIG-capable accelerators (A100, H100 and H200 class parts; L40S, A10G and T4 have no MIG), with
+# the GPU memory of an on-prem card (cloud types carry their own in the shape).
 MIG_GPU_MEMORY_GIB: dict[str, int] = {"a100": 80, "h100": 80, "h200": 141}
+
+
+def has_mig(accelerator: str) -> bool:
+    """The accelerator's GPUs can be cut into MIG devices (a pool's mig_strategy may be single or mixed)."""
+    return accelerator in MIG_GPU_MEMORY_GIB
 
 # The NVIDIA MIG manager's `nvidia.com/mig.config` layouts, per GPU memory size: the devices one GPU is cut
 # into (profile -> count), as the default mig-parted configuration defines them.

@@ -50,7 +50,8 @@ class NodePool(_Model):
     extra_taints: Annotated[tuple[Taint, ...], Field(max_length=MAX_TAINTS)] = ()
     """Taints beyond the GPU taint every GPU pool carries. Default: none."""
     mig_strategy: Literal["none", "single", "mixed"] = "none"
-    """NVIDIA MIG strategy for the device plugin. Default: none."""
+    """NVIDIA MIG strategy for the device plugin; single or mixed only on GPUs with MIG (accelerators.has_mig:
+    a100, h100, h200). Default: none."""
     time_slicing_replicas: Annotated[StrictInt, Field(ge=2, le=48)] | None = None
     """Share each GPU between this many pods by time-slicing. Default: unset (no sharing)."""
     gpus_per_node: Annotated[StrictInt, Field(ge=1, le=16)] | None = None

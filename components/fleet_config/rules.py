@@ -338,6 +338,9 @@ def _pool(fleet: FleetConfig, named: dict[str, Cluster], pool: NodePool, path: s
         yield ConfigError(f"{path}.{'desired_size' if pool.desired_size is not None else 'min_size'}", problem)
     if not pool.is_gpu and (pool.mig_strategy != "none" or pool.time_slicing_replicas or pool.gpus_per_node):
         yield ConfigError(f"{path}.accelerator", "MIG, time-slicing and gpus_per_node apply to GPU pools only")
+    elif pool.mig_strategy != "none" and not accelerators.has_mig(pool.accelerator):
+        yield ConfigError(f"{path}.mig_strategy", f"{pool.accelerator} GPUs have no MIG; allowed: none (MIG is on "
+                          f"{', '.join(sorted(accelerators.MIG_GPU_MEMORY_GIB))} only)")
     yield from _labels_and_taints(pool, path)
     yield from _gpu_sharing(pool, path)
     cluster = named.get(pool.cluster)

@@ -100,6 +100,20 @@ def test_what_the_region_does_not_sell_is_refused_at_exit_2_with_one_line(tmp_pa
     assert line.startswith(f"error: sahab:fleet.{path}: {says}") and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize(("cluster", "pool", "path", "says"), [
+    ("eks-main", {"accelerator": "l40s", "instance_type": "g6e.12xlarge", "mig_strategy": "single"},
+     "node_pools[8].mig_strategy", "l40s GPUs have no MIG; allowed: none (MIG is on a100, h100, h200 only)"),
+])
+def test_cloud_pool_settings_the_hardware_cannot_do_are_refused_at_exit_2(tmp_path, cluster, pool, path, says):
+    fleet = stack_fleet("prod")
+    fleet["node_pools"].append({"name": "extra", "cluster": cluster, "max_size": 1, **pool})
+    done = subprocess.run([sys.executable, "-m", "sahab", "plan", "--program", str(program(tmp_path, fleet)),
+                           "--stack", "t", "-q"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line == f"error: sahab:fleet.{path}: {says}"
+
+
 def test_an_accelerator_no_allowed_region_sells_names_the_regions_that_do():
     err = refused(accelerator="t4")
     assert "no allowed region offers it (me-central-1, uaenorth, uaecentral); regions that do: " in err.message
