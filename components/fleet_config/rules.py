@@ -16,7 +16,7 @@ from typing import Any
 
 from sahab.components import accelerators, gpu_stack, offerings, validation
 from sahab.components.artifacts import UPSTREAMS
-from sahab.components.azure.plan import ZONAL_LOCATIONS, storage_sku
+from sahab.components.azure.plan import LOCATION_ZONES, ZONAL_LOCATIONS, storage_sku
 from sahab.components.errors import ConfigError
 from sahab.components.fleet_config import resolve
 from sahab.components.fleet_config.clouds import RESTRICTED_LOCATIONS
@@ -902,6 +902,13 @@ def _aks_zones(fleet: FleetConfig, cluster: Cluster, pool: NodePool, path: str) 
     if location not in ZONAL_LOCATIONS:
         if pool.zones:
             yield ConfigError(f"{path}.zones", f"{location} has no availability zones; allowed: none")
+        return
+    zones = LOCATION_ZONES[location]
+    wrong = [z for z in pool.zones if z not in zones]
+    if wrong:
+        what = "is not an availability zone" if len(wrong) == 1 else "are not availability zones"
+        yield ConfigError(f"{path}.zones", f"{', '.join(wrong)} {what} of {location}; allowed: zone numbers "
+                          f"{', '.join(zones)}")
         return
     snap = offerings.snapshot("azure", location)
     if snap is None:  # Azure's SKUs are not in the repository: placement is the pool's, or regional
