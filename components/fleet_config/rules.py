@@ -977,5 +977,7 @@ def _catalog_types(cloud: str, accelerator: str) -> str:
         families = ", ".join(accelerators.CATALOG[accelerator].aws_families)
         return f"a size the family sells in one of the families {families}, e.g. {types[2]}"
     if accelerator == "cpu":
-        return "Standard_D, Standard_E or Standard_F sizes like Standard_D8s_v5 or Standard_E16ads_v5"
+        series = ", ".join(s.label for s in accelerators.AZURE_CPU_SERIES)
+        return (f"a size of the series {series} (e.g. Standard_D8s_v5, Standard_E16ads_v5); other series (A, B, "
+                "Dv6 and later, Arm p sizes, isolated i and constrained-vCPU sizes, L, M, ...) are not in the catalog")
     return ", ".join(accelerators.CATALOG[accelerator].azure_series)

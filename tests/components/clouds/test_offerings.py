@@ -105,6 +105,8 @@ def test_what_the_region_does_not_sell_is_refused_at_exit_2_with_one_line(tmp_pa
      "node_pools[8].mig_strategy", "l40s GPUs have no MIG; allowed: none (MIG is on a100, h100, h200 only)"),
     ("aks-main", {"zones": ["4"]}, "node_pools[8].zones",
      "4 is not an availability zone of uaenorth; allowed: zone numbers 1, 2, 3"),
+    ("aks-main", {"instance_type": "Standard_D8ps_v5"}, "node_pools[8].instance_type",
+     "'Standard_D8ps_v5' is not in the hardware catalog; allowed for cpu: a size of the series Dv2/DSv2, Dv3/Dsv3,"),
 ])
 def test_cloud_pool_settings_the_hardware_cannot_do_are_refused_at_exit_2(tmp_path, cluster, pool, path, says):
     fleet = stack_fleet("prod")
@@ -113,7 +115,7 @@ def test_cloud_pool_settings_the_hardware_cannot_do_are_refused_at_exit_2(tmp_pa
                            "--stack", "t", "-q"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stderr
     (line,) = done.stderr.strip().splitlines()
-    assert line == f"error: sahab:fleet.{path}: {says}"
+    assert line.startswith(f"error: sahab:fleet.{path}: {says}")
 
 
 def test_an_accelerator_no_allowed_region_sells_names_the_regions_that_do():
@@ -245,3 +247,20 @@ def test_aks_zones_outside_the_location_are_refused_before_the_snapshot_is_asked
         parse_fleet(fleet)
     fleet["node_pools"][-1]["zones"] = ["2"]
     assert parse_fleet(fleet).node_pools[-1].zones == ("2",)
+
+
+@pytest.mark.parametrize(("vm_size", "accepted"), [
+    ("Standard_D14_v2", True), ("Standard_D8ls_v5", True), ("Standard_E96ads_v5", True), ("Standard_F72s_v2", True),
+    ("Standard_D8ps_v5", False), ("Standard_E96ias_v5", False), ("Standard_D8as_v6", False), ("Standard_B2s", False),
+])
+def test_aks_cpu_pools_take_sizes_of_the_series_the_catalog_knows(vm_size, accepted):
+    fleet = stack_fleet("prod")
+    fleet["node_pools"].append({"name": "extra", "cluster": "aks-main", "max_size": 1, "instance_type": vm_size})
+    if accepted:
+        assert parse_fleet(fleet).node_pools[-1].instance_type == vm_size
+        return
+    with pytest.raises(ConfigError) as caught:
+        parse_fleet(fleet)
+    assert caught.value.path == "sahab:fleet.node_pools[8].instance_type"
+    assert "not in the hardware catalog; allowed for cpu: a size of the series" in caught.value.message
+    assert "Dlsv5/Dldsv5" in caught.value.message and "Arm p sizes" in caught.value.message
