@@ -96,14 +96,11 @@ AWS_SIZES: dict[str, tuple[str, ...]] = {
     "p4d": ("24xlarge",), "p4de": ("24xlarge",), "p5": ("4xlarge", "48xlarge"), "p5e": ("48xlarge",),
     "p5en": ("48xlarge",),
 }
-# Azure general purpose (D), memory optimised (E) and compute optimised (F) sizes: Standard_<series><vCPUs>
-# <features>_v<generation>, e.g. Standard_D8s_v5, Standard_E16ads_v5, Standard_F8s_v2.
-_AZURE_CPU_SIZE = re.compile(r"Standard_[DEF][1-9][0-9]{0,2}[adilmpst]*_v[2-6]")
 
 
 def instance_types(cloud: str, accelerator: str) -> list[str]:
-    """Every instance type the catalog knows for an accelerator, in family order (Azure CPU sizes follow a
-    pattern rather than a list: none are listed)."""
+    """Every instance type the catalog knows for an accelerator, in family order (Azure CPU sizes are known by
+    series, AZURE_CPU_SERIES: none are listed here)."""
     if cloud == "aws":
         return [f"{family}.{size}" for family in CATALOG[accelerator].aws_families for size in AWS_SIZES[family]]
     return [] if accelerator == "cpu" else list(CATALOG[accelerator].azure_series)
@@ -125,7 +122,7 @@ def accelerator_of_instance(cloud: str, instance_type: str) -> str | None:
                 return acc.name
         elif cloud == "azure" and acc.name != "cpu" and instance_type in acc.azure_series:
             return acc.name
-    if cloud == "azure" and _AZURE_CPU_SIZE.fullmatch(instance_type):
+    if cloud == "azure" and instance_type in _AZURE_CPU_SHAPES:
         return "cpu"
     return None
 
@@ -204,9 +201,60 @@ _GPU_SHAPES: dict[str, InstanceShape] = {
 _AWS_MEMORY_PER_VCPU = {"m": 4, "c": 2, "r": 8}
 _AWS_SIZES = {"large": 2, "xlarge": 4, "2xlarge": 8, "4xlarge": 16, "8xlarge": 32, "12xlarge": 48, "16xlarge": 64,
               "24xlarge": 96, "32xlarge": 128, "48xlarge": 192}
-# Azure general purpose (D), memory optimised (E) and compute optimised (F) sizes: GiB per vCPU.
-_AZURE_CPU_SERIES = re.compile(r"^Standard_(?P<series>[DEF])(?P<vcpus>\d+)[a-z]*_v\d$")
-_AZURE_MEMORY_PER_VCPU = {"D": 4, "E": 8, "F": 2}
+
+
+@dataclass(frozen=True)
+class AzureCpuSeries:
+    """One Azure CPU VM series the catalog knows, as its Microsoft Learn page lists it. `sizes` maps the number in
+    the size's name to (vCPUs, GiB of memory): in v3 and later series that number is the vCPU count and memory is
+    vCPUs x GiB per vCPU, except where the page lists otherwise; in Dv2/DSv2 it is neither."""
+
+    label: str  # e.g. Dsv5
+    page: str  # the Microsoft Learn page that lists the series' sizes
+    names: tuple[str, ...]  # size names, `{n}` for the number, e.g. "D{n}s_v5" -> Standard_D8s_v5
+    sizes: dict[int, tuple[int, float]]
+
+
+def _per_vcpu(vcpus: tuple[int, ...], gib_per_vcpu: int, **listed: float) -> dict[int, tuple[int, float]]:
+    """Sizes of a series whose memory is vCPUs x GiB per vCPU, but for the sizes listed as `n<vCPUs>=GiB`."""
+    return {n: (n, listed.get(f"n{n}", n * gib_per_vcpu)) for n in vcpus}
+
+
+_D_V3 = (2, 4, 8, 16, 32, 48, 64)
+_D_V5 = (2, 4, 8, 16, 32, 48, 64, 96)
+_E_V3 = (2, 4, 8, 16, 20, 32, 48, 64)
+_E_V5 = (2, 4, 8, 16, 20, 32, 48, 64, 96)
+# Every size below was checked (vCPUs and GiB) against Azure's Resource SKUs as microsoft/aspire's generated
+# src/Aspire.Hosting.Azure.Kubernetes/AksNodeVmSizes.Generated.cs lists them (commit 59d405f, 2026-08), which
+# lists no other size of these names. Only series whose every size is certain: any other Azure CPU size (A, B,
+# Dv6 and later, Arm `p` sizes, isolated `i` and constrained-vCPU sizes, H, L, M, ...) is not in the catalog and
+# a pool naming it is refused.
+# Letters: a = AMD, d = local disk, s = premium storage, l = 2 GiB per vCPU (a D size has 4).
+AZURE_CPU_SERIES: tuple[AzureCpuSeries, ...] = (
+    AzureCpuSeries("Dv2/DSv2", "Dv2 and DSv2-series", ("D{n}_v2", "DS{n}_v2"), {
+        2: (2, 7), 3: (4, 14), 4: (8, 28), 5: (16, 56), 11: (2, 14), 12: (4, 28), 13: (8, 56), 14: (16, 112),
+        15: (20, 140)}),
+    AzureCpuSeries("Dv3/Dsv3", "Dv3 and Dsv3-series", ("D{n}_v3", "D{n}s_v3"), _per_vcpu(_D_V3, 4)),
+    AzureCpuSeries("Dv4/Dsv4", "Dv4 and Dsv4-series", ("D{n}_v4", "D{n}s_v4"), _per_vcpu(_D_V3, 4)),
+    AzureCpuSeries("Ddv4/Ddsv4", "Ddv4 and Ddsv4-series", ("D{n}d_v4", "D{n}ds_v4"), _per_vcpu(_D_V3, 4)),
+    AzureCpuSeries("Dav4/Dasv4", "Dav4 and Dasv4-series", ("D{n}a_v4", "D{n}as_v4"), _per_vcpu(_D_V5, 4)),
+    AzureCpuSeries("Dv5/Dsv5", "Dv5 and Dsv5-series", ("D{n}_v5", "D{n}s_v5"), _per_vcpu(_D_V5, 4)),
+    AzureCpuSeries("Ddv5/Ddsv5", "Ddv5 and Ddsv5-series", ("D{n}d_v5", "D{n}ds_v5"), _per_vcpu(_D_V5, 4)),
+    AzureCpuSeries("Dasv5/Dadsv5", "Dasv5 and Dadsv5-series", ("D{n}as_v5", "D{n}ads_v5"), _per_vcpu(_D_V5, 4)),
+    AzureCpuSeries("Dlsv5/Dldsv5", "Dlsv5 and Dldsv5-series", ("D{n}ls_v5", "D{n}lds_v5"), _per_vcpu(_D_V5, 2)),
+    AzureCpuSeries("Ev3/Esv3", "Ev3 and Esv3-series", ("E{n}_v3", "E{n}s_v3"), _per_vcpu(_E_V3, 8, n64=432)),
+    AzureCpuSeries("Ev4/Esv4", "Ev4 and Esv4-series", ("E{n}_v4", "E{n}s_v4"), _per_vcpu(_E_V3, 8, n64=504)),
+    AzureCpuSeries("Edv4/Edsv4", "Edv4 and Edsv4-series", ("E{n}d_v4", "E{n}ds_v4"), _per_vcpu(_E_V3, 8, n64=504)),
+    AzureCpuSeries("Ev5/Esv5", "Ev5 and Esv5-series", ("E{n}_v5", "E{n}s_v5"), _per_vcpu(_E_V5, 8, n96=672)),
+    AzureCpuSeries("Edv5/Edsv5", "Edv5 and Edsv5-series", ("E{n}d_v5", "E{n}ds_v5"), _per_vcpu(_E_V5, 8, n96=672)),
+    AzureCpuSeries("Easv5/Eadsv5", "Easv5 and Eadsv5-series", ("E{n}as_v5", "E{n}ads_v5"),
+                   _per_vcpu(_E_V5, 8, n96=672)),
+    AzureCpuSeries("Fsv2", "Fsv2-series", ("F{n}s_v2",), _per_vcpu((2, 4, 8, 16, 32, 48, 64, 72), 2)),
+)
+_AZURE_CPU_SHAPES: dict[str, InstanceShape] = {
+    f"Standard_{name.format(n=n)}": InstanceShape(vcpus, memory)
+    for series in AZURE_CPU_SERIES for name in series.names for n, (vcpus, memory) in series.sizes.items()
+}
 
 
 def instance_shape(cloud: str, instance_type: str) -> InstanceShape | None:
@@ -219,10 +267,7 @@ def instance_shape(cloud: str, instance_type: str) -> InstanceShape | None:
             vcpus = _AWS_SIZES[size]
             return InstanceShape(vcpus, vcpus * _AWS_MEMORY_PER_VCPU[family[0]])
     if cloud == "azure":
-        match = _AZURE_CPU_SERIES.match(instance_type)
-        if match:
-            vcpus = int(match["vcpus"])
-            return InstanceShape(vcpus, vcpus * _AZURE_MEMORY_PER_VCPU[match["series"]])
+        return _AZURE_CPU_SHAPES.get(instance_type)
     return None
 
 
@@ -247,8 +292,14 @@ def eks_max_pods(instance_type: str, vcpus: int) -> int:
 
 
 # ---- MIG ------------------------------------------------------------------------------------------------
-# MIG-capable accelerators and the GPU memory of an on-prem card (cloud types carry their own in the shape).
+# The one list of MIG-capable accelerators (A100, H100 and H200 class parts; L40S, A10G and T4 have no MIG), with
+# the GPU memory of an on-prem card (cloud types carry their own in the shape).
 MIG_GPU_MEMORY_GIB: dict[str, int] = {"a100": 80, "h100": 80, "h200": 141}
+
+
+def has_mig(accelerator: str) -> bool:
+    """The accelerator's GPUs can be cut into MIG devices (a pool's mig_strategy may be single or mixed)."""
+    return accelerator in MIG_GPU_MEMORY_GIB
 
 # The NVIDIA MIG manager's `nvidia.com/mig.config` layouts, per GPU memory size: the devices one GPU is cut
 # into (profile -> count), as the default mig-parted configuration defines them.

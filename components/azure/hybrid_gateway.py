@@ -15,7 +15,7 @@ from typing import Any
 import pulumi
 import pulumi_azure_native as azure_native
 from pydantic import Field
-from sahab.components.azure.plan import ZONAL_LOCATIONS
+from sahab.components.azure.plan import LOCATION_ZONES, ZONAL_LOCATIONS
 from sahab.components.hybrid_config import AZURE_SIDE_ASN
 from sahab.components.hybrid_plan import AZURE_GATEWAY_BGP_ADDRESS
 from sahab.components.kubernetes.common import Args
@@ -123,4 +123,4 @@ class AzureHybridGateway(pulumi.ComponentResource):
         return azure_native.network.PublicIPAddress(
             name, public_ip_allocation_method="Static", public_ip_address_version="IPv4",
             sku=azure_native.network.PublicIPAddressSkuArgs(name="Standard", tier="Regional"),
-            zones=["1", "2", "3"] if zonal else None, **common, opts=opts)
+            zones=list(LOCATION_ZONES[common["location"]]) if zonal else None, **common, opts=opts)

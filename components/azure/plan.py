@@ -12,8 +12,11 @@ import re
 
 # Azure region pairs (geo-redundant storage replicates to the pair, chosen by Azure, not by us).
 REGION_PAIRS = {"uaenorth": "uaecentral", "uaecentral": "uaenorth"}
-# Locations with availability zones (zone-redundant storage needs them).
-ZONAL_LOCATIONS = frozenset({"uaenorth"})
+# The availability zones of each location that has them, as the zone numbers Azure's APIs take (an AKS agent pool's
+# availabilityZones, a public IP's zones): logical zones 1 to 3 of the subscription ("What are availability zones?",
+# Microsoft Learn; UAE North has three). UAE Central has none. Zone-redundant storage needs them.
+LOCATION_ZONES: dict[str, tuple[str, ...]] = {"uaenorth": ("1", "2", "3")}
+ZONAL_LOCATIONS = frozenset(LOCATION_ZONES)
 
 
 def _hash(parts: tuple[str, ...], n: int) -> str:

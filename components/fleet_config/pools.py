@@ -50,7 +50,8 @@ class NodePool(_Model):
     extra_taints: Annotated[tuple[Taint, ...], Field(max_length=MAX_TAINTS)] = ()
     """Taints beyond the GPU taint every GPU pool carries. Default: none."""
     mig_strategy: Literal["none", "single", "mixed"] = "none"
-    """NVIDIA MIG strategy for the device plugin. Default: none."""
+    """NVIDIA MIG strategy for the device plugin; single or mixed only on GPUs with MIG (accelerators.has_mig:
+    a100, h100, h200). Default: none."""
     time_slicing_replicas: Annotated[StrictInt, Field(ge=2, le=48)] | None = None
     """Share each GPU between this many pods by time-slicing. Default: unset (no sharing)."""
     gpus_per_node: Annotated[StrictInt, Field(ge=1, le=16)] | None = None
@@ -63,8 +64,8 @@ class NodePool(_Model):
     zones: Annotated[tuple[Annotated[str, Field(pattern=r"^([a-z0-9]+-az[0-9]+|[1-9])$")], ...],
                      Field(max_length=6)] = ()
     """Cloud pools: the zones to place nodes in, as zone IDs on AWS (`mec1-az1`, the same place in every account)
-    and zone numbers on Azure (`1`); each must sell the pool's instance type. Default: every zone of the
-    cluster's network that sells it (one of them for an EFA pool; AKS: as the location's SKUs allow)."""
+    and zone numbers on Azure (`1` to `3` in UAE North); each must sell the pool's instance type. Default: every
+    zone of the cluster's network that sells it (one of them for an EFA pool; AKS: as the location's SKUs allow)."""
     efa: StrictBool | None = None
     """EKS: multi-node training over the instance type's Elastic Fabric Adapters: EFA interfaces in the launch
     template, a cluster placement group, one zone, the EFA device plugin, and training pods that ask for

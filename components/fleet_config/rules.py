@@ -16,7 +16,7 @@ from typing import Any
 
 from sahab.components import accelerators, gpu_stack, offerings, validation
 from sahab.components.artifacts import UPSTREAMS
-from sahab.components.azure.plan import ZONAL_LOCATIONS, storage_sku
+from sahab.components.azure.plan import LOCATION_ZONES, ZONAL_LOCATIONS, storage_sku
 from sahab.components.errors import ConfigError
 from sahab.components.fleet_config import resolve
 from sahab.components.fleet_config.clouds import RESTRICTED_LOCATIONS
@@ -338,6 +338,9 @@ def _pool(fleet: FleetConfig, named: dict[str, Cluster], pool: NodePool, path: s
         yield ConfigError(f"{path}.{'desired_size' if pool.desired_size is not None else 'min_size'}", problem)
     if not pool.is_gpu and (pool.mig_strategy != "none" or pool.time_slicing_replicas or pool.gpus_per_node):
         yield ConfigError(f"{path}.accelerator", "MIG, time-slicing and gpus_per_node apply to GPU pools only")
+    elif pool.mig_strategy != "none" and not accelerators.has_mig(pool.accelerator):
+        yield ConfigError(f"{path}.mig_strategy", f"{pool.accelerator} GPUs have no MIG; allowed: none (MIG is on "
+                          f"{', '.join(sorted(accelerators.MIG_GPU_MEMORY_GIB))} only)")
     yield from _labels_and_taints(pool, path)
     yield from _gpu_sharing(pool, path)
     cluster = named.get(pool.cluster)
@@ -900,6 +903,13 @@ def _aks_zones(fleet: FleetConfig, cluster: Cluster, pool: NodePool, path: str) 
         if pool.zones:
             yield ConfigError(f"{path}.zones", f"{location} has no availability zones; allowed: none")
         return
+    zones = LOCATION_ZONES[location]
+    wrong = [z for z in pool.zones if z not in zones]
+    if wrong:
+        what = "is not an availability zone" if len(wrong) == 1 else "are not availability zones"
+        yield ConfigError(f"{path}.zones", f"{', '.join(wrong)} {what} of {location}; allowed: zone numbers "
+                          f"{', '.join(zones)}")
+        return
     snap = offerings.snapshot("azure", location)
     if snap is None:  # Azure's SKUs are not in the repository: placement is the pool's, or regional
         return
@@ -967,5 +977,7 @@ def _catalog_types(cloud: str, accelerator: str) -> str:
         families = ", ".join(accelerators.CATALOG[accelerator].aws_families)
         return f"a size the family sells in one of the families {families}, e.g. {types[2]}"
     if accelerator == "cpu":
-        return "Standard_D, Standard_E or Standard_F sizes like Standard_D8s_v5 or Standard_E16ads_v5"
+        series = ", ".join(s.label for s in accelerators.AZURE_CPU_SERIES)
+        return (f"a size of the series {series} (e.g. Standard_D8s_v5, Standard_E16ads_v5); other series (A, B, "
+                "Dv6 and later, Arm p sizes, isolated i and constrained-vCPU sizes, L, M, ...) are not in the catalog")
     return ", ".join(accelerators.CATALOG[accelerator].azure_series)

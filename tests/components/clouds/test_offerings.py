@@ -100,6 +100,24 @@ def test_what_the_region_does_not_sell_is_refused_at_exit_2_with_one_line(tmp_pa
     assert line.startswith(f"error: sahab:fleet.{path}: {says}") and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize(("cluster", "pool", "path", "says"), [
+    ("eks-main", {"accelerator": "l40s", "instance_type": "g6e.12xlarge", "mig_strategy": "single"},
+     "node_pools[8].mig_strategy", "l40s GPUs have no MIG; allowed: none (MIG is on a100, h100, h200 only)"),
+    ("aks-main", {"zones": ["4"]}, "node_pools[8].zones",
+     "4 is not an availability zone of uaenorth; allowed: zone numbers 1, 2, 3"),
+    ("aks-main", {"instance_type": "Standard_D8ps_v5"}, "node_pools[8].instance_type",
+     "'Standard_D8ps_v5' is not in the hardware catalog; allowed for cpu: a size of the series Dv2/DSv2, Dv3/Dsv3,"),
+])
+def test_cloud_pool_settings_the_hardware_cannot_do_are_refused_at_exit_2(tmp_path, cluster, pool, path, says):
+    fleet = stack_fleet("prod")
+    fleet["node_pools"].append({"name": "extra", "cluster": cluster, "max_size": 1, **pool})
+    done = subprocess.run([sys.executable, "-m", "sahab", "plan", "--program", str(program(tmp_path, fleet)),
+                           "--stack", "t", "-q"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: sahab:fleet.{path}: {says}")
+
+
 def test_an_accelerator_no_allowed_region_sells_names_the_regions_that_do():
     err = refused(accelerator="t4")
     assert "no allowed region offers it (me-central-1, uaenorth, uaecentral); regions that do: " in err.message
@@ -199,3 +217,50 @@ def test_aks_pools_take_the_zones_the_location_sells_their_size_in(azure_offerin
         fleet = stack_fleet("prod")
         next(p for p in fleet["node_pools"] if p["name"] == "aks-h100")["zones"] = ["3"]
         parse_fleet(fleet)
+
+
+@pytest.mark.parametrize(("zones", "says"), [
+    (["4"], "4 is not an availability zone of uaenorth"), (["1", "7"], "7 is not an availability zone of uaenorth"),
+    (["mec1-az1"], "mec1-az1 is not an availability zone of uaenorth"),
+    (["5", "mec1-az2"], "5, mec1-az2 are not availability zones of uaenorth"),
+])
+def test_aks_zones_are_the_locations_zone_numbers_without_a_snapshot(zones, says):
+    """Azure's SKUs are not in the repository, so only the location's zones (1 to 3 in UAE North) judge a pool's."""
+    assert offerings.snapshot("azure", "uaenorth") is None
+    fleet = stack_fleet("prod")
+    fleet["node_pools"].append({"name": "extra", "cluster": "aks-main", "max_size": 1, "zones": zones})
+    with pytest.raises(ConfigError) as caught:
+        parse_fleet(fleet)
+    assert caught.value.path == "sahab:fleet.node_pools[8].zones"
+    assert caught.value.message.startswith(says) and caught.value.message.endswith("allowed: zone numbers 1, 2, 3")
+    fleet["node_pools"][-1]["zones"] = ["1", "3"]
+    assert parse_fleet(fleet).node_pools[-1].zones == ("1", "3")
+
+
+def test_aks_zones_outside_the_location_are_refused_before_the_snapshot_is_asked(azure_offerings):
+    azure_offerings("uaenorth", {
+        "Standard_NC40ads_H100_v5": {"family": "f", "vcpus": 40, "zones": ["1", "2", "3"], "restrictions": []},
+        "Standard_D8s_v5": {"family": "d", "vcpus": 8, "zones": ["1", "2", "3"], "restrictions": []}})
+    fleet = stack_fleet("prod")
+    fleet["node_pools"].append({"name": "extra", "cluster": "aks-main", "max_size": 1, "zones": ["2", "4"]})
+    with pytest.raises(ConfigError, match=r"node_pools\[8\]\.zones: 4 is not an availability zone of uaenorth"):
+        parse_fleet(fleet)
+    fleet["node_pools"][-1]["zones"] = ["2"]
+    assert parse_fleet(fleet).node_pools[-1].zones == ("2",)
+
+
+@pytest.mark.parametrize(("vm_size", "accepted"), [
+    ("Standard_D14_v2", True), ("Standard_D8ls_v5", True), ("Standard_E96ads_v5", True), ("Standard_F72s_v2", True),
+    ("Standard_D8ps_v5", False), ("Standard_E96ias_v5", False), ("Standard_D8as_v6", False), ("Standard_B2s", False),
+])
+def test_aks_cpu_pools_take_sizes_of_the_series_the_catalog_knows(vm_size, accepted):
+    fleet = stack_fleet("prod")
+    fleet["node_pools"].append({"name": "extra", "cluster": "aks-main", "max_size": 1, "instance_type": vm_size})
+    if accepted:
+        assert parse_fleet(fleet).node_pools[-1].instance_type == vm_size
+        return
+    with pytest.raises(ConfigError) as caught:
+        parse_fleet(fleet)
+    assert caught.value.path == "sahab:fleet.node_pools[8].instance_type"
+    assert "not in the hardware catalog; allowed for cpu: a size of the series" in caught.value.message
+    assert "Dlsv5/Dldsv5" in caught.value.message and "Arm p sizes" in caught.value.message

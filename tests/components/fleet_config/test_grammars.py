@@ -69,6 +69,12 @@ def test_api_access_cidrs(cidr, ok):
     ("aws", "g5.bogus", None), ("aws", "m6i.xlarge; rm -rf /", None), ("aws", "g5", None), ("aws", "x.large", None),
     ("azure", "Standard_D8s_v5", "cpu"), ("azure", "Standard_E16ads_v5", "cpu"), ("azure", "Standard_D8s_v5 x", None),
     ("azure", "Standard_Dfoo", None), ("azure", "Standard_NC4as_T4_v3", "t4"), ("azure", "Standard_NC4as_T4_v3x", None),
+    ("azure", "Standard_D8ls_v5", "cpu"), ("azure", "Standard_D14_v2", "cpu"), ("azure", "Standard_DS2_v2", "cpu"),
+    ("azure", "Standard_F72s_v2", "cpu"),
+    # Sizes outside the series the catalog knows, or that no series sells, are unknown rather than guessed:
+    ("azure", "Standard_D8ps_v5", None), ("azure", "Standard_E96ias_v5", None), ("azure", "Standard_D8as_v6", None),
+    ("azure", "Standard_D10s_v5", None), ("azure", "Standard_D96s_v4", None), ("azure", "Standard_D6_v2", None),
+    ("azure", "Standard_E4-2s_v5", None), ("azure", "Standard_F8_v2", None),
 ])
 def test_instance_types_are_known_whole(cloud, instance_type, accelerator):
     assert accelerators.accelerator_of_instance(cloud, instance_type) == accelerator

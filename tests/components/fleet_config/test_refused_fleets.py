@@ -221,3 +221,46 @@ def test_other_strings_that_reach_a_target_are_held_to_its_grammar(mutate, path)
 ])
 def test_absurd_numbers_are_refused(mutate, path):
     assert refused(mutate).path == path
+
+
+# ---- MIG only where the GPU has it ---------------------------------------------------------------------------
+def _gpu_pool_of(accelerator: str, where: str):
+    """A mutation giving the hybrid fleet a pool of the accelerator: on-prem (its host declares those GPUs), on
+    EKS (g5 / g6e) or on AKS (an NC T4 size), returning the pool's index."""
+    def mutate(d, **pool):
+        if where == "onprem":
+            d["sites"][0]["hosts"][1]["gpus"] = {"accelerator": accelerator, "count": 1}
+            d["node_pools"][0].update(accelerator=accelerator, **pool)
+            return 0
+        d["node_pools"].append({"name": "extra", "cluster": where, "accelerator": accelerator, "max_size": 1, **pool})
+        return len(d["node_pools"]) - 1
+    return mutate
+
+
+@pytest.mark.parametrize(("accelerator", "where", "instance_type"), [
+    ("l40s", "onprem", None), ("a10g", "onprem", None), ("t4", "onprem", None),
+    ("a10g", "eks", None), ("a10g", "eks", "g5.12xlarge"), ("l40s", "eks", "g6e.xlarge"),
+    ("t4", "aks", None), ("t4", "aks", "Standard_NC64as_T4_v3"),
+])
+@pytest.mark.parametrize("strategy", ["single", "mixed"])
+def test_mig_on_a_gpu_without_mig_is_refused_naming_the_field_and_the_mig_gpus(accelerator, where, instance_type,
+                                                                               strategy):
+    data = hybrid_fleet()
+    extra = {"instance_type": instance_type} if instance_type else {}
+    index = _gpu_pool_of(accelerator, where)(data, mig_strategy=strategy, **extra)
+    with pytest.raises(ConfigError) as info:
+        parse_fleet(data)
+    assert info.value.path == f"sahab:fleet.node_pools[{index}].mig_strategy"
+    assert info.value.message == f"{accelerator} GPUs have no MIG; allowed: none (MIG is on a100, h100, h200 only)"
+    data = hybrid_fleet()
+    _gpu_pool_of(accelerator, where)(data, mig_strategy="none", **extra)
+    assert parse_fleet(data).node_pools[index].mig_strategy == "none"
+
+
+@pytest.mark.parametrize(("accelerator", "where"), [("h100", "onprem"), ("a100", "onprem"), ("h200", "onprem"),
+                                                    ("h200", "eks"), ("a100", "aks"),
+                                                    ("h100", "aks")])
+def test_mig_on_a100_h100_and_h200_is_accepted(accelerator, where):
+    data = hybrid_fleet()
+    index = _gpu_pool_of(accelerator, where)(data, mig_strategy="single")
+    assert parse_fleet(data).node_pools[index].node_labels["nvidia.com/device-plugin.config"] == "mig-single"

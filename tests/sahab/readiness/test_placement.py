@@ -2,11 +2,13 @@
 On-prem pools are described as the on-prem node shape contract has them; everything inside the clusters is
 Sahab's real Platform and TrainingJob."""
 
+import pytest
 from sahab.components.fleet_config import NodePool, Taint
 
 from sahab.readiness import judge
 from tests.sahab.readiness.builders import (
     CONTROL_PLANE_TAINT,
+    aks_cluster,
     asking,
     job,
     onprem_cluster,
@@ -214,3 +216,29 @@ def test_a_pool_the_plan_says_nothing_about_is_not_judged():
     result = verdict(program)
     assert result.ok, result.problems
     assert result.placements == []
+
+
+# ---- AKS node shapes --------------------------------------------------------------------------------------
+def _on_one_aks_node(vm_size: str, requests: dict):
+    def program():
+        provider = aks_cluster(pools=({"name": "cpu", "vm_size": vm_size, "count": 1},))
+        job(provider, "wide", requests=requests)
+    return verdict(program)
+
+
+@pytest.mark.parametrize(("vm_size", "requests", "short"), [
+    # Standard_D11_v2 is 2 vCPUs and 14 GiB, not 11 vCPUs; Standard_D8ls_v5 has 16 GiB (2 per vCPU), not 32.
+    ("Standard_D11_v2", {"cpu": "6", "memory": "4Gi"}, "asks 6 CPU, a node has 1.9 CPU allocatable"),
+    ("Standard_D8ls_v5", {"cpu": "2", "memory": "20Gi"}, "asks 20.0 GiB, a node has 11.9 GiB allocatable"),
+])
+def test_aks_pods_are_judged_against_the_vm_sizes_real_shape(vm_size, requests, short):
+    result = _on_one_aks_node(vm_size, requests)
+    [problem] = result.problems
+    assert problem.object == "Job team/wide" and f"pool cpu: {short}" in problem.problem
+
+
+def test_a_pod_that_fits_a_large_dv2_size_is_placed():
+    """Standard_D14_v2 is 16 vCPUs and 112 GiB (it was read as 14 vCPUs and 56 GiB)."""
+    result = _on_one_aks_node("Standard_D14_v2", {"cpu": "12", "memory": "60Gi"})
+    assert result.ok, result.problems
+    assert [(p.pool, p.nodes) for p in result.placements if p.workload == "Job team/wide"] == [("cpu", 1)]

@@ -60,6 +60,37 @@ def test_unknown_types_have_no_shape():
     assert accelerators.instance_shape("azure", "Standard_B2s") is None
 
 
+@pytest.mark.parametrize(("vm_size", "vcpus", "memory"), [
+    # Dv2/DSv2: the number names the size, not the vCPUs (Microsoft Learn, "Dv2 and DSv2-series").
+    ("Standard_D2_v2", 2, 7), ("Standard_D11_v2", 2, 14), ("Standard_D14_v2", 16, 112),
+    ("Standard_DS15_v2", 20, 140),
+    # l: 2 GiB per vCPU ("Dlsv5 and Dldsv5-series"); a, d, s change no figure.
+    ("Standard_D8ls_v5", 8, 16), ("Standard_D96lds_v5", 96, 192), ("Standard_D96ads_v5", 96, 384),
+    ("Standard_D48a_v4", 48, 192),
+    # E: 8 GiB per vCPU but for the largest sizes; F: 2.
+    ("Standard_E2_v3", 2, 16), ("Standard_E64s_v3", 64, 432), ("Standard_E64ds_v4", 64, 504),
+    ("Standard_E96s_v5", 96, 672), ("Standard_E96ads_v5", 96, 672), ("Standard_E20as_v5", 20, 160),
+    ("Standard_F72s_v2", 72, 144),
+])
+def test_azure_cpu_shapes_are_the_series_published_figures(vm_size, vcpus, memory):
+    shape = accelerators.instance_shape("azure", vm_size)
+    assert (shape.vcpus, shape.memory_gib, shape.gpus) == (vcpus, memory, 0)
+
+
+@pytest.mark.parametrize("vm_size", ["Standard_D8ps_v5", "Standard_E96ias_v5", "Standard_D8as_v6", "Standard_D1_v2",
+                                     "Standard_D16_v2", "Standard_M128s", "Standard_L8s_v3", "Standard_A4_v2"])
+def test_azure_sizes_outside_the_known_series_have_no_shape_rather_than_a_guess(vm_size):
+    assert accelerators.instance_shape("azure", vm_size) is None
+    assert accelerators.accelerator_of_instance("azure", vm_size) is None
+
+
+def test_every_known_azure_cpu_size_is_named_by_its_vcpus_from_v3_on():
+    for series in accelerators.AZURE_CPU_SERIES:
+        assert series.page.endswith("-series") and series.sizes, series.label
+        if series.label != "Dv2/DSv2":
+            assert all(n == vcpus for n, (vcpus, _) in series.sizes.items()), series.label
+
+
 def test_every_gpu_type_of_the_catalog_has_a_shape_with_its_gpu_count():
     for (cloud, _), candidates in accelerators.DEFAULT_INSTANCE_TYPES.items():
         for instance_type in candidates:
