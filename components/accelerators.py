@@ -301,6 +301,7 @@ def has_mig(accelerator: str) -> bool:
     """The accelerator's GPUs can be cut into MIG devices (a pool's mig_strategy may be single or mixed)."""
     return accelerator in MIG_GPU_MEMORY_GIB
 
+
 # The NVIDIA MIG manager's `nvidia.com/mig.config` layouts, per GPU memory size: the devices one GPU is cut
 # into (profile -> count), as the default mig-parted configuration defines them.
 MIG_LAYOUTS: dict[int, dict[str, dict[str, int]]] = {
