@@ -45,8 +45,9 @@ from .places import (
     normalise_location,
     place_of_host,
     places_in,
-    places_in_text,
+    places_in_host,
     region_of,
+    whole_place,
 )
 
 
@@ -426,9 +427,9 @@ def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth:
         if located:
             return Place(normalise_location(located.group(1)), "the location in its resource id")
         return Place(MISSING, "an Azure resource this program does not create (its id carries no location)")
-    named = places_in_text(value)
-    if named and len(value) <= 40 and " " not in value.strip() and "/" not in value and "." not in value:
-        return Place(sorted(named)[0], "the region it names")
+    named = whole_place(value)
+    if named:
+        return Place(named, "the region it names")
     host = host_of(value)
     if host is not None:
         if is_private_address(host):
@@ -626,7 +627,7 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0) -> Iterator
         if host is None and value.strip()[:1].isalpha() and len(value) < 2000:
             match = re.search(r"https?://([^/\s\"']+)", value)
             host = host_of(match.group(1)) if match else None
-        if host is not None and not places_in_text(host):
+        if host is not None and not places_in_host(host):
             known = place_of_host(host)
             if known is not None and not (known.country and not known.edge and known.country.upper() == "AE"):
                 yield path, "host", known
