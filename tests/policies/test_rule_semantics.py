@@ -150,3 +150,35 @@ def test_container_registry_geo_replica_outside_the_country():
     assert run(LOCATION, azure(replica, {"registryName": "sahabacr", "location": "uaecentral"})) == []
     found = run(LOCATION, azure(replica, {"registryName": "sahabacr", "location": "westeurope"}))
     assert found and "westeurope" in found[0][0]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Coverage is declared where it is judged: a stack rule that reads a type judges it, and says so in `covers`
+
+
+def test_every_stack_rule_declares_the_types_it_reads(monkeypatch):
+    """SAHAB-CLOUD-030 trusts `types`/`covers`; a stack rule that selects resources by type (`ctx.of_type`)
+    without declaring them would leave those types "unjudged" (an S3 replication config between two compliant
+    buckets was refused so)."""
+    from sahab.policies.core import all_rules
+    from sahab.policies.egress import key_paths
+
+    read: list[str] = []
+    original = Context.of_type
+
+    def recording(self, *types):
+        read.extend(types)
+        return original(self, *types)
+
+    monkeypatch.setattr(Context, "of_type", recording)
+    undeclared = {}
+    for r in all_rules():
+        if r.scope != "stack":
+            continue
+        read.clear()
+        r.run_stack(Context(phase="update"))
+        missing = {t for t in set(read) - set(r.covers) - set(r.types) if key_paths(t)}  # data-holding types
+        if missing:
+            undeclared[r.id] = sorted(missing)
+    assert not undeclared, f"stack rules reading types they do not declare in `covers`: {undeclared}"
+
