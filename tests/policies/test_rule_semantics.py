@@ -182,3 +182,15 @@ def test_every_stack_rule_declares_the_types_it_reads(monkeypatch):
             undeclared[r.id] = sorted(missing)
     assert not undeclared, f"stack rules reading types they do not declare in `covers`: {undeclared}"
 
+
+def test_an_unknown_place_is_the_place_rules_not_the_public_policy_rules():
+    """An unknown `region`, `location` or key id is no policy document: SAHAB-CLOUD-010 leaves it to the rules
+    that judge places and keys (which fail closed, naming it), and still fails closed on an unknown policy."""
+    for props in ({"cidrBlock": "10.0.0.0/16", "region": UNKNOWN}, {"kmsMasterKeyId": UNKNOWN}):
+        view = Res("aws:sns/topic:Topic", props, name="topic", provider={"region": "me-central-1"})
+        assert run("cloud-all-resource-policy-not-public", view, phase="update") == []
+    view = Res("aws:sns/topic:Topic", {"policy": UNKNOWN}, name="topic", provider={"region": "me-central-1"})
+    assert run("cloud-all-resource-policy-not-public", view, phase="update")
+    view = Res("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16", "region": UNKNOWN}, name="vpc",
+               provider={"region": "me-central-1"})
+    assert run("aws-all-resource-region-allowed", view, phase="update")
