@@ -200,6 +200,12 @@ def effective_place(view: ResourceView, ctx: Context, _depth: int = 0) -> Place:
             value = lookup(view.provider.props, key)
             if value is not MISSING:
                 return Place(value, f"the `{key}` of its provider {view.provider.name!r}")
+        if not is_default_provider(view.provider):
+            return Place(MISSING, f"no {'/'.join(f'`{k}`' for k in source.own)} on the resource, and its "
+                                  f"explicit provider {view.provider.name!r} sets no "
+                                  f"{'/'.join(f'`{k}`' for k in source.provider)}: the stack's "
+                                  f"`{view.package}:{source.config[0]}` configures only default providers, and "
+                                  "the provider would take its place from the environment or a profile")
     for key in source.config:
         value = ctx.stack_config.get(f"{view.package}:{key}")
         if isinstance(value, str) and value:
@@ -207,6 +213,13 @@ def effective_place(view: ResourceView, ctx: Context, _depth: int = 0) -> Place:
     own = "/".join(f"`{k}`" for k in source.own)
     return Place(MISSING, f"no {own} on the resource, its provider or the stack config "
                           f"(`{view.package}:{source.config[0]}`)")
+
+
+def is_default_provider(provider: ResourceView) -> bool:
+    """Whether a provider is the engine's default one for its package (`default`, `default_7_51_1`): only those
+    are configured from the stack's `<package>:*` config. An explicit `aws.Provider(...)` gets its arguments and
+    nothing else (pulumi_aws's Provider falls back to AWS_REGION/AWS_DEFAULT_REGION, then the profile)."""
+    return provider.name == "default" or provider.name.startswith("default_")
 
 
 def provider_place(view: ResourceView, ctx: Context) -> Place:
@@ -217,6 +230,10 @@ def provider_place(view: ResourceView, ctx: Context) -> Place:
         value = lookup(view.props, key)
         if value is not MISSING:
             return Place(value, f"its `{key}`")
+    if not is_default_provider(view):
+        return Place(MISSING, f"no `{source.provider[0]}` on this explicit provider: the stack's "
+                              f"`{package}:{source.config[0]}` configures only default providers, and this one "
+                              "would take its place from the environment or a profile")
     for key in source.config:
         value = ctx.stack_config.get(f"{package}:{key}")
         if isinstance(value, str) and value:

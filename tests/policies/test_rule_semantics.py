@@ -194,3 +194,18 @@ def test_an_unknown_place_is_the_place_rules_not_the_public_policy_rules():
     view = Res("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16", "region": UNKNOWN}, name="vpc",
                provider={"region": "me-central-1"})
     assert run("aws-all-resource-region-allowed", view, phase="update")
+
+
+def test_an_explicit_provider_without_a_region_is_not_given_the_stacks():
+    """The engine configures only default providers from `aws:region`; an explicit `aws.Provider` without
+    `region` takes it from AWS_REGION/AWS_DEFAULT_REGION or its profile when it runs, so its place is unknown."""
+    config = {"aws:region": "me-central-1"}
+    vpc = Res("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16"}, name="vpc", provider={"profile": "partner"},
+              provider_name="partner")
+    found = run("aws-all-resource-region-allowed", Stack([vpc], config))
+    assert found and "explicit provider 'partner'" in found[0][0]
+    default = Res("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16"}, name="vpc", provider={})
+    assert run("aws-all-resource-region-allowed", Stack([default], config)) == []
+    pinned = Res("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16"}, name="vpc",
+                 provider={"profile": "partner", "region": "me-central-1"}, provider_name="partner")
+    assert run("aws-all-resource-region-allowed", Stack([pinned], config)) == []
