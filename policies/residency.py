@@ -479,7 +479,9 @@ def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth:
 @dataclass(frozen=True)
 class Destination:
     path: str  # the concrete input path, e.g. rules[0].destination.bucket
-    kind: str  # replication, export, delivery, subscription, logging, backup, mirroring, webhook, volume
+    # replication, export, delivery, subscription, logging, backup, mirroring, webhook, volume; global (joins a
+    # multi-region construct), endpoint (a provider's API endpoint override)
+    kind: str
     value: Any  # the reference, UNKNOWN or MISSING (a block without it)
     place: Place
 
@@ -492,6 +494,8 @@ def walk_model_path(value: Any, steps: list[str], path: str = "") -> Iterator[tu
         return
     step, rest = steps[0], steps[1:]
     value = _unwrap(value)
+    if isinstance(value, str) and value not in UNKNOWN_SENTINELS and isinstance(_decoded(value), (list, dict)):
+        value = _decoded(value)  # a provider's nested settings reach the engine as JSON text
     if step == "[]":
         if isinstance(value, (list, tuple)):
             for i, child in enumerate(value):
@@ -581,13 +585,17 @@ def destination_problem(view: ResourceView, ctx: Context, dest: Destination,
 # objects of the same cluster; an Azure name below another reference (a container in a destination account) goes
 # where that reference goes.
 _PLAIN = re.compile(r"^[A-Za-z0-9_+=,@-]+$")
+# Destinations that join a multi-region construct (an Aurora global database, an ElastiCache global datastore, a
+# DynamoDB global table, an S3 Multi-Region Access Point) or override a provider's service endpoint: a plain
+# identifier there names something that spans regions, not an object of the resource's own region.
+GLOBAL_KINDS = ("global", "endpoint")
 _GLOBAL_NAME_WORDS = ("bucket",)
 _AZURE_SUB_RESOURCE_WORDS = ("container", "table", "queue", "share", "index", "blob", "path", "directory",
                              "database", "collection", "topic", "subscription", "hub", "name")
 
 
 def _relative_name(view: ResourceView, dest: Destination) -> bool:
-    if not _PLAIN.match(dest.value):
+    if not _PLAIN.match(dest.value) or dest.kind in GLOBAL_KINDS:
         return False
     leaf = re.split(r"[.\[]", dest.path.rstrip("]"))[-1] if "." in dest.path else dest.path
     leaf = re.sub(r"\[\d+\]$", "", dest.path.split(".")[-1]).lower()
