@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 _DIRECTIONS = "northeast|northwest|southeast|southwest|north|south|east|west|central"
 AWS_REGION = re.compile(
@@ -94,15 +94,85 @@ def places_in_text(text: str) -> set[str]:
 
 _NAME_KEY = re.compile(r"(name|prefix|id|bucket)$", re.IGNORECASE)
 _PLACE_KEY = re.compile(r"region|location|zone|endpoint|url|uri|arn", re.IGNORECASE)
-_IDENTIFIER = re.compile(r"^[A-Za-z0-9._-]+$")
+ARN = re.compile(r"^arn:[a-z0-9-]+:([a-z0-9-]+):([a-z0-9-]*):([0-9]*):?(.*)$", re.S)
+ARM_ID = re.compile(r"^/subscriptions/[^/]+/", re.IGNORECASE)
+_LOCATIONS_SEGMENT = re.compile(r"/locations/([^/?#]+)", re.IGNORECASE)
 
 
 def _is_name(path: str, value: str) -> bool:
-    """A plain name (`bucket: backup-eu-west-1`, `resourceGroupName: westeurope-legacy`) names the resource, not
-    a place; place-bearing keys (`locationName`, `regionName`) and references (ARNs, URLs, ids with `/`) still
-    count."""
+    """A name (`bucket: backup-eu-west-1`, `name: /migrated/eu-west-1/orders`, `resourceGroupName:
+    westeurope-legacy`) is the identity of a resource, not a place, whatever it spells; place-bearing keys
+    (`locationName`, `regionName`) still count, and a reference under a name key (an ARN, an ARM id, a URL) is
+    read as the reference it is (`places_in_value`)."""
     key = re.split(r"[.\[]", path)[-1] if path else ""
-    return bool(_NAME_KEY.search(key)) and not _PLACE_KEY.search(key) and bool(_IDENTIFIER.match(value))
+    if not _NAME_KEY.search(key) or _PLACE_KEY.search(key):
+        return False
+    return not (ARN.match(value) or ARM_ID.match(value) or "://" in value)
+
+
+def whole_place(text: str) -> str | None:
+    """The place a value is, when the whole value is one (`eu-west-1`, `eu-west-1a`, `West Europe`); None for a
+    name that merely contains one (`orders-eu-west-1`)."""
+    stripped = text.strip().lower()
+    for grammar in (AWS_REGION, GCP_REGION):
+        match = grammar.match(stripped)
+        if match and re.fullmatch(rf"{re.escape(match.group(1))}(?:[a-z]|-[a-z]|-[a-z]+-\d+[a-z]?)?", stripped):
+            return match.group(1)
+    whole = normalise_location(text)
+    if whole in AZURE_LOCATIONS or whole in AZURE_GEOGRAPHIES:
+        return whole
+    return None
+
+
+# AWS hosts: the region is a label of its own after the service (`s3.me-central-1.amazonaws.com`,
+# `sqs.eu-west-1.amazonaws.com`, `com.amazonaws.eu-west-1.s3`), or the legacy dash forms (`s3-eu-west-1`,
+# `s3-website-eu-west-1`); a label before the service is the resource's name (a bucket's virtual host).
+_AWS_REGION_LABEL = re.compile(r"^(?:[a-z0-9]+(?:-website|-fips|-accesspoint|-control)?[-.])?"
+                               r"((?:[a-z]{2}(?:-gov|-iso[a-z]?|sc-[a-z]{2})?)-[a-z]+-\d{1,2})$")
+
+
+def places_in_host(host: str) -> set[str]:
+    """The places a host names: for AWS's own hosts only the region label (not a bucket name before the service);
+    for other hosts every place in it (`ddb.eu-west-1.partner.io`, `westeurope.api.cognitive.microsoft.com`)."""
+    labels = host.lower().rstrip(".").split(".")
+    if host.endswith((".amazonaws.com", ".amazonaws.com.cn", ".api.aws")) or labels[:2] == ["com", "amazonaws"]:
+        found: set[str] = set()
+        skip_first = len(labels) > 3 and labels[0] != "com"
+        for i, label in enumerate(labels):
+            if i == 0 and skip_first:
+                continue  # the resource's own name (a bucket, an access point) in a virtual-hosted name
+            match = _AWS_REGION_LABEL.match(label)
+            if match and AWS_REGION.fullmatch(match.group(1)):
+                found.add(match.group(1))
+        return found
+    return places_in_text(host)
+
+
+def places_in_value(text: str) -> set[str]:
+    """The places a string names, read as what it is: an ARN by its region field (its resource part is a name),
+    an ARM id by its `/locations/` segments (resource group and resource names are names), a URL by its host
+    (and, when the host shows no place, by what it carries: a presigned URL's credential scope, a `region=`
+    query), any other text by every place it spells."""
+    arn = ARN.match(text)
+    if arn:
+        return {arn.group(2)} if arn.group(2) and places_in_text(arn.group(2)) else set()
+    if ARM_ID.match(text):
+        return {normalise_location(m) for m in _LOCATIONS_SEGMENT.findall(text)}
+    if text.strip().lower().startswith("s3://"):
+        return set()  # a bucket name carries no region (where the bucket is, is the egress model's question)
+    if "://" in text and " " not in text.strip():
+        try:
+            parts = urlsplit(text.strip())
+        except ValueError:
+            return places_in_text(text)
+        host = (parts.hostname or "").lower()
+        named = places_in_host(host) if host else set()
+        return named or places_in_text(unquote(text.strip()[len(f"{parts.scheme}://{parts.netloc}"):]))
+    host = host_of(text) if "." in text and not set(text.strip()) & set(" ,;=\n") else None
+    if host is not None:  # a bare host, `host/path`: the host's places, and any the path spells
+        path = text.strip().split("/", 1)[1] if "/" in text.strip() else ""
+        return places_in_host(host) | places_in_text(path)
+    return places_in_text(text)
 
 
 def _unwrap(value: Any) -> Any:
@@ -142,7 +212,7 @@ def places_in(value: Any, path: str = "", _depth: int = 0) -> Iterator[tuple[str
             return
         if _is_name(path, value):
             return
-        for place in sorted(places_in_text(value)):
+        for place in sorted(places_in_value(value)):
             yield path, place
         return
     if isinstance(value, Mapping):
@@ -234,7 +304,7 @@ def place_of_host(host: str) -> HostPlace | None:
     table = endpoint_table()
     labels = host.split(".")
     entry = next((table[".".join(labels[i:])] for i in range(len(labels)) if ".".join(labels[i:]) in table), None)
-    named = sorted(places_in_text(host))
+    named = sorted(places_in_host(host))
     if named and (entry is None or entry.get("region_in_host") or host.endswith((".amazonaws.com",
                                                                                 ".amazonaws.com.cn"))):
         what = entry["vendor"] if entry else "the region in its name"

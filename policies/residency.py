@@ -45,8 +45,9 @@ from .places import (
     normalise_location,
     place_of_host,
     places_in,
-    places_in_text,
+    places_in_host,
     region_of,
+    whole_place,
 )
 
 
@@ -199,6 +200,12 @@ def effective_place(view: ResourceView, ctx: Context, _depth: int = 0) -> Place:
             value = lookup(view.provider.props, key)
             if value is not MISSING:
                 return Place(value, f"the `{key}` of its provider {view.provider.name!r}")
+        if not is_default_provider(view.provider):
+            return Place(MISSING, f"no {'/'.join(f'`{k}`' for k in source.own)} on the resource, and its "
+                                  f"explicit provider {view.provider.name!r} sets no "
+                                  f"{'/'.join(f'`{k}`' for k in source.provider)}: the stack's "
+                                  f"`{view.package}:{source.config[0]}` configures only default providers, and "
+                                  "the provider would take its place from the environment or a profile")
     for key in source.config:
         value = ctx.stack_config.get(f"{view.package}:{key}")
         if isinstance(value, str) and value:
@@ -206,6 +213,13 @@ def effective_place(view: ResourceView, ctx: Context, _depth: int = 0) -> Place:
     own = "/".join(f"`{k}`" for k in source.own)
     return Place(MISSING, f"no {own} on the resource, its provider or the stack config "
                           f"(`{view.package}:{source.config[0]}`)")
+
+
+def is_default_provider(provider: ResourceView) -> bool:
+    """Whether a provider is the engine's default one for its package (`default`, `default_7_51_1`): only those
+    are configured from the stack's `<package>:*` config. An explicit `aws.Provider(...)` gets its arguments and
+    nothing else (pulumi_aws's Provider falls back to AWS_REGION/AWS_DEFAULT_REGION, then the profile)."""
+    return provider.name == "default" or provider.name.startswith("default_")
 
 
 def provider_place(view: ResourceView, ctx: Context) -> Place:
@@ -216,6 +230,10 @@ def provider_place(view: ResourceView, ctx: Context) -> Place:
         value = lookup(view.props, key)
         if value is not MISSING:
             return Place(value, f"its `{key}`")
+    if not is_default_provider(view):
+        return Place(MISSING, f"no `{source.provider[0]}` on this explicit provider: the stack's "
+                              f"`{package}:{source.config[0]}` configures only default providers, and this one "
+                              "would take its place from the environment or a profile")
     for key in source.config:
         value = ctx.stack_config.get(f"{package}:{key}")
         if isinstance(value, str) and value:
@@ -426,9 +444,9 @@ def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth:
         if located:
             return Place(normalise_location(located.group(1)), "the location in its resource id")
         return Place(MISSING, "an Azure resource this program does not create (its id carries no location)")
-    named = places_in_text(value)
-    if named and len(value) <= 40 and " " not in value.strip() and "/" not in value and "." not in value:
-        return Place(sorted(named)[0], "the region it names")
+    named = whole_place(value)
+    if named:
+        return Place(named, "the region it names")
     host = host_of(value)
     if host is not None:
         if is_private_address(host):
@@ -461,7 +479,9 @@ def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth:
 @dataclass(frozen=True)
 class Destination:
     path: str  # the concrete input path, e.g. rules[0].destination.bucket
-    kind: str  # replication, export, delivery, subscription, logging, backup, mirroring, webhook, volume
+    # replication, export, delivery, subscription, logging, backup, mirroring, webhook, volume; global (joins a
+    # multi-region construct), endpoint (a provider's API endpoint override)
+    kind: str
     value: Any  # the reference, UNKNOWN or MISSING (a block without it)
     place: Place
 
@@ -474,6 +494,8 @@ def walk_model_path(value: Any, steps: list[str], path: str = "") -> Iterator[tu
         return
     step, rest = steps[0], steps[1:]
     value = _unwrap(value)
+    if isinstance(value, str) and value not in UNKNOWN_SENTINELS and isinstance(_decoded(value), (list, dict)):
+        value = _decoded(value)  # a provider's nested settings reach the engine as JSON text
     if step == "[]":
         if isinstance(value, (list, tuple)):
             for i, child in enumerate(value):
@@ -563,13 +585,17 @@ def destination_problem(view: ResourceView, ctx: Context, dest: Destination,
 # objects of the same cluster; an Azure name below another reference (a container in a destination account) goes
 # where that reference goes.
 _PLAIN = re.compile(r"^[A-Za-z0-9_+=,@-]+$")
+# Destinations that join a multi-region construct (an Aurora global database, an ElastiCache global datastore, a
+# DynamoDB global table, an S3 Multi-Region Access Point) or override a provider's service endpoint: a plain
+# identifier there names something that spans regions, not an object of the resource's own region.
+GLOBAL_KINDS = ("global", "endpoint")
 _GLOBAL_NAME_WORDS = ("bucket",)
 _AZURE_SUB_RESOURCE_WORDS = ("container", "table", "queue", "share", "index", "blob", "path", "directory",
                              "database", "collection", "topic", "subscription", "hub", "name")
 
 
 def _relative_name(view: ResourceView, dest: Destination) -> bool:
-    if not _PLAIN.match(dest.value):
+    if not _PLAIN.match(dest.value) or dest.kind in GLOBAL_KINDS:
         return False
     leaf = re.split(r"[.\[]", dest.path.rstrip("]"))[-1] if "." in dest.path else dest.path
     leaf = re.sub(r"\[\d+\]$", "", dest.path.split(".")[-1]).lower()
@@ -626,7 +652,7 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0) -> Iterator
         if host is None and value.strip()[:1].isalpha() and len(value) < 2000:
             match = re.search(r"https?://([^/\s\"']+)", value)
             host = host_of(match.group(1)) if match else None
-        if host is not None and not places_in_text(host):
+        if host is not None and not places_in_host(host):
             known = place_of_host(host)
             if known is not None and not (known.country and not known.edge and known.country.upper() == "AE"):
                 yield path, "host", known

@@ -235,7 +235,28 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     ("aws:apigatewayv2/integration:Integration", "integrationUri"): "destination:delivery",
     # An ExternalName Service is a DNS alias: traffic sent to the Service goes to that host.
     ("kubernetes:core/v1:Service", "spec.externalName"): "destination:delivery",
+    # Multi-region constructs a resource joins by identifier: the construct's other members (wherever they are)
+    # hold copies of what this one holds, so the identifier is a destination, and a plain one is not a name
+    # resolved in the resource's own region (kind `global`: see policies/residency.py).
+    # Aurora global database ("Global cluster identifier specified on `rds.GlobalCluster`").
+    ("aws:rds/cluster:Cluster", "globalClusterIdentifier"): "destination:global",
+    # ElastiCache global datastore ("The ID of the global replication group to which this replication group
+    # should belong"); the model read it as `replication`.
+    ("aws:elasticache/replicationGroup:ReplicationGroup", "globalReplicationGroupId"): "destination:global",
+    # MemoryDB multi-Region cluster ("Multi region cluster identifier specified on `memorydb.MultiRegionCluster`").
+    ("aws:memorydb/cluster:Cluster", "multiRegionClusterName"): "destination:global",
+    # Aurora DSQL multi-Region peers (cluster ARNs) and the witness Region that keeps the encrypted transaction log.
+    ("aws:dsql/cluster:Cluster", "multiRegionProperties.clusters"): "destination:global",
+    ("aws:dsql/cluster:Cluster", "multiRegionProperties.witnessRegion"): "destination:replication",
+    # S3 Multi-Region Access Point: requests are routed to every bucket it lists, by name (names are global).
+    ("aws:s3control/multiRegionAccessPoint:MultiRegionAccessPoint", "details.regions.bucket"): "destination:global",
+    # IoT rule HTTPS actions POST every matching message to `url`.
+    ("aws:iot/topicRule:TopicRule", "https.url"): "destination:webhook",
+    ("aws:iot/topicRule:TopicRule", "errorAction.http.url"): "destination:webhook",
 }
+# A provider's service endpoint overrides (pulumi-aws `endpoints`): every API call of the resources it manages,
+# and the data in it, goes to that URL instead of the provider's region.
+PROVIDER_ENDPOINT_BLOCKS = {"endpoints"}
 # Kubernetes volumes kept on a remote server: where the server is, the data is.
 REMOTE_VOLUME_FIELDS = {("nfs", "server"), ("iscsi", "targetPortal"), ("iscsi", "portals[]"),
                         ("cephfs", "monitors[]"), ("rbd", "monitors[]"), ("glusterfs", "endpoints"),
@@ -384,6 +405,20 @@ def model_of(package: str) -> dict[str, dict]:
         for name, fields in module.args.items():
             index.setdefault(name, fields)
     out: dict[str, dict] = {}
+    provider_fields = modules.get(".", Module({}, [])).args.get("ProviderArgs")
+    if provider_fields:
+        token = f"pulumi:providers:{PACKAGES[package].removeprefix('pulumi-')}"
+        endpoints = {}
+        for field in provider_fields:
+            if field.camel not in PROVIDER_ENDPOINT_BLOCKS:
+                continue
+            nested, step = _nested(field.annotation)
+            for name in nested:
+                for sub in index.get(name, []):
+                    if _is_text(sub.annotation):
+                        endpoints[f"{field.camel}{step}.{sub.camel}"] = "endpoint"
+        if endpoints:
+            out[token] = {"destinations": dict(sorted(endpoints.items()))}
     for module in modules.values():
         for cls, token, _ in module.resources:
             if token.startswith("kubernetes:") and token.endswith("List"):

@@ -126,7 +126,8 @@ REPLICATION_TYPES = ("aws:s3/bucketReplicationConfig:BucketReplicationConfig",)
                   "region; a destination outside the stack cannot be shown to be in the UAE, so it fails.",
       remediation="Replicate only to a bucket created in this program in me-central-1 (or remove the rule).",
       severity=Severity.CRITICAL, frameworks=RESIDENCY,
-      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, scope="stack")
+      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, scope="stack",
+      covers=(*REPLICATION_TYPES, *BUCKET_TYPES))
 def aws_s3_replication_region(ctx: Context):
     yield from copy_findings(ctx, REPLICATION_TYPES, "rules", ("bucket",))
     yield from copy_findings(ctx, ("aws:s3/bucket:Bucket",), "replicationConfiguration", ("bucket",))
@@ -139,7 +140,8 @@ def aws_s3_replication_region(ctx: Context):
                   "move the backed-up data out of the country.",
       remediation="Point `copy_actions[].destination_vault_arn` at a vault in me-central-1 or drop the copy.",
       severity=Severity.CRITICAL, frameworks=RESIDENCY,
-      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, scope="stack")
+      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, scope="stack",
+      covers=("aws:backup/plan:Plan",))
 def aws_backup_copy_region(ctx: Context):
     yield from copy_findings(ctx, ("aws:backup/plan:Plan",), "copyActions", ("destinationVaultArn",))
 
@@ -150,7 +152,8 @@ def aws_backup_copy_region(ctx: Context):
                   "code and data samples.",
       remediation="Remove destinations outside me-central-1 from the registry replication configuration.",
       severity=Severity.HIGH, frameworks=RESIDENCY,
-      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, scope="stack")
+      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, scope="stack",
+      covers=("aws:ecr/replicationConfiguration:ReplicationConfiguration",))
 def aws_ecr_replication_region(ctx: Context):
     yield from copy_findings(ctx, ("aws:ecr/replicationConfiguration:ReplicationConfiguration",),
                              "replicationConfiguration", ("region",))
@@ -161,7 +164,8 @@ def aws_ecr_replication_region(ctx: Context):
       description="Each replica of a DynamoDB global table holds a full copy of the data in its region.",
       remediation="Remove replicas outside me-central-1.",
       severity=Severity.HIGH, frameworks=RESIDENCY,
-      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, scope="stack")
+      enforcement=Enforcement.MANDATORY, residency=True, unknown=Unknown.FAILS, scope="stack",
+      covers=("aws:dynamodb/table:Table",))
 def aws_dynamodb_replica_region(ctx: Context):
     # A TableReplica's own region is SAHAB-AWS-001's business.
     yield from copy_findings(ctx, ("aws:dynamodb/table:Table",), "replicas", ("regionName",))

@@ -198,7 +198,7 @@ def _denies_insecure_transport(document) -> bool | None:
       remediation="Attach an `aws.s3.BucketPolicy` with a statement {Effect: Deny, Principal: *, Action: s3:*, "
                   "Resource: [bucket ARN, bucket ARN/*], Condition: {Bool: {aws:SecureTransport: false}}}.",
       severity=Severity.HIGH, frameworks=TRANSPORT, enforcement=Enforcement.MANDATORY, residency=False,
-      unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack")
+      unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack", covers=BUCKET_TYPES)
 def aws_s3_tls_only(ctx: Context):
     for bucket in ctx.of_type(*BUCKET_TYPES):
         policies_ = attached_to(bucket, ctx, *POLICY_TYPES)
@@ -223,7 +223,8 @@ def aws_s3_tls_only(ctx: Context):
       remediation="Add `aws.s3.BucketPublicAccessBlock(bucket=bucket.id, block_public_acls=True, "
                   "block_public_policy=True, ignore_public_acls=True, restrict_public_buckets=True)`.",
       severity=Severity.HIGH, frameworks=(pdpl("Art. 20 (security of processing)"), iso27001("A.8.3")),
-      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, scope="stack")
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, scope="stack",
+      covers=BUCKET_TYPES)
 def aws_s3_public_access(ctx: Context):
     settings = ("blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets")
     for bucket in ctx.of_type(*BUCKET_TYPES):
@@ -243,7 +244,8 @@ def aws_s3_public_access(ctx: Context):
       remediation="Add `aws.s3.BucketVersioning(bucket=bucket.id, versioning_configuration={\"status\": "
                   "\"Enabled\"})`.",
       severity=Severity.MEDIUM, frameworks=(iso27001("A.8.13"),),
-      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, scope="stack")
+      enforcement=Enforcement.ADVISORY, residency=False, unknown=Unknown.IGNORED, scope="stack",
+      covers=BUCKET_TYPES)
 def aws_s3_versioning(ctx: Context):
     for bucket in ctx.of_type(*BUCKET_TYPES):
         configs = ctx.referencing(bucket, "bucket", *VERSIONING_TYPES)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -73,11 +74,18 @@ def policy_documents(view: ResourceView) -> Iterator[tuple[str, Any]]:
         if isinstance(value, str) and value in ("", None):
             continue
         if lookup(props, key) is UNKNOWN:
-            yield key, UNKNOWN
+            if _may_hold_document(key):
+                yield key, UNKNOWN
             continue
         document = _document(value)
         if isinstance(document, dict) and "Statement" in document:
             yield key, document
+
+
+def _may_hold_document(key: str) -> bool:
+    """Whether an input's name says it can hold a policy document (`policy`, `accessPolicies`, `policyDocument`):
+    an unknown region, location, key id or ARN is not a policy, and the rules judging those name it themselves."""
+    return bool(re.search(r"polic|document|statement", key, re.IGNORECASE))
 
 
 # Condition keys that pin who may call or where from: a statement with one (tested positively) is not public.

@@ -38,6 +38,7 @@ class Res:
     provider: dict[str, Any] | None = None  # provider settings, e.g. {"region": "eu-west-1"}
     provider_type: str = "pulumi:providers:aws"
     deps: dict[str, list[str]] = field(default_factory=dict)  # input -> names of resources in the same stack
+    provider_name: str = "default"  # the engine's name for a default provider; anything else is explicit
 
     @property
     def urn(self) -> str:
@@ -57,8 +58,9 @@ def _opts() -> PolicyResourceOptions:
 def _provider(res: Res):
     if res.provider is None:
         return None
-    # One provider per provider type, as a program's default provider is (a Kubernetes provider is a cluster).
-    name = f"default-{res.provider_type.rsplit(':', 1)[-1]}"
+    # One provider per provider type, named as the engine names a program's default provider (`default`, or
+    # `default_<version>`: only those take the stack's `<package>:*` config; a Kubernetes provider is a cluster).
+    name = res.provider_name
     return PolicyProviderResource(res.provider_type, unknown_checking_proxy(dict(res.provider)),
                                   urn(res.provider_type, name), name)
 

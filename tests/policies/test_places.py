@@ -48,3 +48,24 @@ def test_scan_reads_documents_and_user_data_but_not_names_tags_or_conditions():
     }
     found = {place for _, place in places_in(props)}
     assert found == {"ap-south-1", "sa-east-1", "westeurope"}
+
+
+def test_a_resource_identity_is_not_a_place_but_its_arn_region_and_host_are():
+    """Names spelling a region (a log group with slashes, an ARN's resource part, a bucket's virtual host, an ARM
+    id's group) name the resource; the ARN's region field, the endpoint's region label and `/locations/` place it."""
+    props = {
+        "name": "/migrated/eu-west-1/orders",
+        "arn": "arn:aws:logs:me-central-1:111122223333:log-group:/migrated/eu-west-1/orders",
+        "roleArn": "arn:aws:iam::111122223333:role/replicator-eu-west-1",
+        "url": "https://sqs.me-central-1.amazonaws.com/111122223333/orders-from-eu-west-1",
+        "bucketRegionalDomainName": "acme-eu-west-1-logs.s3.me-central-1.amazonaws.com",
+        "id": "/subscriptions/s/resourceGroups/rg-westeurope/providers/Microsoft.OperationalInsights/workspaces/w",
+    }
+    assert {place for _, place in places_in(props)} == {"me-central-1"}
+    leaks = {
+        "deadLetterTargetArn": "arn:aws:sqs:eu-west-1:111122223333:orders-me-central-1",
+        "endpoint": "https://logs-me-central-1.s3.eu-west-1.amazonaws.com/x",
+        "presigned": "https://b.s3.amazonaws.com/k?X-Amz-Credential=AKIA%2F20250101%2Fap-south-1%2Fs3%2Faws4_request",
+        "scope": "/subscriptions/s/providers/Microsoft.Compute/locations/westeurope/x",
+    }
+    assert {place for _, place in places_in(leaks)} == {"eu-west-1", "ap-south-1", "westeurope"}

@@ -808,3 +808,12 @@ def test_every_mandatory_rule_fails_closed_on_a_value_still_unknown_after_the_up
         if rule.enforcement is Enforcement.MANDATORY:
             assert rule.unknown is not Unknown.IGNORED, rule.id
 
+
+
+def test_a_data_store_type_is_recognised_without_its_optional_encryption_block():
+    """SAHAB-CLOUD-030 recognises the type: a Databricks workspace holds data with or without `encryption`."""
+    bare = Res("azure-native:databricks:Workspace", {"location": "uaenorth", "sku": {"name": "premium"}})
+    assert run("cloud-all-datastore-judged", bare)
+    # A key in a block about something else (an ECS service's managed EBS volume) counts only when set.
+    service = Res("aws:ecs/service:Service", {"name": "svc"}, provider=ME)
+    assert run("cloud-all-datastore-judged", service) == []

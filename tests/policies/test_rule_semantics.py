@@ -150,3 +150,62 @@ def test_container_registry_geo_replica_outside_the_country():
     assert run(LOCATION, azure(replica, {"registryName": "sahabacr", "location": "uaecentral"})) == []
     found = run(LOCATION, azure(replica, {"registryName": "sahabacr", "location": "westeurope"}))
     assert found and "westeurope" in found[0][0]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Coverage is declared where it is judged: a stack rule that reads a type judges it, and says so in `covers`
+
+
+def test_every_stack_rule_declares_the_types_it_reads(monkeypatch):
+    """SAHAB-CLOUD-030 trusts `types`/`covers`; a stack rule that selects resources by type (`ctx.of_type`)
+    without declaring them would leave those types "unjudged" (an S3 replication config between two compliant
+    buckets was refused so)."""
+    from sahab.policies.core import all_rules
+    from sahab.policies.egress import key_paths
+
+    read: list[str] = []
+    original = Context.of_type
+
+    def recording(self, *types):
+        read.extend(types)
+        return original(self, *types)
+
+    monkeypatch.setattr(Context, "of_type", recording)
+    undeclared = {}
+    for r in all_rules():
+        if r.scope != "stack":
+            continue
+        read.clear()
+        r.run_stack(Context(phase="update"))
+        missing = {t for t in set(read) - set(r.covers) - set(r.types) if key_paths(t)}  # data-holding types
+        if missing:
+            undeclared[r.id] = sorted(missing)
+    assert not undeclared, f"stack rules reading types they do not declare in `covers`: {undeclared}"
+
+
+def test_an_unknown_place_is_the_place_rules_not_the_public_policy_rules():
+    """An unknown `region`, `location` or key id is no policy document: SAHAB-CLOUD-010 leaves it to the rules
+    that judge places and keys (which fail closed, naming it), and still fails closed on an unknown policy."""
+    for props in ({"cidrBlock": "10.0.0.0/16", "region": UNKNOWN}, {"kmsMasterKeyId": UNKNOWN}):
+        view = Res("aws:sns/topic:Topic", props, name="topic", provider={"region": "me-central-1"})
+        assert run("cloud-all-resource-policy-not-public", view, phase="update") == []
+    view = Res("aws:sns/topic:Topic", {"policy": UNKNOWN}, name="topic", provider={"region": "me-central-1"})
+    assert run("cloud-all-resource-policy-not-public", view, phase="update")
+    view = Res("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16", "region": UNKNOWN}, name="vpc",
+               provider={"region": "me-central-1"})
+    assert run("aws-all-resource-region-allowed", view, phase="update")
+
+
+def test_an_explicit_provider_without_a_region_is_not_given_the_stacks():
+    """The engine configures only default providers from `aws:region`; an explicit `aws.Provider` without
+    `region` takes it from AWS_REGION/AWS_DEFAULT_REGION or its profile when it runs, so its place is unknown."""
+    config = {"aws:region": "me-central-1"}
+    vpc = Res("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16"}, name="vpc", provider={"profile": "partner"},
+              provider_name="partner")
+    found = run("aws-all-resource-region-allowed", Stack([vpc], config))
+    assert found and "explicit provider 'partner'" in found[0][0]
+    default = Res("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16"}, name="vpc", provider={})
+    assert run("aws-all-resource-region-allowed", Stack([default], config)) == []
+    pinned = Res("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16"}, name="vpc",
+                 provider={"profile": "partner", "region": "me-central-1"}, provider_name="partner")
+    assert run("aws-all-resource-region-allowed", Stack([pinned], config)) == []
