@@ -94,6 +94,7 @@ def _validate(args: argparse.Namespace) -> tuple[list[str] | None, list[str] | N
 
 
 def run(args: argparse.Namespace) -> int:
+    import io
     import json
     import sys
     from pathlib import Path
@@ -162,17 +163,20 @@ def run(args: argparse.Namespace) -> int:
                                               else default_dir(result.started))
     print(f"evidence: {json_path} and {html_path}", file=sys.stderr)
 
-    out = open(args.output, "w") if args.output else sys.stdout  # noqa: SIM115 (closed below when a file)
-    try:
-        if args.format == "json":
-            out.write(json.dumps(report_json(document), indent=2) + "\n")
-        elif args.format == "sarif":
-            out.write(json.dumps(report_sarif(document, json_path), indent=2) + "\n")
-        else:
-            render_text(document, Console(file=out, highlight=False, soft_wrap=True))
-    finally:
-        if args.output:
-            out.close()
+    out = io.StringIO() if args.output else sys.stdout
+    if args.format == "json":
+        out.write(json.dumps(report_json(document), indent=2) + "\n")
+    elif args.format == "sarif":
+        out.write(json.dumps(report_sarif(document, json_path), indent=2) + "\n")
+    else:
+        render_text(document, Console(file=out, highlight=False, soft_wrap=True))
+    if args.output:
+        from sahab.workloads.outputs import write_atomic
+
+        try:
+            write_atomic(args.output, out.getvalue())
+        except OSError as exc:
+            raise UsageError(f"--output {args.output}: {exc.strerror or exc}") from None
     return 0 if passed(result, evaluation) else 1
 
 

@@ -57,22 +57,23 @@ def run(args: argparse.Namespace) -> int:
     if args.isolated and not sys.flags.isolated:
         return _run_isolated(args)
 
-    if args.output:
-        from sahab.workloads.outputs import check_writable
+    from sahab.workloads.outputs import check_writable, write_atomic
 
+    # Every destination is checked before the program runs: a bad one fails the run before any file is written.
+    reports = []
+    for spec in args.report:
+        fmt, _, file = spec.partition("=")
+        if fmt not in ("text", "json", "sarif", "junit") or not file:
+            raise UsageError(f"--report {spec}: expected FORMAT=FILE with FORMAT one of text, json, sarif, junit")
+        check_writable(f"--report {fmt}", Path(file), make_folders=False)
+        reports.append((fmt, Path(file)))
+    if args.output:
         check_writable("--output", Path(args.output), make_folders=False)
     program_dir = project_dir(args.program)
     # The pack's own config, the operator's --policy-config, then the program folder's (which can only narrow).
     layers = policy_config_layers(program_dir, args.stack, args.policy_config)
     # Read once, before the program runs: a bad file fails at once, and the run is judged by the file read here.
     waivers = stack_waivers(args.stack, layers, args.waivers)
-
-    reports = []
-    for spec in args.report:
-        fmt, _, file = spec.partition("=")
-        if fmt not in ("text", "json", "sarif", "junit") or not file:
-            raise UsageError(f"--report {spec}: expected FORMAT=FILE with FORMAT one of text, json, sarif, junit")
-        reports.append((fmt, Path(file)))
 
     from sahab.progress import spinner
 
@@ -85,15 +86,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
 
     text = _render(result, args.format, quiet=args.quiet)
-    for fmt, file in reports:
+    rendered = [(fmt, file, _render(result, fmt)) for fmt, file in reports]  # all rendered before any is written
+    for fmt, file, report in rendered:
         try:
-            file.write_text(_render(result, fmt))
+            write_atomic(file, report)
         except OSError as exc:
             raise UsageError(f"--report {fmt}={file}: {exc.strerror or exc}") from None
 
     if args.output:
         try:
-            Path(args.output).write_text(text)
+            write_atomic(args.output, text)
         except OSError as exc:
             raise UsageError(f"--output {args.output}: {exc.strerror or exc}") from None
         if args.format != "text":

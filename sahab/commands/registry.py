@@ -135,7 +135,13 @@ def _list(args: argparse.Namespace) -> int:
     doc = registry_document(args.program, args.stack)
     out = json.dumps(doc, indent=2) + "\n" if args.format == "json" else text(doc)
     if args.output:
-        Path(args.output).write_text(out, encoding="utf-8")
+        from sahab.errors import UsageError
+        from sahab.workloads.outputs import write_atomic
+
+        try:
+            write_atomic(args.output, out)
+        except OSError as exc:
+            raise UsageError(f"--output {args.output}: {exc.strerror or exc}") from None
         print(f"wrote {len(doc['artifacts'])} artifacts to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(out)
