@@ -213,6 +213,70 @@ def test_a_check_report_into_a_missing_folder_is_one_error_line(capfd, tmp_path)
     assert_one_error_line(code, err, 2, "--output")
 
 
+# ---- files that are not UTF-8 or hold values JSON has not: named, in every command that reads the stack -------
+
+SMB = (ROOT / "stacks" / "Pulumi.smb.yaml").read_text()
+READERS = [["plan"], ["check"], ["registry", "list"], ["forwarders"], ["doctor", "--only", "tools"]]
+NOT_JSON = [
+    ("city: 2020-01-05", "'2020-01-05' is a YAML date"),
+    ("city: 2020-13-45", "'2020-13-45' is a YAML date"),
+    ("city: 2020-01-05T10:00:00Z", "is a YAML date or time"),
+    ("city: !!binary aGVsbG8=", "!!binary"),
+    ("city: !!set {a: null}", "!!set"),
+    ("city: .nan", "not a JSON number"),
+]
+
+
+def _smb_with(line: str) -> str:
+    assert "city: Sharjah" in SMB
+    return SMB.replace("city: Sharjah", line, 1)
+
+
+@pytest.mark.parametrize("argv", READERS, ids=" ".join)
+def test_a_stack_file_that_is_not_utf8_is_named(capfd, tmp_path, argv):
+    folder = program(tmp_path, "")
+    (folder / "Pulumi.t.yaml").write_bytes(_smb_with("city: Sharjah caf\xe9").encode("latin-1"))
+    code, _, err = run(capfd, [*argv, "--program", str(folder), "--stack", "t"])
+    assert_one_error_line(code, err, 2, f"{folder / 'Pulumi.t.yaml'}: not UTF-8 text")
+    assert "must be saved as UTF-8" in err
+
+
+def test_a_project_file_that_is_not_utf8_is_named(capfd, tmp_path):
+    folder = program(tmp_path, SMB)
+    (folder / "Pulumi.yaml").write_bytes(b"name: caf\xe9\nruntime: python\n")
+    code, _, err = run(capfd, ["plan", "--program", str(folder), "--stack", "t"])
+    assert_one_error_line(code, err, 2, f"{folder / 'Pulumi.yaml'}: not UTF-8 text")
+
+
+@pytest.mark.parametrize(("line", "says"), NOT_JSON, ids=[line for line, _ in NOT_JSON])
+def test_a_stack_value_that_is_not_json_names_the_file_and_key(capfd, tmp_path, line, says):
+    folder = program(tmp_path, _smb_with(line))
+    for argv in READERS:
+        code, out, err = run(capfd, [*argv, "--program", str(folder), "--stack", "t"])
+        assert_one_error_line(code, err, 2, f"{folder / 'Pulumi.t.yaml'}: config.sahab:fleet.sites[0].city: ")
+        assert says in err and out == ""
+
+
+def test_a_quoted_date_is_a_string_and_plans(capfd, tmp_path):
+    folder = program(tmp_path, _smb_with('city: "2020-01-05"'))
+    code, out, err = run(capfd, ["plan", "--program", str(folder), "--stack", "t", "--format", "json"])
+    assert code == 0, err
+    assert json.loads(out)["config"]["sahab:fleet"]["sites"][0]["city"] == "2020-01-05"
+
+
+@pytest.mark.parametrize("expires", ["2020-13-45", "2026-02-30", "2026-12-31T10:00:00", "!!binary aGVsbG8="])
+def test_an_impossible_waiver_expiry_names_the_key_in_check_and_audit(capfd, tmp_path, expires):
+    waivers = tmp_path / "w.yaml"
+    waivers.write_text("waivers:\n  - policy: kubernetes-core-namespace-pod-security-enforced\n"
+                       "    resource: urn:pulumi:smb::sahab::kubernetes:core/v1:Namespace::x\n"
+                       f"    reason: r\n    owner: me\n    expires: {expires}\n")
+    folder = program(tmp_path, SMB)
+    for argv in (["check", "--program", str(folder), "--stack", "t"],
+                 ["audit", "aws", "--endpoint-url", NOWHERE, "--evidence-dir", str(tmp_path / "ev")]):
+        code, _, err = run(capfd, [*argv, "--waivers", str(waivers)])
+        assert_one_error_line(code, err, 2, f"{waivers}: waivers[0].expires: ")
+
+
 # ---- the fuzz, end to end: a few hostile fleets through `sahab plan` --------------------------------------
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
