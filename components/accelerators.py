@@ -205,7 +205,7 @@ _AWS_MEMORY_PER_VCPU = {"m": 4, "c": 2, "r": 8}
 _AWS_SIZES = {"large": 2, "xlarge": 4, "2xlarge": 8, "4xlarge": 16, "8xlarge": 32, "12xlarge": 48, "16xlarge": 64,
               "24xlarge": 96, "32xlarge": 128, "48xlarge": 192}
 # Azure general purpose (D), memory optimised (E) and compute optimised (F) sizes: GiB per vCPU.
-_AZURE_CPU_SERIES = re.compile(r"^Standard_(?P<series>[DEF])(?P<vcpus>\d+)[a-z]*_v\d$")
+_AZURE_CPU_SERIES = re.compile(r"^Standard_(?P<series>[DEF])(?P<vcpus>[0-9]+)[a-z]*_v[0-9]$")
 _AZURE_MEMORY_PER_VCPU = {"D": 4, "E": 8, "F": 2}
 
 

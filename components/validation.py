@@ -250,7 +250,8 @@ def stack_reference(value: str) -> str | None:
 _COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
 _HOST_PART = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _DOMAIN = rf"(?:{_HOST_PART}(?:\.{_HOST_PART})*(?::[0-9]{{1,5}})?/)"
-_IMAGE = re.compile(rf"{_DOMAIN}?{_COMPONENT}(?:/{_COMPONENT})*(?::[\w][\w.-]{{0,127}})?(?:@sha256:[a-f0-9]{{64}})?")
+_TAG = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}"
+_IMAGE = re.compile(rf"{_DOMAIN}?{_COMPONENT}(?:/{_COMPONENT})*(?::{_TAG})?(?:@sha256:[a-f0-9]{{64}})?")
 
 
 def image_reference(value: str) -> str | None:
@@ -262,7 +263,7 @@ def image_reference(value: str) -> str | None:
 # ---- Cloud settings ------------------------------------------------------------------------------------------
 
 # An AWS Region's name (the partition's grammar), e.g. me-central-1: an S3 replica lives in one.
-AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
+AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]$")
 
 
 def pool_sizes(min_size: int, desired_size: int, max_size: int) -> str | None:

@@ -26,7 +26,7 @@ class AwsCloud(_Model):
 
     region: str = "me-central-1"
     """Region for every AWS resource (pinned through an explicit provider). Default: me-central-1 (UAE)."""
-    account_id: Annotated[str, Field(pattern=r"^\d{12}$")] | None = None
+    account_id: Annotated[str, Field(pattern=r"^[0-9]{12}$")] | None = None
     """Expected account; when set the provider refuses to run against any other. Default: unset."""
     vpc_cidr: str = "10.40.0.0/16"
     """VPC address range, split evenly across the availability zones. Default: 10.40.0.0/16."""

@@ -34,7 +34,7 @@ class AlertReceiver(_Model):
     """email: recipients (at least one). Default: none."""
     from_address: Email | None = None
     """email: sender address (required for email). Default: unset."""
-    smarthost: Annotated[str, Field(pattern=r"^[A-Za-z0-9.-]+:\d{1,5}$")] | None = None
+    smarthost: Annotated[str, Field(pattern=r"^[A-Za-z0-9.-]+:[0-9]{1,5}$")] | None = None
     """email: SMTP server `host:port`, spoken to with STARTTLS (required for email). Default: unset."""
     username: SmtpUser | None = None
     """email: SMTP user. Default: unset (no SMTP authentication)."""
@@ -71,7 +71,7 @@ class AlertReceiver(_Model):
         return self
 
 
-Duration = Annotated[str, Field(pattern=r"^\d+[smhd]$")]
+Duration = Annotated[str, Field(pattern=r"^[0-9]+[smhd]$")]
 
 
 class Alerting(_Model):

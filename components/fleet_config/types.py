@@ -43,7 +43,7 @@ def _fits(check):
 
 Region = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$")]  # me-central-1, uaenorth
 # An IAM role or user ARN an EKS access entry can name (the aws partitions; a path is allowed).
-IAM_PRINCIPAL = r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[A-Za-z0-9+=,.@_/-]{1,512}$"
+IAM_PRINCIPAL = r"^arn:aws(-[a-z]+)*:iam::[0-9]{12}:(role|user)/[A-Za-z0-9+=,.@_/-]{1,512}$"
 ENTRA_OBJECT_ID = r"^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$"
 # Azure locations Microsoft opens only on request (UAE Central: access by request, no availability zones).
 

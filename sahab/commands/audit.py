@@ -14,7 +14,7 @@ HELP = "Audit a live AWS account (read-only) against the policy pack's residency
 DEFAULT_TIMEOUT_S = 900.0
 
 CLOUDS = ("aws",)
-AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]+$")
 ANY_REGION = re.compile(r"^[a-z0-9-]+$")  # AWS regions and Azure locations (uaenorth) alike
 
 

@@ -27,8 +27,9 @@ def _host(text: str) -> tuple[str, int]:
 
     from sahab.components.validation import host_address
 
-    found = re.fullmatch(r"\[(?P<v6>[0-9A-Fa-f:.]+)\](?::(?P<p6>\d{1,5}))?|(?P<v4>[^:\[\]]+)(?::(?P<p4>\d{1,5}))?",
-                         text) or re.fullmatch(r"(?P<bare>[0-9A-Fa-f:]+)", text)
+    found = re.fullmatch(r"\[(?P<v6>[0-9A-Fa-f:.]+)\](?::(?P<p6>[0-9]{1,5}))?"
+                         r"|(?P<v4>[^:\[\]]+)(?::(?P<p4>[0-9]{1,5}))?", text) \
+        or re.fullmatch(r"(?P<bare>[0-9A-Fa-f:]+)", text)
     if not found:
         raise argparse.ArgumentTypeError(f"{text!r}: allowed: ADDR, ADDR:PORT or [IPv6]:PORT")
     groups = found.groupdict()

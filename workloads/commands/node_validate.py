@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import UsageError, WorkloadError
 
 HELP = "Benchmark this node (sahab bench) and record the verdict as its sahab.io/validation labels."
-_DURATION = re.compile(r"^(\d+)([smhd])$")
+_DURATION = re.compile(r"^([0-9]+)([smhd])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
