@@ -10,6 +10,8 @@ HELP = "Run the policy pack offline over a stack's planned resources (no cloud c
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sahab.workloads.inputs import seconds_option
+
     parser.add_argument("--stack", "-s", default="dev", type=stack_name,
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
@@ -29,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "then applies too but may only narrow")
     parser.add_argument("--waivers", metavar="FILE", default=None,
                         help="waivers file (default: the pack's policies/waivers.yaml)")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=None,
+    parser.add_argument("--timeout", type=seconds_option(0, 86400), metavar="SECONDS", default=None,
                         help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")
     parser.add_argument("--isolated", action="store_true",
                         help="for CI on unreviewed code: run the program with Sahab's own interpreter (never a "

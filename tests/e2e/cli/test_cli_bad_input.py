@@ -105,6 +105,9 @@ USAGE = [
     (["train", "--precision", "fp8"], "argument --precision"),
     (["train", "--checkpoint-every", "-1"], "argument --checkpoint-every"),
     (["deploy"], "invalid choice: 'deploy'"),
+    *[([*command, "--timeout", value], "argument --timeout: ") for value in ("nan", "inf", "0", "-1", "1e400")
+      for command in (["init", "office", "--host", "127.0.0.1"], ["doctor", "--only", "tools"], ["plan"], ["check"],
+                      ["evidence"])],
 ]
 
 
@@ -326,3 +329,11 @@ def test_an_accepted_fleet_reaches_the_clouds_with_its_values_intact(capfd, tmp_
     assert {"key": "example.com/dedicated", "value": "vision", "effect": "NO_EXECUTE"} in group["taints"]
     pools = [p for p in by_type["azure-native:containerservice:AgentPool"] if p.get("nodeTaints")]
     assert pools[0]["nodeTaints"] == ["example.com/dedicated=vision:NoExecute"]
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-5", "nan", "inf", "\u0663\u0660"])
+def test_a_bad_program_timeout_variable_is_one_error_line_naming_it(capfd, monkeypatch, tmp_path, value):
+    monkeypatch.setenv("SAHAB_PROGRAM_TIMEOUT", value)
+    folder = program(tmp_path, SMB)
+    code, _, err = run(capfd, ["plan", "--program", str(folder), "--stack", "t"])
+    assert_one_error_line(code, err, 2, f"SAHAB_PROGRAM_TIMEOUT={value!r}: must be a positive, finite number")
