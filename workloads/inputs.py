@@ -51,3 +51,30 @@ def seconds_option(low: float, high: float, unit: str = "seconds"):
 
     parse.__name__ = "seconds"
     return parse
+
+
+def http_url_problem(text: str) -> str | None:
+    """Why `text` is not an http(s) URL with a host (and a port 1-65535 when it names one); None when it is."""
+    from urllib.parse import urlsplit
+
+    allowed = "an http(s) URL like https://127.0.0.1:8443 (a host, an optional port 1-65535)"
+    if not text.isascii() or any(c.isspace() or ord(c) < 32 for c in text):
+        return f"{text!r} is not allowed; allowed: {allowed}"
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError as exc:  # an unclosed [IPv6, a port out of range or not a number
+        return f"{text!r} is not allowed ({exc}); allowed: {allowed}"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{text!r} is not allowed; allowed: {allowed}"
+    if port == 0:
+        return f"{text!r} is not allowed (port 0); allowed: {allowed}"
+    return None
+
+
+def http_url_option(text: str) -> str:
+    """An argparse `type` for a URL option (argparse names the option in its error)."""
+    problem = http_url_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text

@@ -84,8 +84,12 @@ def _validate(args: argparse.Namespace) -> tuple[list[str] | None, list[str] | N
     for region in scan or []:
         if not AWS_REGION.match(region):
             raise UsageError(f"--scan-regions: {region!r} is not an AWS region name like me-central-1")
-    if args.endpoint_url and not re.match(r"^https?://[^\s/]+", args.endpoint_url):
-        raise UsageError(f"--endpoint-url: {args.endpoint_url!r} is not an http(s) URL")
+    if args.endpoint_url:
+        from sahab.workloads.inputs import http_url_problem
+
+        problem = http_url_problem(args.endpoint_url)
+        if problem:
+            raise UsageError(f"--endpoint-url: {problem}")
     if args.max_workers < 1:
         raise UsageError("--max-workers must be at least 1")
     if not args.timeout > 0 or args.timeout == float("inf"):

@@ -28,8 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def endpoint(text: str) -> tuple[str, str]:
     """--endpoint: SERVICE=URL with an http(s) URL."""
+    from sahab.workloads.inputs import http_url_problem
+
     service, sep, url = text.partition("=")
-    if not sep or not service or not url.startswith(("http://", "https://")):
+    if not sep or not service or http_url_problem(url):
         raise argparse.ArgumentTypeError(f"{text!r} is not SERVICE=URL (e.g. azure=http://127.0.0.1:8443)")
     return service, url
 

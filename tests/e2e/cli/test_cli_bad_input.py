@@ -94,6 +94,13 @@ USAGE = [
     (["audit", "aws", "--regions", "a b;c", "--endpoint-url", NOWHERE], "--regions: 'b;c'"),
     (["audit", "aws", "--scan-regions", "mars", "--endpoint-url", NOWHERE], "--scan-regions: 'mars'"),
     (["audit", "aws", "--endpoint-url", "ftp://127.0.0.1/"], "--endpoint-url"),
+    *[(["audit", "aws", "--endpoint-url", url], f"--endpoint-url: {url!r} is not allowed")
+      for url in ("http://[::1", "http://127.0.0.1:99999", "http://127.0.0.1:0", "http://127.0.0.1:x", "http://")],
+    *[(["node-validate", "--node", "n", "--once", "--interval", value], "argument --interval: ")
+      for value in ("99999999999999999999d", "\u0661\u0660m", "0s", "366d", "24h\n")],
+    (["node-validate", "--node", "n", "--once", "--api-server", "file:///etc/passwd"], "argument --api-server: "),
+    (["node-validate", "--node", "n", "--once", "--api-server", "https://[::1"], "argument --api-server: "),
+    (["doctor", "--only", "tools", "--endpoint", "azure=http://[::1"], "argument --endpoint: "),
     (["audit", "aws", "--max-workers", "0", "--endpoint-url", NOWHERE], "--max-workers"),
     (["audit", "aws", "--timeout", "0", "--endpoint-url", NOWHERE], "--timeout"),
     (["audit", "aws", "--timeout", "soon"], "argument --timeout"),
@@ -337,3 +344,14 @@ def test_a_bad_program_timeout_variable_is_one_error_line_naming_it(capfd, monke
     folder = program(tmp_path, SMB)
     code, _, err = run(capfd, ["plan", "--program", str(folder), "--stack", "t"])
     assert_one_error_line(code, err, 2, f"SAHAB_PROGRAM_TIMEOUT={value!r}: must be a positive, finite number")
+
+
+@pytest.mark.parametrize("content", [b"", b"not a certificate\n",
+                                     b"-----BEGIN CERTIFICATE-----\nMIIBhalf\n-----END CERTIFICATE-----\n",
+                                     b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"])
+@pytest.mark.parametrize("action", ["pin", "seed"])
+def test_an_unusable_ca_file_is_one_error_line_naming_the_option(capfd, tmp_path, content, action):
+    ca = tmp_path / "ca.pem"
+    ca.write_bytes(content)
+    code, _, err = run(capfd, ["registry", action, "--program", str(ROOT), "--stack", "smb", "--ca-file", str(ca)])
+    assert_one_error_line(code, err, 2, f"argument --ca-file: {ca}: not a usable PEM file of CA certificates")
