@@ -69,7 +69,8 @@ def test_a_bundle_may_go_into_an_empty_folder_but_never_over_files(tmp_path):
 
 @pytest.mark.parametrize("module", ["sahab/commands/check.py", "sahab/commands/registry.py",
                                     "sahab/commands/audit.py", "sahab/audit/evidence.py",
-                                    "workloads/bench/report.py", "workloads/commands/bench.py"])
+                                    "workloads/bench/report.py", "workloads/commands/bench.py",
+                                    "sahab/registry/pin.py"])
 def test_report_writers_go_through_write_atomic(module):
     source = (Path(__file__).resolve().parents[3] / module).read_text()
     assert "write_atomic(" in source
