@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,9 +33,9 @@ def check_writable(option: str, path: Path | None, *, make_folders: bool = True)
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a"):
             pass
-        # write_atomic puts a temporary file beside it, so the folder itself must take new files
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".sahab-write-check-"):
-            pass
+        if _replaceable(path):  # write_atomic puts a temporary file beside it: the folder must take new files
+            with tempfile.NamedTemporaryFile(dir=path.resolve().parent, prefix=".sahab-write-check-"):
+                pass
     except OSError as exc:
         raise UsageError(f"{option} {path}: cannot be written ({exc.strerror})") from exc
     finally:
@@ -54,6 +55,14 @@ def check_writable_dir(option: str, directory: Path) -> None:
         raise UsageError(f"{option} {directory}: cannot be written ({exc.strerror})") from exc
 
 
+def _replaceable(path: Path) -> bool:
+    """A path write_atomic renames a new file onto: absent, or a regular file (not /dev/stdout, not a FIFO)."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:  # absent (or unreadable: the write then says why)
+        return True
+
+
 def _umask() -> int:
     umask = os.umask(0)
     os.umask(umask)
@@ -66,12 +75,18 @@ def write_atomic(path: Path | str, data: str | bytes, *, encoding: str = "utf-8"
     behind. A new file gets the usual mode (0666 less the umask), an existing one keeps its own. Every report
     or output file Sahab and its workloads write goes through here."""
     path = Path(path)
+    if path.is_symlink():
+        path = path.resolve()  # replace the file it points to, not the link
     if isinstance(data, str):
         if newline is None:
             data = data.replace("\n", os.linesep) if os.linesep != "\n" else data
         elif newline:
             data = data.replace("\n", newline)
         data = data.encode(encoding)
+    if not _replaceable(path):  # /dev/stdout, a FIFO: written in place, as nothing can be renamed over them
+        with open(path, "wb") as out:
+            out.write(data)
+        return
     try:
         mode = path.stat().st_mode & 0o7777
     except OSError:

@@ -75,3 +75,26 @@ def test_report_writers_go_through_write_atomic(module):
     source = (Path(__file__).resolve().parents[3] / module).read_text()
     assert "write_atomic(" in source
     assert ".write_text(" not in source and 'open(args.output, "w")' not in source
+
+
+def test_a_symlink_keeps_pointing_at_the_rewritten_file(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    write_atomic(link, "new")
+    assert link.is_symlink() and real.read_text() == "new"
+
+
+def test_a_fifo_or_device_is_written_in_place(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        write_atomic(fifo, "through the pipe")
+        assert os.read(reader, 100) == b"through the pipe"
+    finally:
+        os.close(reader)
+    assert fifo.exists() and not fifo.is_file()
+    write_atomic("/dev/null", "nothing")
+    assert Path("/dev/null").is_char_device()
