@@ -25,7 +25,9 @@ def require_writable_file(path: Path, option: str) -> None:
     if path.exists():
         if not os.access(path, os.W_OK):
             raise UsageError(f"{option} {path}: the file is not writable")
-        return
+        if not path.is_file():
+            return  # /dev/stdout and the like are written in place
+    # The new file is written beside the old and renamed over it (write_atomic): the folder must take it.
     problem = _folder_problem(path.parent, creating=False)
     if problem:
         raise UsageError(f"{option} {path}: {problem}")
