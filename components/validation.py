@@ -255,8 +255,13 @@ _IMAGE = re.compile(rf"{_DOMAIN}?{_COMPONENT}(?:/{_COMPONENT})*(?::{_TAG})?(?:@s
 
 
 def image_reference(value: str) -> str | None:
+    allowed = "an image reference like registry.example.ae/sahab/workload:0.1.0 (optionally @sha256:<digest>)"
     if len(value) > 255 or not _IMAGE.fullmatch(value):
-        return "an image reference like registry.example.ae/sahab/workload:0.1.0 (optionally @sha256:<digest>)"
+        return allowed
+    host = value.split("/", 1)[0] if "/" in value else ""
+    _, sep, port = host.rpartition(":")
+    if sep and port.isdigit() and not 1 <= int(port) <= 65535:
+        return f"{allowed}; its registry's port is 1-65535"
     return None
 
 

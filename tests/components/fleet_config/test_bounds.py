@@ -84,3 +84,14 @@ def test_integer_settings_take_integers_within_bounds(make, good, bad, path):
         with pytest.raises(ConfigError) as raised:
             parse_fleet(make(value))
         assert str(raised.value).startswith(f"{path}: "), (value, str(raised.value))
+
+
+@pytest.mark.parametrize("port", [0, 65536, 99999])
+def test_the_workload_images_registry_port_is_bounded(port):
+    fleet = stack_fleet("smb")
+    fleet["workload"]["image"] = "registry.office.example.ae:5000/sahab/workload:0.1.0"
+    parse_fleet(fleet)
+    fleet["workload"]["image"] = f"registry.office.example.ae:{port}/sahab/workload:0.1.0"
+    with pytest.raises(ConfigError) as raised:
+        parse_fleet(fleet)
+    assert str(raised.value).startswith("sahab:fleet.workload.image: ") and "port is 1-65535" in str(raised.value)
