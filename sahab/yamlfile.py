@@ -56,12 +56,49 @@ def load_json_yaml(path: Path, what: str) -> Any:
     text = read_utf8(path, what)
     if "\x00" in text:
         raise ConfigError(str(path), f"not a YAML text file (it holds NUL bytes); a {what} is UTF-8 YAML")
-    doc = yaml.load(text, Loader=JsonValuesLoader)  # a SafeLoader subclass
-    _check(doc, "", path)
+    loader = JsonValuesLoader(text)  # what yaml.load does, with the expanded size checked before constructing
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        if _expanded(node, {}, set()) > MAX_VALUES:
+            raise ConfigError(str(path), f"its aliases expand to more than {MAX_VALUES:,} values; a {what} this "
+                                         "large is not a configuration")
+        doc = loader.construct_document(node)
+    finally:
+        loader.dispose()
+    _check(doc, "", path, set())
     return doc
 
 
-def _check(value: Any, where: str, path: Path) -> None:
+MAX_VALUES = 1_000_000  # values of a file with its aliases (*name) expanded, as a reader of the JSON would see it
+
+
+def _expanded(node: yaml.Node, sizes: dict[int, int], open_: set[int]) -> int:
+    """How many values `node` is once every alias is expanded (each shared node is counted once per use, but
+    computed once); an alias cycle counts as too many."""
+    if id(node) in sizes:
+        return sizes[id(node)]
+    if id(node) in open_:
+        return MAX_VALUES + 1  # a value that contains itself: no JSON document is that
+    open_.add(id(node))
+    if isinstance(node, yaml.SequenceNode):
+        total = 1 + sum(_expanded(item, sizes, open_) for item in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        total = 1 + sum(_expanded(k, sizes, open_) + _expanded(v, sizes, open_) for k, v in node.value)
+    else:
+        total = 1
+    open_.discard(id(node))
+    sizes[id(node)] = min(total, MAX_VALUES + 1)
+    return sizes[id(node)]
+
+
+def _check(value: Any, where: str, path: Path, seen: set[int]) -> None:
+    """Walk the document; a list or mapping an alias shares is walked once (an alias bomb stays linear)."""
+    if isinstance(value, dict | list):
+        if id(value) in seen:
+            return
+        seen.add(id(value))
     at = f"{path}: {where}" if where else str(path)
     if isinstance(value, _Foreign):
         hint = " (a date needs quotes: \"2020-01-05\")" if value.kind == "date or time" else ""
@@ -71,10 +108,10 @@ def _check(value: Any, where: str, path: Path) -> None:
         for key, inner in value.items():
             if isinstance(key, _Foreign) or not isinstance(key, str | int | float | bool | type(None)):
                 raise ConfigError(at, f"the key {getattr(key, 'text', repr(key))} is not a string")
-            _check(inner, f"{where}.{key}" if where else str(key), path)
+            _check(inner, f"{where}.{key}" if where else str(key), path, seen)
     elif isinstance(value, list):
         for i, inner in enumerate(value):
-            _check(inner, f"{where}[{i}]", path)
+            _check(inner, f"{where}[{i}]", path, seen)
     elif isinstance(value, float) and not math.isfinite(value):
         raise ConfigError(at, f"{value!r} is not a JSON number; allowed: a finite number")
     elif not isinstance(value, str | int | float | bool | type(None)):

@@ -355,3 +355,11 @@ def test_an_unusable_ca_file_is_one_error_line_naming_the_option(capfd, tmp_path
     ca.write_bytes(content)
     code, _, err = run(capfd, ["registry", action, "--program", str(ROOT), "--stack", "smb", "--ca-file", str(ca)])
     assert_one_error_line(code, err, 2, f"argument --ca-file: {ca}: not a usable PEM file of CA certificates")
+
+
+def test_an_alias_bomb_is_refused_at_once_naming_the_file(capfd, tmp_path):
+    lines = ["config:", "  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"  a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 9)]
+    folder = program(tmp_path, "\n".join([*lines, "  sahab:fleet: {environment: smb}", ""]))
+    code, _, err = run(capfd, ["plan", "--program", str(folder), "--stack", "t"])
+    assert_one_error_line(code, err, 2, f"{folder / 'Pulumi.t.yaml'}: its aliases expand to more than 1,000,000")
