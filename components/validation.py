@@ -250,19 +250,25 @@ def stack_reference(value: str) -> str | None:
 _COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
 _HOST_PART = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _DOMAIN = rf"(?:{_HOST_PART}(?:\.{_HOST_PART})*(?::[0-9]{{1,5}})?/)"
-_IMAGE = re.compile(rf"{_DOMAIN}?{_COMPONENT}(?:/{_COMPONENT})*(?::[\w][\w.-]{{0,127}})?(?:@sha256:[a-f0-9]{{64}})?")
+_TAG = r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}"
+_IMAGE = re.compile(rf"{_DOMAIN}?{_COMPONENT}(?:/{_COMPONENT})*(?::{_TAG})?(?:@sha256:[a-f0-9]{{64}})?")
 
 
 def image_reference(value: str) -> str | None:
+    allowed = "an image reference like registry.example.ae/sahab/workload:0.1.0 (optionally @sha256:<digest>)"
     if len(value) > 255 or not _IMAGE.fullmatch(value):
-        return "an image reference like registry.example.ae/sahab/workload:0.1.0 (optionally @sha256:<digest>)"
+        return allowed
+    host = value.split("/", 1)[0] if "/" in value else ""
+    _, sep, port = host.rpartition(":")
+    if sep and port.isdigit() and not 1 <= int(port) <= 65535:
+        return f"{allowed}; its registry's port is 1-65535"
     return None
 
 
 # ---- Cloud settings ------------------------------------------------------------------------------------------
 
 # An AWS Region's name (the partition's grammar), e.g. me-central-1: an S3 replica lives in one.
-AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d$")
+AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]$")
 
 
 def pool_sizes(min_size: int, desired_size: int, max_size: int) -> str | None:

@@ -130,7 +130,7 @@ def load_waivers(path: Path | str | None = None, today: dt.date | None = None,
     if "\x00" in text:
         raise WaiverError(str(file), "not a YAML text file (it holds NUL bytes)")
     try:
-        doc = yaml.safe_load(text) or {}
+        doc = yaml.load(text, Loader=_loader()) or {}
     except yaml.YAMLError as exc:
         raise WaiverError(str(file), f"not valid YAML: {exc}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("waivers", []), list):
@@ -141,6 +141,18 @@ def load_waivers(path: Path | str | None = None, today: dt.date | None = None,
         by_stack[stack] = by_stack.get(stack, set()) | set(names)
     return [w for i, entry in enumerate(doc.get("waivers") or [])
             for w in _waivers(entry, f"{file}: waivers[{i}]", today, by_stack)]
+
+
+def _loader():
+    """yaml.SafeLoader keeping a timestamp (`expires: 2026-12-31`) as the text written: _date parses it itself,
+    so an impossible date (2020-13-45) is a WaiverError naming the key, not a ValueError from PyYAML."""
+    import yaml
+
+    class WaiverLoader(yaml.SafeLoader):
+        pass
+
+    WaiverLoader.add_constructor("tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node))
+    return WaiverLoader
 
 
 def _mandatory_for(rule, resources: list[str], by_stack: Mapping[str, set[str]]) -> str | None:

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from sahab.errors import ConfigError, UsageError
+from sahab.yamlfile import load_json_yaml
 
 REDACTED = "[secret]"
 TOOLCHAINS = ("pip", "poetry", "uv")  # what the Pulumi CLI's Python host accepts (sdk/python/toolchain)
@@ -70,7 +71,7 @@ def find_project(program_dir: Path) -> Project:
     else:
         raise UsageError(f"--program {program_dir}: no Pulumi.yaml there; point --program at a Pulumi project")
     try:
-        doc = yaml.safe_load(file.read_text()) or {}
+        doc = load_json_yaml(file, "project file") or {}
     except yaml.YAMLError as exc:
         raise ConfigError(str(file), f"not valid YAML: {_yaml_problem(exc)}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("name"), str):
@@ -115,7 +116,7 @@ def load_stack(project: Project, stack: str) -> StackConfig:
         raise UsageError(f"--stack {stack}: no {path.name} in {project.stack_config_dir}; "
                          f"stacks there: {', '.join(present) or 'none'}")
     try:
-        doc = yaml.safe_load(path.read_text()) or {}
+        doc = load_json_yaml(path, "stack file") or {}
     except yaml.YAMLError as exc:
         raise ConfigError(str(path), f"not valid YAML: {_yaml_problem(exc)}") from None
     if not isinstance(doc, dict):

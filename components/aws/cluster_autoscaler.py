@@ -51,7 +51,7 @@ class ClusterAutoscalerArgs(Args):
     """The cluster's IAM OIDC provider (Input[str]), for IRSA. Required."""
     oidc_issuer: Any
     """The cluster's OIDC issuer URL (Input[str]). Required."""
-    kubernetes_version: str = Field(default="1.31", pattern=r"^1\.\d{2}$")
+    kubernetes_version: str = Field(default="1.31", pattern=r"^1\.[0-9]{2}$")
     """The cluster's minor version: the autoscaler image must match it. Default: 1.31."""
     placement: Placement = Placement()
     """Where the autoscaler runs (system nodes, never a pool it may scale down). Default: anywhere untainted."""

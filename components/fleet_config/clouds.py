@@ -26,7 +26,7 @@ class AwsCloud(_Model):
 
     region: str = "me-central-1"
     """Region for every AWS resource (pinned through an explicit provider). Default: me-central-1 (UAE)."""
-    account_id: Annotated[str, Field(pattern=r"^\d{12}$")] | None = None
+    account_id: Annotated[str, Field(pattern=r"^[0-9]{12}$")] | None = None
     """Expected account; when set the provider refuses to run against any other. Default: unset."""
     vpc_cidr: str = "10.40.0.0/16"
     """VPC address range, split evenly across the availability zones. Default: 10.40.0.0/16."""
@@ -68,10 +68,10 @@ class AzureCloud(_Model):
     """Subscription to deploy into. Default: the provider's configured subscription."""
     vnet_cidr: str = "10.50.0.0/16"
     """VNet address range. Default: 10.50.0.0/16."""
-    control_plane_log_retention_days: Annotated[int, Field(ge=30, le=730)] = 365
+    control_plane_log_retention_days: Annotated[StrictInt, Field(ge=30, le=730)] = 365
     """Days AKS control-plane logs (API server, audit, controller manager, scheduler, autoscaler, guard) are kept
     in the cluster's Log Analytics workspace. Default: 365."""
-    control_plane_logs_cmk_gb_per_day: Annotated[int, Field(ge=100)] | None = None
+    control_plane_logs_cmk_gb_per_day: Annotated[StrictInt, Field(ge=100, le=50000)] | None = None
     """Encrypt those logs with the fleet's Key Vault key: Azure allows that only through a dedicated Log Analytics
     cluster, which commits to this many GB/day (at least 100). Default: unset (Microsoft-managed keys)."""
     admin_group_ids: tuple[Annotated[str, Field(pattern=ENTRA_OBJECT_ID)], ...] = ()

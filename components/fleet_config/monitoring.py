@@ -6,13 +6,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt, model_validator
 from sahab.components import validation
-from sahab.components.fleet_config.types import Name, SecretKey, _fits, _Model
+from sahab.components.fleet_config.types import PORT_IN_RANGE, Name, SecretKey, _fits, _Model, duration
 
 Email = Annotated[str, Field(pattern=r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")]
 # An https URL of URL characters only: no space, quote, brace, backtick, backslash or '$' (nothing a template or a
 # shell would read), host then optional port, path and query.
 HttpsUrl = Annotated[str, Field(pattern=r"^https://[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?"
-                                        r"(/[A-Za-z0-9._~%!&()*+,;=:@/-]*)?(\?[A-Za-z0-9._~%!&()*+,;=:@/?-]*)?$")]
+                                        r"(/[A-Za-z0-9._~%!&()*+,;=:@/-]*)?(\?[A-Za-z0-9._~%!&()*+,;=:@/?-]*)?$"),
+                    PORT_IN_RANGE]
 SmtpUser = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._%+@\\-]{0,127}$")]
 SlackChannel = Annotated[str, Field(pattern=r"^[#@]?[a-z0-9][a-z0-9._-]{0,79}$")]
 # An Alertmanager label name, or `...` (group by every label).
@@ -34,8 +35,9 @@ class AlertReceiver(_Model):
     """email: recipients (at least one). Default: none."""
     from_address: Email | None = None
     """email: sender address (required for email). Default: unset."""
-    smarthost: Annotated[str, Field(pattern=r"^[A-Za-z0-9.-]+:\d{1,5}$")] | None = None
-    """email: SMTP server `host:port`, spoken to with STARTTLS (required for email). Default: unset."""
+    smarthost: Annotated[str, Field(pattern=r"^[A-Za-z0-9.-]+:[0-9]{1,5}$"), PORT_IN_RANGE] | None = None
+    """email: SMTP server `host:port` (port 1-65535), spoken to with STARTTLS (required for email). Default:
+    unset."""
     username: SmtpUser | None = None
     """email: SMTP user. Default: unset (no SMTP authentication)."""
     password_secret: SecretKey | None = None
@@ -71,7 +73,10 @@ class AlertReceiver(_Model):
         return self
 
 
-Duration = Annotated[str, Field(pattern=r"^\d+[smhd]$")]
+# Alertmanager's timings: a whole number then s, m, h or d, within bounds that keep alerts flowing.
+GroupWait = duration("1s", "1h")
+GroupInterval = duration("1s", "1d")
+RepeatInterval = duration("1m", "30d")
 
 
 class Alerting(_Model):
@@ -85,12 +90,12 @@ class Alerting(_Model):
     its `severities`, all when it names none). Default: the first receiver, else Alertmanager's `null`."""
     group_by: tuple[AlertLabel, ...] = ("alertname", "cluster", "namespace")
     """Labels that group alerts into one notification. Default: alertname, cluster, namespace."""
-    group_wait: Duration = "30s"
-    """Wait before the first notification of a new group. Default: 30s."""
-    group_interval: Duration = "5m"
-    """Wait before notifying about new alerts of a group already notified. Default: 5m."""
-    repeat_interval: Duration = "4h"
-    """Resend a still-firing alert after this long. Default: 4h."""
+    group_wait: GroupWait = "30s"
+    """Wait before the first notification of a new group, 1s to 1h. Default: 30s."""
+    group_interval: GroupInterval = "5m"
+    """Wait before notifying about new alerts of a group already notified, 1s to 1d. Default: 5m."""
+    repeat_interval: RepeatInterval = "4h"
+    """Resend a still-firing alert after this long, 1m to 30d. Default: 4h."""
 
     @model_validator(mode="after")
     def _names(self):

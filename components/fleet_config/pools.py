@@ -71,7 +71,7 @@ class NodePool(_Model):
     template, a cluster placement group, one zone, the EFA device plugin, and training pods that ask for
     `vpc.amazonaws.com/efa` and hugepages. Default: on for EFA-capable types (per EC2's instance data) in a pool
     that can grow past one node, off otherwise."""
-    gpus_per_worker: Annotated[int, Field(ge=1, le=16)] | None = None
+    gpus_per_worker: Annotated[StrictInt, Field(ge=1, le=16)] | None = None
     """GPUs each training pod (one torchrun worker per GPU) asks for. Default: every GPU of the node; one
     GPU slice on a time-sliced pool, where the device plugin refuses requests for more than one."""
 

@@ -9,6 +9,7 @@ from sahab.components import egress, validation
 from sahab.components.fleet_config.types import (
     DATA_DISK,
     MAX_HOSTS,
+    PORT_IN_RANGE,
     SSH_HOST_KEY,
     Emirate,
     GpuAccelerator,
@@ -85,8 +86,9 @@ class ObjectStore(_Model):
     """An in-country S3-compatible object store reached from a site (MinIO, Ceph RGW, a UAE provider's), where the
     site's training checkpoints go: they survive losing a node, which a node-local volume does not."""
 
-    endpoint: Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?/?$")]
-    """The store's S3 API, https only, e.g. `https://s3.auh.example.ae` (port 443 unless it names one). Required."""
+    endpoint: Annotated[str, Field(pattern=r"^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?/?$"), PORT_IN_RANGE]
+    """The store's S3 API, https only, e.g. `https://s3.auh.example.ae` (port 443 unless it names one, 1-65535).
+    Required."""
     addresses: Annotated[tuple[str, ...], Field(min_length=1, max_length=16)]
     """Private blocks the endpoint's name resolves to, e.g. `[10.10.5.0/28]`: the site's team pods may reach them on
     the endpoint's port and nowhere else outside the cluster (a NetworkPolicy names addresses, not host names).

@@ -41,9 +41,45 @@ def _fits(check):
     return AfterValidator(validate)
 
 
+def _port_of(value: str) -> int | None:
+    """The port a `host:port` or `scheme://host:port/path` names, if it names one."""
+    authority = value.split("://", 1)[-1].split("/", 1)[0].split("?", 1)[0]
+    _, sep, port = authority.rpartition(":")
+    return int(port) if sep and port.isascii() and port.isdigit() else None
+
+
+def _check_port(value: str) -> str:
+    port = _port_of(value)
+    if port is not None and not 1 <= port <= 65535:
+        raise ValueError(f"{validation.shown(value)}: port {port} is not allowed; allowed: a port 1-65535")
+    return value
+
+
+PORT_IN_RANGE = AfterValidator(_check_port)
+"""The port of a `host:port` or an https URL is 1-65535, as registry hosts' and SSH ports are."""
+
+DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def duration(low: str, high: str) -> Any:
+    """A duration setting `<number><s|m|h|d>` (ASCII digits) between `low` and `high`, both included."""
+
+    def seconds(text: str) -> int:
+        return int(text[:-1]) * DURATION_UNITS[text[-1]]
+
+    def check(value: str) -> str:
+        if len(value) > 12 or not low_s <= seconds(value) <= high_s:
+            raise ValueError(f"{validation.shown(value)} is not allowed; allowed: {low} to {high} (a whole "
+                             "number then s, m, h or d)")
+        return value
+
+    low_s, high_s = seconds(low), seconds(high)
+    return Annotated[str, Field(pattern=r"^[0-9]+[smhd]$"), AfterValidator(check)]
+
+
 Region = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]{1,30}[a-z0-9]$")]  # me-central-1, uaenorth
 # An IAM role or user ARN an EKS access entry can name (the aws partitions; a path is allowed).
-IAM_PRINCIPAL = r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[A-Za-z0-9+=,.@_/-]{1,512}$"
+IAM_PRINCIPAL = r"^arn:aws(-[a-z]+)*:iam::[0-9]{12}:(role|user)/[A-Za-z0-9+=,.@_/-]{1,512}$"
 ENTRA_OBJECT_ID = r"^[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}$"
 # Azure locations Microsoft opens only on request (UAE Central: access by request, no availability zones).
 

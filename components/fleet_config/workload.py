@@ -60,5 +60,5 @@ class Burst(_Model):
     """The on-prem cluster that queues (the owning stack's, taken with `stack_reference`). Required."""
     workers: tuple[str, ...]
     """EKS/AKS clusters that run dispatched Jobs; UAE regions only. Required (at least one)."""
-    nodes_per_job: Annotated[int, Field(ge=1, le=64)] = 2
+    nodes_per_job: Annotated[StrictInt, Field(ge=1, le=64)] = 2
     """Nodes each burst training Job spans (one pod per node). Default: 2."""

@@ -38,7 +38,7 @@ class CiliumArgs(Args):
     @classmethod
     def _host_port(cls, v: str) -> str:
         host, sep, port = v.rpartition(":")
-        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        if not sep or not host or not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
             raise ValueError(f"{v!r} is not host:port")
         return v
 

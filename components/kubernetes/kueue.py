@@ -57,7 +57,7 @@ class KueueArgs(Args):
     images: Images = Images()
     """Where the chart (pinned, 0.19.2) and the controller image come from (components.artifacts).
     Default: registry.k8s.io."""
-    pods_ready_timeout: str = Field(default="10m", pattern=r"^\d+[smh]$")
+    pods_ready_timeout: str = Field(default="10m", pattern=r"^[0-9]+[smh]$")
     """How long an admitted Job may take to have all pods running before it is evicted and requeued.
     Default: 10m (nodes that exist); the platform gives cloud clusters CLOUD_PODS_READY_TIMEOUT."""
     requeue_limit: int = Field(default=6, ge=1)

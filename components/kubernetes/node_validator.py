@@ -62,17 +62,17 @@ class NodeValidatorArgs(Args):
     shared: bool = True
     """Create the namespace, service account, RBAC, admission policy and the watch DaemonSet. False for a
     stack that only adds pools to a cluster whose owning stack created them. Default: true."""
-    interval: str = Field(default="24h", pattern=r"^[1-9]\d*[smhd]$")
+    interval: str = Field(default="24h", pattern=r"^[1-9][0-9]*[smhd]$")
     """How long a pass stands before the node is benchmarked again. Default: 24h."""
-    retry_after: str = Field(default="15m", pattern=r"^[1-9]\d*[smhd]$")
+    retry_after: str = Field(default="15m", pattern=r"^[1-9][0-9]*[smhd]$")
     """How long after a failed, inconclusive or errored run the node is benchmarked again. Default: 15m."""
     time_budget: int = Field(default=60, ge=5, le=3600)
     """`sahab bench`'s hard limit per run, seconds. Default: 60."""
     cpu: str = "1"
     """CPU request of a benchmarking pod (no CPU limit: the bench measures the whole idle node). Default: 1."""
-    memory: str = Field(default="2Gi", pattern=r"^\d+(Mi|Gi)$")
+    memory: str = Field(default="2Gi", pattern=r"^[0-9]+(Mi|Gi)$")
     """Memory request of a benchmarking pod. Default: 2Gi."""
-    memory_limit: str = Field(default="8Gi", pattern=r"^\d+(Mi|Gi)$")
+    memory_limit: str = Field(default="8Gi", pattern=r"^[0-9]+(Mi|Gi)$")
     """Memory limit of a benchmarking pod. Default: 8Gi."""
 
 

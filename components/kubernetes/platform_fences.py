@@ -142,7 +142,8 @@ def fence_args(config: FleetConfig, cluster: Cluster) -> FenceArgs:
     for receiver in config.monitoring.alerting.receivers:
         if receiver.type == "email" and receiver.smarthost:
             ports.append(int(receiver.smarthost.rsplit(":", 1)[1]))
-        elif receiver.url and receiver.url.split("//", 1)[-1].split("/", 1)[0].rpartition(":")[2].isdigit():
+        elif receiver.url and receiver.url.split("//", 1)[-1].split("/", 1)[0].rpartition(":")[2].isascii() \
+                and receiver.url.split("//", 1)[-1].split("/", 1)[0].rpartition(":")[2].isdigit():
             ports.append(int(receiver.url.split("//", 1)[-1].split("/", 1)[0].rpartition(":")[2]))
         else:
             ports.append(443)

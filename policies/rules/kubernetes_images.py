@@ -46,7 +46,7 @@ _DOCKER_HUB_ALIASES = ("index.docker.io", "registry-1.docker.io")
 _LABEL = r"[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?"
 _HOST = re.compile(rf"^(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9a-fA-F:]+\])(?::[0-9]{{1,5}})?$")
 _PATH_COMPONENT = re.compile(r"^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$")
-_TAG = re.compile(r"^[\w][\w.-]{0,127}$")
+_TAG = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$")
 _DIGEST = re.compile(r"^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[0-9a-fA-F]{32,}$")
 _DIGEST_LENGTHS = {"sha256": 64, "sha384": 96, "sha512": 128}
 
@@ -174,7 +174,7 @@ def allowed_registries(ctx: Context) -> tuple[list[AllowedRegistry], list[str]]:
     return allowed, bad
 
 
-ECR_HOST = re.compile(r"^\d{12}\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$")
+ECR_HOST = re.compile(r"^[0-9]{12}\.dkr\.ecr(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?$")
 
 
 def registry_place(registry: str) -> str | None:

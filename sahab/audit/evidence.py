@@ -25,7 +25,9 @@ def require_writable_file(path: Path, option: str) -> None:
     if path.exists():
         if not os.access(path, os.W_OK):
             raise UsageError(f"{option} {path}: the file is not writable")
-        return
+        if not path.is_file():
+            return  # /dev/stdout and the like are written in place
+    # The new file is written beside the old and renamed over it (write_atomic): the folder must take it.
     problem = _folder_problem(path.parent, creating=False)
     if problem:
         raise UsageError(f"{option} {path}: {problem}")
@@ -60,11 +62,14 @@ def write_evidence(document: dict[str, Any], directory: Path) -> tuple[Path, Pat
 
 
 def write_evidence_file(document: dict[str, Any], json_path: Path) -> tuple[Path, Path]:
-    """The JSON at `json_path` and the HTML page beside it (same name, .html)."""
+    """The JSON at `json_path` and the HTML page beside it (same name, .html), each written atomically."""
+    from sahab.workloads.outputs import write_atomic
+
     html_path = json_path.with_suffix(".html")
     try:
-        json_path.write_text(json.dumps(document, indent=2) + "\n")
-        html_path.write_text(render_html(document))
+        json_text, html_text = json.dumps(document, indent=2) + "\n", render_html(document)
+        write_atomic(json_path, json_text)
+        write_atomic(html_path, html_text)
     except OSError as exc:
         raise UsageError(f"cannot write the evidence to {json_path}: {exc.strerror or exc}") from exc
     return json_path, html_path

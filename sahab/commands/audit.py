@@ -14,7 +14,7 @@ HELP = "Audit a live AWS account (read-only) against the policy pack's residency
 DEFAULT_TIMEOUT_S = 900.0
 
 CLOUDS = ("aws",)
-AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-[0-9]+$")
 ANY_REGION = re.compile(r"^[a-z0-9-]+$")  # AWS regions and Azure locations (uaenorth) alike
 
 
@@ -84,8 +84,12 @@ def _validate(args: argparse.Namespace) -> tuple[list[str] | None, list[str] | N
     for region in scan or []:
         if not AWS_REGION.match(region):
             raise UsageError(f"--scan-regions: {region!r} is not an AWS region name like me-central-1")
-    if args.endpoint_url and not re.match(r"^https?://[^\s/]+", args.endpoint_url):
-        raise UsageError(f"--endpoint-url: {args.endpoint_url!r} is not an http(s) URL")
+    if args.endpoint_url:
+        from sahab.workloads.inputs import http_url_problem
+
+        problem = http_url_problem(args.endpoint_url)
+        if problem:
+            raise UsageError(f"--endpoint-url: {problem}")
     if args.max_workers < 1:
         raise UsageError("--max-workers must be at least 1")
     if not args.timeout > 0 or args.timeout == float("inf"):
@@ -94,6 +98,7 @@ def _validate(args: argparse.Namespace) -> tuple[list[str] | None, list[str] | N
 
 
 def run(args: argparse.Namespace) -> int:
+    import io
     import json
     import sys
     from pathlib import Path
@@ -162,17 +167,20 @@ def run(args: argparse.Namespace) -> int:
                                               else default_dir(result.started))
     print(f"evidence: {json_path} and {html_path}", file=sys.stderr)
 
-    out = open(args.output, "w") if args.output else sys.stdout  # noqa: SIM115 (closed below when a file)
-    try:
-        if args.format == "json":
-            out.write(json.dumps(report_json(document), indent=2) + "\n")
-        elif args.format == "sarif":
-            out.write(json.dumps(report_sarif(document, json_path), indent=2) + "\n")
-        else:
-            render_text(document, Console(file=out, highlight=False, soft_wrap=True))
-    finally:
-        if args.output:
-            out.close()
+    out = io.StringIO() if args.output else sys.stdout
+    if args.format == "json":
+        out.write(json.dumps(report_json(document), indent=2) + "\n")
+    elif args.format == "sarif":
+        out.write(json.dumps(report_sarif(document, json_path), indent=2) + "\n")
+    else:
+        render_text(document, Console(file=out, highlight=False, soft_wrap=True))
+    if args.output:
+        from sahab.workloads.outputs import write_atomic
+
+        try:
+            write_atomic(args.output, out.getvalue())
+        except OSError as exc:
+            raise UsageError(f"--output {args.output}: {exc.strerror or exc}") from None
     return 0 if passed(result, evaluation) else 1
 
 

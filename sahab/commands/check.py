@@ -10,6 +10,8 @@ HELP = "Run the policy pack offline over a stack's planned resources (no cloud c
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sahab.workloads.inputs import seconds_option
+
     parser.add_argument("--stack", "-s", default="dev", type=stack_name,
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
@@ -29,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "then applies too but may only narrow")
     parser.add_argument("--waivers", metavar="FILE", default=None,
                         help="waivers file (default: the pack's policies/waivers.yaml)")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=None,
+    parser.add_argument("--timeout", type=seconds_option(0, 86400), metavar="SECONDS", default=None,
                         help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")
     parser.add_argument("--isolated", action="store_true",
                         help="for CI on unreviewed code: run the program with Sahab's own interpreter (never a "
@@ -57,22 +59,23 @@ def run(args: argparse.Namespace) -> int:
     if args.isolated and not sys.flags.isolated:
         return _run_isolated(args)
 
-    if args.output:
-        from sahab.workloads.outputs import check_writable
+    from sahab.workloads.outputs import check_writable, write_atomic
 
+    # Every destination is checked before the program runs: a bad one fails the run before any file is written.
+    reports = []
+    for spec in args.report:
+        fmt, _, file = spec.partition("=")
+        if fmt not in ("text", "json", "sarif", "junit") or not file:
+            raise UsageError(f"--report {spec}: expected FORMAT=FILE with FORMAT one of text, json, sarif, junit")
+        check_writable(f"--report {fmt}", Path(file), make_folders=False)
+        reports.append((fmt, Path(file)))
+    if args.output:
         check_writable("--output", Path(args.output), make_folders=False)
     program_dir = project_dir(args.program)
     # The pack's own config, the operator's --policy-config, then the program folder's (which can only narrow).
     layers = policy_config_layers(program_dir, args.stack, args.policy_config)
     # Read once, before the program runs: a bad file fails at once, and the run is judged by the file read here.
     waivers = stack_waivers(args.stack, layers, args.waivers)
-
-    reports = []
-    for spec in args.report:
-        fmt, _, file = spec.partition("=")
-        if fmt not in ("text", "json", "sarif", "junit") or not file:
-            raise UsageError(f"--report {spec}: expected FORMAT=FILE with FORMAT one of text, json, sarif, junit")
-        reports.append((fmt, Path(file)))
 
     from sahab.progress import spinner
 
@@ -91,15 +94,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
 
     text = _render(result, args.format, quiet=args.quiet)
-    for fmt, file in reports:
+    rendered = [(fmt, file, _render(result, fmt)) for fmt, file in reports]  # all rendered before any is written
+    for fmt, file, report in rendered:
         try:
-            file.write_text(_render(result, fmt))
+            write_atomic(file, report)
         except OSError as exc:
             raise UsageError(f"--report {fmt}={file}: {exc.strerror or exc}") from None
 
     if args.output:
         try:
-            Path(args.output).write_text(text)
+            write_atomic(args.output, text)
         except OSError as exc:
             raise UsageError(f"--output {args.output}: {exc.strerror or exc}") from None
         if args.format != "text":

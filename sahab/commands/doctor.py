@@ -10,6 +10,7 @@ HELP = ("Check what a real `pulumi up` of a stack needs (tools, credentials, rea
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from sahab.commands.plan import stack_name
+    from sahab.workloads.inputs import seconds_option
 
     parser.add_argument("--stack", "-s", default="dev", type=stack_name,
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
@@ -18,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only", action="append", default=[], metavar="AREA",
                         help="run only this area's checks (repeatable)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+    parser.add_argument("--timeout", type=seconds_option(0, 3600), default=10.0, metavar="SECONDS",
                         help="per-request budget for each live check (default: 10)")
     parser.add_argument("--endpoint", action="append", default=[], metavar="SERVICE=URL", type=endpoint,
                         help="ask SERVICE (ec2, service-quotas, azure) at URL instead of the cloud's own, e.g. a "
@@ -27,8 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def endpoint(text: str) -> tuple[str, str]:
     """--endpoint: SERVICE=URL with an http(s) URL."""
+    from sahab.workloads.inputs import http_url_problem
+
     service, sep, url = text.partition("=")
-    if not sep or not service or not url.startswith(("http://", "https://")):
+    if not sep or not service or http_url_problem(url):
         raise argparse.ArgumentTypeError(f"{text!r} is not SERVICE=URL (e.g. azure=http://127.0.0.1:8443)")
     return service, url
 

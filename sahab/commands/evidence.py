@@ -15,6 +15,7 @@ HELP = "Write a signed compliance evidence bundle of a stack (control matrix, wa
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from sahab.commands.plan import stack_name
+    from sahab.workloads.inputs import seconds_option
 
     parser.epilog = ("Exit codes: 0 written (or verified, or no control newly failing); 1 a bundle that does not "
                      "verify, or a diff in which a control newly fails; 2 bad input.")
@@ -33,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="enforcement levels and settings, as for `sahab check`")
     parser.add_argument("--waivers", metavar="FILE", default=None,
                         help="waivers file (default: the pack's policies/waivers.yaml)")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=None,
+    parser.add_argument("--timeout", type=seconds_option(0, 86400), metavar="SECONDS", default=None,
                         help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress line on stderr")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")

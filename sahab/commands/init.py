@@ -27,8 +27,9 @@ def _host(text: str) -> tuple[str, int]:
 
     from sahab.components.validation import host_address
 
-    found = re.fullmatch(r"\[(?P<v6>[0-9A-Fa-f:.]+)\](?::(?P<p6>\d{1,5}))?|(?P<v4>[^:\[\]]+)(?::(?P<p4>\d{1,5}))?",
-                         text) or re.fullmatch(r"(?P<bare>[0-9A-Fa-f:]+)", text)
+    found = re.fullmatch(r"\[(?P<v6>[0-9A-Fa-f:.]+)\](?::(?P<p6>[0-9]{1,5}))?"
+                         r"|(?P<v4>[^:\[\]]+)(?::(?P<p4>[0-9]{1,5}))?", text) \
+        or re.fullmatch(r"(?P<bare>[0-9A-Fa-f:]+)", text)
     if not found:
         raise argparse.ArgumentTypeError(f"{text!r}: allowed: ADDR, ADDR:PORT or [IPv6]:PORT")
     groups = found.groupdict()
@@ -48,6 +49,8 @@ def _data_disk(text: str) -> tuple[str, str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sahab.workloads.inputs import seconds_option
+
     parser.add_argument("name", type=_name, metavar="NAME", help="the stack to write: stacks/Pulumi.NAME.yaml")
     parser.add_argument("--host", action="append", type=_host, required=True, metavar="ADDR[:PORT]",
                         help="a server, reached over SSH; repeat for each (the first runs the control plane)")
@@ -80,7 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how a server runs the benchmark (default: sahab bench)")
     parser.add_argument("--program", metavar="DIR", default=None,
                         help="folder holding Pulumi.yaml (default: this Sahab project)")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+    parser.add_argument("--timeout", type=seconds_option(0, 3600), default=60.0, metavar="SECONDS",
                         help="per-server budget for the probe (default: 60)")
 
 

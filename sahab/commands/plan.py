@@ -20,6 +20,8 @@ def stack_name(text: str) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sahab.workloads.inputs import seconds_option
+
     parser.add_argument("--stack", "-s", default="dev", type=stack_name,
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
     parser.add_argument("--program", metavar="DIR", default=None,
@@ -28,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print only failures (the readiness problems; nothing when the fleet would come up) "
                              "and no progress line")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", default=None,
+    parser.add_argument("--timeout", type=seconds_option(0, 86400), metavar="SECONDS", default=None,
                         help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")
 
 

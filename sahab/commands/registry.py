@@ -27,6 +27,19 @@ def _existing_file(text: str):
     return path
 
 
+def _ca_file(text: str):
+    """--ca-file: a file of PEM CA certificates that TLS can load (checked before any registry is asked)."""
+    import ssl
+
+    path = _existing_file(text)
+    try:
+        ssl.create_default_context().load_verify_locations(cafile=str(path))
+    except (ssl.SSLError, OSError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"{text}: not a usable PEM file of CA certificates "
+                                         f"({getattr(exc, 'reason', None) or exc})") from None
+    return path
+
+
 def _layout(text: str):
     from pathlib import Path
 
@@ -51,7 +64,7 @@ def _registry_options(parser: argparse.ArgumentParser) -> None:
     # One registry per cluster kind: the kinds with a registry are the registries schema's fields.
     parser.add_argument("--kind", choices=tuple(Registries.model_fields), action="append", default=None,
                         help="only the registry of this kind of cluster (repeatable; default: every one)")
-    parser.add_argument("--ca-file", metavar="PEM", type=_existing_file, default=None,
+    parser.add_argument("--ca-file", metavar="PEM", type=_ca_file, default=None,
                         help="a CA to trust for the in-country registries (default: the system's)")
 
 
@@ -135,7 +148,13 @@ def _list(args: argparse.Namespace) -> int:
     doc = registry_document(args.program, args.stack)
     out = json.dumps(doc, indent=2) + "\n" if args.format == "json" else text(doc)
     if args.output:
-        Path(args.output).write_text(out, encoding="utf-8")
+        from sahab.errors import UsageError
+        from sahab.workloads.outputs import write_atomic
+
+        try:
+            write_atomic(args.output, out)
+        except OSError as exc:
+            raise UsageError(f"--output {args.output}: {exc.strerror or exc}") from None
         print(f"wrote {len(doc['artifacts'])} artifacts to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(out)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import select
@@ -121,18 +122,18 @@ def _prepare(program_dir: Path | str | None, stack: str, timeout: float | None,
 
 def resolve_timeout(timeout: float | None) -> float:
     if timeout is not None:
-        if not timeout > 0:
+        if not 0 < timeout < math.inf:
             raise UsageError(f"--timeout {timeout}: must be a positive number of seconds")
         return float(timeout)
     raw = os.environ.get(TIMEOUT_ENV)
     if not raw:
         return DEFAULT_TIMEOUT
     try:
-        value = float(raw)
+        value = float(raw) if raw.strip().isascii() else 0.0
     except ValueError:
         value = 0.0
-    if not value > 0:
-        raise UsageError(f"{TIMEOUT_ENV}={raw!r}: must be a positive number of seconds")
+    if not 0 < value < math.inf:
+        raise UsageError(f"{TIMEOUT_ENV}={raw!r}: must be a positive, finite number of seconds")
     return value
 
 

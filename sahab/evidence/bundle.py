@@ -181,24 +181,27 @@ def require_empty_folder(out: Path) -> None:
 def write(doc: dict[str, Any], out: Path, signer, audit_raw: bytes | None = None) -> list[Path]:
     """Write the bundle's files into `out`, then the envelope that signs them; return every path written."""
     from sahab.evidence.render import render_csv, render_html
+    from sahab.workloads.outputs import atomic_dir
 
     out = Path(out)
+    files = {EVIDENCE: json.dumps(doc, indent=2, ensure_ascii=False) + "\n", CSV: render_csv(doc),
+             HTML: render_html(doc)}
+    predicate = {"project": doc["project"], "stack": doc["stack"], "generatedAt": doc["generatedAt"],
+                 "sahabVersion": doc["sahabVersion"], "planSha256": doc["provenance"]["planSha256"],
+                 "passed": doc["summary"]["passed"], "ready": doc["summary"]["ready"]}
+    names = []
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        files = {EVIDENCE: json.dumps(doc, indent=2, ensure_ascii=False) + "\n", CSV: render_csv(doc),
-                 HTML: render_html(doc)}
-        written = []
-        for name, text in files.items():
-            (out / name).write_text(text, encoding="utf-8", newline="")
-            written.append(out / name)
-        if audit_raw is not None:
-            (out / AUDIT).write_bytes(audit_raw)
-            written.append(out / AUDIT)
-        predicate = {"project": doc["project"], "stack": doc["stack"], "generatedAt": doc["generatedAt"],
-                     "sahabVersion": doc["sahabVersion"], "planSha256": doc["provenance"]["planSha256"],
-                     "passed": doc["summary"]["passed"], "ready": doc["summary"]["ready"]}
-        written.append(sign(out, signer, predicate))
+        # Built in a folder beside `out` and renamed into place: a failure leaves no half bundle, so a re-run works.
+        with atomic_dir(out) as building:
+            for name, text in files.items():
+                (building / name).write_text(text, encoding="utf-8", newline="")
+                names.append(name)
+            if audit_raw is not None:
+                (building / AUDIT).write_bytes(audit_raw)
+                names.append(AUDIT)
+            names.append(sign(building, signer, predicate).name)
     except OSError as exc:
         raise UsageError(f"--out {out}: cannot write the bundle ({exc.strerror or exc})") from None
+    written = [out / name for name in names]
     assert written[-1].name == ENVELOPE
     return written

@@ -46,10 +46,10 @@ from sahab.readiness.network import (
 )
 from sahab.readiness.readiness_types import Cluster, Problem
 
-ECR_HOST = re.compile(r"^(?P<account>\d{12})\.dkr\.ecr\.(?P<region>[a-z0-9-]+)\.amazonaws\.com$")
+ECR_HOST = re.compile(r"^(?P<account>[0-9]{12})\.dkr\.ecr\.(?P<region>[a-z0-9-]+)\.amazonaws\.com$")
 ACR_HOST = re.compile(r"^(?P<name>[a-z0-9]{5,50})\.azurecr\.io$")
 REGISTRY = "azure-native:containerregistry:Registry"
-ANY_HOST = re.compile(r"(\d{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com|[a-z0-9]{5,50}\.azurecr\.io)")
+ANY_HOST = re.compile(r"([0-9]{12}\.dkr\.ecr\.[a-z0-9-]+\.amazonaws\.com|[a-z0-9]{5,50}\.azurecr\.io)")
 CHECKPOINT_ENV = "SAHAB_CHECKPOINT_DIR"  # components/kubernetes/training_job.py
 STORAGE_ACCOUNT = "azure-native:storage:StorageAccount"
 HELM = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart", "kubernetes:helm.sh/v3:Chart")

@@ -53,7 +53,7 @@ def write_lock(path: Path, digests: dict[str, str]) -> dict[str, str]:
     """Merge `digests` into the lock at `path` (other registries' entries stay); returns the whole lock."""
     merged = {**read_digest_lock(path), **digests}
     body = "".join(f"{reference} {digest}\n" for reference, digest in sorted(merged.items()))
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(HEADER + body, encoding="utf-8")
-    temporary.replace(path)
+    from sahab.workloads.outputs import write_atomic
+
+    write_atomic(path, HEADER + body)
     return merged

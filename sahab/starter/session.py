@@ -146,9 +146,9 @@ def _write(path: Path, text: str, out: TextIO) -> None:
         backup = path.with_name(path.name + ".bak")
         shutil.copy2(path, backup)
         print(f"{path}: the old file is kept as {backup.name}", file=out)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(text)
-    partial.replace(path)
+    from sahab.workloads.outputs import write_atomic
+
+    write_atomic(path, text)
     print(f"wrote {path}", file=out)
 
 

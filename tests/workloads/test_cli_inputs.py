@@ -141,3 +141,20 @@ def test_bench_refuses_an_unusable_baseline_before_loading_torch(content, tmp_pa
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith(f"error: --baseline {baseline}: "), line
     assert ("cannot read baseline" if content is None else "not a Sahab baseline") in line
+
+
+@pytest.mark.parametrize("seconds", ["abc", "0", "-1", "nan", "inf", "1e30", "\u0661\u0660"])
+def test_a_bad_distributed_timeout_stops_train_before_any_worker(seconds, monkeypatch, capsys, no_work):
+    monkeypatch.setenv("SAHAB_DIST_TIMEOUT_S", seconds)
+    assert main(["train", *TINY]) == 2
+    message = _one_error_line(capsys, "SAHAB_DIST_TIMEOUT_S", repr(seconds))
+    assert "allowed: a number of seconds from 1 to 86400" in message
+
+
+def test_the_images_worker_refuses_a_bad_distributed_timeout_in_one_line():
+    env = {**sahab_env(), "SAHAB_DIST_TIMEOUT_S": "abc"}
+    done = subprocess.run([sys.executable, "-m", "workloads.train", "--steps", "1"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["error: SAHAB_DIST_TIMEOUT_S: 'abc' is not allowed; allowed: a "
+                                                "number of seconds from 1 to 86400"]

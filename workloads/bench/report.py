@@ -8,6 +8,7 @@ import base64
 import io
 from pathlib import Path
 
+from ..outputs import write_atomic
 from .peer_outliers import DEFAULT_TOLERANCE, class_medians, failing_nodes, outliers
 from .validate import PROBE_ORDER, NodeResult
 
@@ -91,4 +92,4 @@ def _template():
 
 def write_report(results: list[NodeResult], path: Path, tolerance: float = DEFAULT_TOLERANCE) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(results, tolerance))
+    write_atomic(path, render(results, tolerance))

@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..outputs import write_atomic
 from .busy import BUSY_SHARE, BusyMeter
 from .hardware_classes import HardwareClass, cpu_count, hardware_class
 from .timing import OutOfTime, hard_limit
@@ -163,9 +164,7 @@ def save_baseline(result: NodeResult, path: Path) -> None:
         "values": {name: p.value for name, p in result.probes.items() if p.value is not None},
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(raw, indent=2) + "\n")
-    tmp.replace(path)
+    write_atomic(path, json.dumps(raw, indent=2) + "\n")
 
 
 Baseline = tuple[str, dict[str, float]]  # the hardware class a baseline was measured on, and its values

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError, UsageError, WorkloadError
-from ..outputs import check_writable
+from ..outputs import check_writable, write_atomic
 from ..schema import versions
 
 HELP = "Validate this node (GEMM, memory, all-reduce, training step, data loader) against its floors."
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     raw = {**versions(), **result.to_json()}
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(raw, indent=2) + "\n")
+        write_atomic(args.output, json.dumps(raw, indent=2) + "\n")
     if args.format == "json":
         print(json.dumps(raw))
     else:

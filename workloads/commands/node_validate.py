@@ -11,15 +11,20 @@ from pathlib import Path
 from ..errors import UsageError, WorkloadError
 
 HELP = "Benchmark this node (sahab bench) and record the verdict as its sahab.io/validation labels."
-_DURATION = re.compile(r"^(\d+)([smhd])$")
+_DURATION = re.compile(r"^([0-9]+)([smhd])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
+_MAX_DURATION_S = 365 * 86400
+
+
 def _duration(text: str) -> float:
-    match = _DURATION.match(text)
-    if not match or int(match.group(1)) == 0:
-        raise argparse.ArgumentTypeError(f"must be a positive duration like 90s, 15m, 24h or 7d, not {text!r}")
-    return int(match.group(1)) * _UNITS[match.group(2)]
+    match = _DURATION.fullmatch(text)
+    seconds = int(match.group(1)) * _UNITS[match.group(2)] if match and len(text) <= 12 else 0
+    if not 0 < seconds <= _MAX_DURATION_S:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed; allowed: a positive duration up to 365d like "
+                                         "90s, 15m, 24h or 7d (ASCII digits)")
+    return seconds
 
 
 def _budget(text: str) -> float:
@@ -29,6 +34,8 @@ def _budget(text: str) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..inputs import http_url_option
+
     parser.add_argument("--node", default=os.environ.get("NODE_NAME"),
                         help="the node this pod runs on (default: $NODE_NAME, from the pod's spec.nodeName)")
     parser.add_argument("--interval", type=_duration, default=_duration("24h"), metavar="DURATION",
@@ -45,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="never benchmark: only expire a pass that is due, so the validator returns")
     parser.add_argument("--once", action="store_true",
                         help="look once, validate if due, and exit with the bench's code (0 when not due)")
-    parser.add_argument("--api-server", metavar="URL",
+    parser.add_argument("--api-server", metavar="URL", type=http_url_option,
                         help="API server (default: the in-cluster one, with the pod's service-account token)")
 
 

@@ -128,11 +128,13 @@ def _train(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path) ->
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from ..train.distributed import dist_timeout_s
     from ..train.launch import TrainingFailed, run_torchrun
     from ..train.worker import peak_from_env
 
     cfg = build_config(args, checkpoint_dir, summary_file)
     given_peak = peak_from_env()  # a bad value is refused before any work
+    dist_timeout_s()  # so is a bad SAHAB_DIST_TIMEOUT_S, which every worker would otherwise trip over
     _check_fits_in_memory(cfg, args.nproc)
     from ..train.storage import is_remote
 

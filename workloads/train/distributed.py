@@ -36,6 +36,17 @@ class DistEnv:
         return max(1, self.world_size // self.local_world_size)
 
 
+DIST_TIMEOUT_ENV = "SAHAB_DIST_TIMEOUT_S"
+
+
+def dist_timeout_s() -> float:
+    """How long a collective may wait for the other workers (SAHAB_DIST_TIMEOUT_S, default 600 s); a value that
+    is not 1 to 86400 seconds is a ConfigError naming the variable (`sahab train` checks it before any work)."""
+    from ..inputs import env_number
+
+    return env_number(DIST_TIMEOUT_ENV, 600.0, low=1, high=86400)
+
+
 def init_distributed() -> DistEnv:
     """Join torchrun's process group (NCCL on GPU, gloo on CPU); a plain `python -m` run is a world of one."""
     world_size = int(os.environ.get("WORLD_SIZE", "1"))
@@ -49,7 +60,7 @@ def init_distributed() -> DistEnv:
     restart_count = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
     if world_size > 1 and not dist.is_initialized():
         backend = "nccl" if device.type == "cuda" else "gloo"
-        timeout = timedelta(seconds=float(os.environ.get("SAHAB_DIST_TIMEOUT_S", "600")))
+        timeout = timedelta(seconds=dist_timeout_s())
         # env://: MASTER_ADDR/MASTER_PORT of this rendezvous round. The entrypoint sets
         # TORCH_DISABLE_SHARE_RDZV_TCP_STORE=1, so torchrun hands every round a fresh store hosted by that
         # round's rank 0 (torch/distributed/elastic/rendezvous/dynamic_rendezvous.py, next_rendezvous): no key

@@ -142,7 +142,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="model and per-worker batch of a preset (auto: this node's hardware class)")
     args = parser.parse_args(argv)
     cfg = config_from_args(args)
+    from .distributed import dist_timeout_s
+
     peak_from_env()  # every rank refuses a bad value before it joins the group
+    dist_timeout_s()  # and a bad SAHAB_DIST_TIMEOUT_S
     if args.preset:
         flags = {a.split("=", 1)[0] for a in (sys.argv[1:] if argv is None else argv) if a.startswith("--")}
         given = frozenset(f[2:].replace("-", "_") for f in flags)

@@ -94,6 +94,13 @@ USAGE = [
     (["audit", "aws", "--regions", "a b;c", "--endpoint-url", NOWHERE], "--regions: 'b;c'"),
     (["audit", "aws", "--scan-regions", "mars", "--endpoint-url", NOWHERE], "--scan-regions: 'mars'"),
     (["audit", "aws", "--endpoint-url", "ftp://127.0.0.1/"], "--endpoint-url"),
+    *[(["audit", "aws", "--endpoint-url", url], f"--endpoint-url: {url!r} is not allowed")
+      for url in ("http://[::1", "http://127.0.0.1:99999", "http://127.0.0.1:0", "http://127.0.0.1:x", "http://")],
+    *[(["node-validate", "--node", "n", "--once", "--interval", value], "argument --interval: ")
+      for value in ("99999999999999999999d", "\u0661\u0660m", "0s", "366d", "24h\n")],
+    (["node-validate", "--node", "n", "--once", "--api-server", "file:///etc/passwd"], "argument --api-server: "),
+    (["node-validate", "--node", "n", "--once", "--api-server", "https://[::1"], "argument --api-server: "),
+    (["doctor", "--only", "tools", "--endpoint", "azure=http://[::1"], "argument --endpoint: "),
     (["audit", "aws", "--max-workers", "0", "--endpoint-url", NOWHERE], "--max-workers"),
     (["audit", "aws", "--timeout", "0", "--endpoint-url", NOWHERE], "--timeout"),
     (["audit", "aws", "--timeout", "soon"], "argument --timeout"),
@@ -105,6 +112,9 @@ USAGE = [
     (["train", "--precision", "fp8"], "argument --precision"),
     (["train", "--checkpoint-every", "-1"], "argument --checkpoint-every"),
     (["deploy"], "invalid choice: 'deploy'"),
+    *[([*command, "--timeout", value], "argument --timeout: ") for value in ("nan", "inf", "0", "-1", "1e400")
+      for command in (["init", "office", "--host", "127.0.0.1"], ["doctor", "--only", "tools"], ["plan"], ["check"],
+                      ["evidence"])],
 ]
 
 
@@ -213,6 +223,70 @@ def test_a_check_report_into_a_missing_folder_is_one_error_line(capfd, tmp_path)
     assert_one_error_line(code, err, 2, "--output")
 
 
+# ---- files that are not UTF-8 or hold values JSON has not: named, in every command that reads the stack -------
+
+SMB = (ROOT / "stacks" / "Pulumi.smb.yaml").read_text()
+READERS = [["plan"], ["check"], ["registry", "list"], ["forwarders"], ["doctor", "--only", "tools"]]
+NOT_JSON = [
+    ("city: 2020-01-05", "'2020-01-05' is a YAML date"),
+    ("city: 2020-13-45", "'2020-13-45' is a YAML date"),
+    ("city: 2020-01-05T10:00:00Z", "is a YAML date or time"),
+    ("city: !!binary aGVsbG8=", "!!binary"),
+    ("city: !!set {a: null}", "!!set"),
+    ("city: .nan", "not a JSON number"),
+]
+
+
+def _smb_with(line: str) -> str:
+    assert "city: Sharjah" in SMB
+    return SMB.replace("city: Sharjah", line, 1)
+
+
+@pytest.mark.parametrize("argv", READERS, ids=" ".join)
+def test_a_stack_file_that_is_not_utf8_is_named(capfd, tmp_path, argv):
+    folder = program(tmp_path, "")
+    (folder / "Pulumi.t.yaml").write_bytes(_smb_with("city: Sharjah caf\xe9").encode("latin-1"))
+    code, _, err = run(capfd, [*argv, "--program", str(folder), "--stack", "t"])
+    assert_one_error_line(code, err, 2, f"{folder / 'Pulumi.t.yaml'}: not UTF-8 text")
+    assert "must be saved as UTF-8" in err
+
+
+def test_a_project_file_that_is_not_utf8_is_named(capfd, tmp_path):
+    folder = program(tmp_path, SMB)
+    (folder / "Pulumi.yaml").write_bytes(b"name: caf\xe9\nruntime: python\n")
+    code, _, err = run(capfd, ["plan", "--program", str(folder), "--stack", "t"])
+    assert_one_error_line(code, err, 2, f"{folder / 'Pulumi.yaml'}: not UTF-8 text")
+
+
+@pytest.mark.parametrize(("line", "says"), NOT_JSON, ids=[line for line, _ in NOT_JSON])
+def test_a_stack_value_that_is_not_json_names_the_file_and_key(capfd, tmp_path, line, says):
+    folder = program(tmp_path, _smb_with(line))
+    for argv in READERS:
+        code, out, err = run(capfd, [*argv, "--program", str(folder), "--stack", "t"])
+        assert_one_error_line(code, err, 2, f"{folder / 'Pulumi.t.yaml'}: config.sahab:fleet.sites[0].city: ")
+        assert says in err and out == ""
+
+
+def test_a_quoted_date_is_a_string_and_plans(capfd, tmp_path):
+    folder = program(tmp_path, _smb_with('city: "2020-01-05"'))
+    code, out, err = run(capfd, ["plan", "--program", str(folder), "--stack", "t", "--format", "json"])
+    assert code == 0, err
+    assert json.loads(out)["config"]["sahab:fleet"]["sites"][0]["city"] == "2020-01-05"
+
+
+@pytest.mark.parametrize("expires", ["2020-13-45", "2026-02-30", "2026-12-31T10:00:00", "!!binary aGVsbG8="])
+def test_an_impossible_waiver_expiry_names_the_key_in_check_and_audit(capfd, tmp_path, expires):
+    waivers = tmp_path / "w.yaml"
+    waivers.write_text("waivers:\n  - policy: kubernetes-core-namespace-pod-security-enforced\n"
+                       "    resource: urn:pulumi:smb::sahab::kubernetes:core/v1:Namespace::x\n"
+                       f"    reason: r\n    owner: me\n    expires: {expires}\n")
+    folder = program(tmp_path, SMB)
+    for argv in (["check", "--program", str(folder), "--stack", "t"],
+                 ["audit", "aws", "--endpoint-url", NOWHERE, "--evidence-dir", str(tmp_path / "ev")]):
+        code, _, err = run(capfd, [*argv, "--waivers", str(waivers)])
+        assert_one_error_line(code, err, 2, f"{waivers}: waivers[0].expires: ")
+
+
 # ---- the fuzz, end to end: a few hostile fleets through `sahab plan` --------------------------------------
 
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -262,3 +336,30 @@ def test_an_accepted_fleet_reaches_the_clouds_with_its_values_intact(capfd, tmp_
     assert {"key": "example.com/dedicated", "value": "vision", "effect": "NO_EXECUTE"} in group["taints"]
     pools = [p for p in by_type["azure-native:containerservice:AgentPool"] if p.get("nodeTaints")]
     assert pools[0]["nodeTaints"] == ["example.com/dedicated=vision:NoExecute"]
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-5", "nan", "inf", "\u0663\u0660"])
+def test_a_bad_program_timeout_variable_is_one_error_line_naming_it(capfd, monkeypatch, tmp_path, value):
+    monkeypatch.setenv("SAHAB_PROGRAM_TIMEOUT", value)
+    folder = program(tmp_path, SMB)
+    code, _, err = run(capfd, ["plan", "--program", str(folder), "--stack", "t"])
+    assert_one_error_line(code, err, 2, f"SAHAB_PROGRAM_TIMEOUT={value!r}: must be a positive, finite number")
+
+
+@pytest.mark.parametrize("content", [b"", b"not a certificate\n",
+                                     b"-----BEGIN CERTIFICATE-----\nMIIBhalf\n-----END CERTIFICATE-----\n",
+                                     b"-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"])
+@pytest.mark.parametrize("action", ["pin", "seed"])
+def test_an_unusable_ca_file_is_one_error_line_naming_the_option(capfd, tmp_path, content, action):
+    ca = tmp_path / "ca.pem"
+    ca.write_bytes(content)
+    code, _, err = run(capfd, ["registry", action, "--program", str(ROOT), "--stack", "smb", "--ca-file", str(ca)])
+    assert_one_error_line(code, err, 2, f"argument --ca-file: {ca}: not a usable PEM file of CA certificates")
+
+
+def test_an_alias_bomb_is_refused_at_once_naming_the_file(capfd, tmp_path):
+    lines = ["config:", "  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"  a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 9)]
+    folder = program(tmp_path, "\n".join([*lines, "  sahab:fleet: {environment: smb}", ""]))
+    code, _, err = run(capfd, ["plan", "--program", str(folder), "--stack", "t"])
+    assert_one_error_line(code, err, 2, f"{folder / 'Pulumi.t.yaml'}: its aliases expand to more than 1,000,000")

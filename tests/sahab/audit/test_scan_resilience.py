@@ -203,7 +203,7 @@ def test_missing_region_permission_exit_2_naming_it(aws, capsys, monkeypatch):
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--scan-regions", "mars-1"], "--scan-regions: 'mars-1' is not an AWS region name"),
-    (["--endpoint-url", "ftp://x"], "--endpoint-url: 'ftp://x' is not an http(s) URL"),
+    (["--endpoint-url", "ftp://x"], "--endpoint-url: 'ftp://x' is not allowed; allowed: an http(s) URL"),
     (["--profile", "nobody"], "AWS profile 'nobody' not found"),
     (["--scan-regions", "ap-east-1", "--format", "json"], None),
 ])

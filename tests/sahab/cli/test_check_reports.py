@@ -34,3 +34,18 @@ def test_a_malformed_report_option_is_one_error_line(tmp_path):
     done = sahab("check", "--stack", "smb", "--program", str(ROOT), "--report", "html=x.html", cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.startswith("error: --report html=x.html") and done.stderr.count("\n") == 1
+
+
+def test_every_destination_is_checked_before_any_is_written(tmp_path):
+    """A --report whose folder is missing fails the run before the program runs, and the files the other
+    options name are left exactly as they were."""
+    keep = tmp_path / "keep.json"
+    keep.write_text("KEEP\n")
+    done = sahab("check", "--stack", "smb", "--program", str(ROOT), "-q", "--report", f"json={keep}",
+                 "--report", f"sarif={tmp_path / 'nodir' / 'x.sarif'}", "--output", str(tmp_path / "o.txt"),
+                 cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: --report sarif ") and "nodir" in done.stderr
+    assert done.stderr.count("\n") == 1
+    assert keep.read_text() == "KEEP\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.json"]
