@@ -23,7 +23,21 @@ class _Foreign:
 
 class JsonValuesLoader(yaml.SafeLoader):
     """yaml.SafeLoader whose timestamps, binaries, sets and ordered pairs are left unconstructed (_Foreign):
-    constructing them is where PyYAML raises (month must be in 1..12) or builds what JSON cannot hold."""
+    constructing them is where PyYAML raises (month must be in 1..12) or builds what JSON cannot hold. A key
+    written twice in one mapping is an error (YAML 1.2 requires unique keys), not a silent last-one-wins."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        first: dict[tuple[str, str], int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # `<<: *defaults` may be overridden key by key
+            key, line = (key_node.tag, key_node.value), key_node.start_mark.line + 1
+            if key in first:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the key {key_node.value!r} is written twice (first on line {first[key]})",
+                    key_node.start_mark)
+            first[key] = line
+        return super().construct_mapping(node, deep)
 
 
 def _foreign(kind: str):

@@ -251,6 +251,15 @@ def test_a_stack_file_that_is_not_utf8_is_named(capfd, tmp_path, argv):
     assert "must be saved as UTF-8" in err
 
 
+@pytest.mark.parametrize("argv", READERS, ids=" ".join)
+def test_a_key_written_twice_in_a_stack_file_is_named_not_overridden(capfd, tmp_path, argv):
+    folder = program(tmp_path, "")
+    (folder / "Pulumi.t.yaml").write_text(_smb_with("city: Sharjah\n        city: Dubai"))
+    code, _, err = run(capfd, [*argv, "--program", str(folder), "--stack", "t"])
+    assert_one_error_line(code, err, 2, f"{folder / 'Pulumi.t.yaml'}: not valid YAML")
+    assert "the key 'city' is written twice (first on line" in err
+
+
 def test_a_project_file_that_is_not_utf8_is_named(capfd, tmp_path):
     folder = program(tmp_path, SMB)
     (folder / "Pulumi.yaml").write_bytes(b"name: caf\xe9\nruntime: python\n")
