@@ -200,12 +200,8 @@ def effective_place(view: ResourceView, ctx: Context, _depth: int = 0) -> Place:
             value = lookup(view.provider.props, key)
             if value is not MISSING:
                 return Place(value, f"the `{key}` of its provider {view.provider.name!r}")
-        if not is_default_provider(view.provider):
-            return Place(MISSING, f"no {'/'.join(f'`{k}`' for k in source.own)} on the resource, and its "
-                                  f"explicit provider {view.provider.name!r} sets no "
-                                  f"{'/'.join(f'`{k}`' for k in source.provider)}: the stack's "
-                                  f"`{view.package}:{source.config[0]}` configures only default providers, and "
-                                  "the provider would take its place from the environment or a profile")
+        own = "/".join(f"`{k}`" for k in source.own)
+        return Place(MISSING, f"no {own} on the resource, and {unplaced_provider(view.provider, view.package, ctx)}")
     for key in source.config:
         value = ctx.stack_config.get(f"{view.package}:{key}")
         if isinstance(value, str) and value:
@@ -215,31 +211,34 @@ def effective_place(view: ResourceView, ctx: Context, _depth: int = 0) -> Place:
                           f"(`{view.package}:{source.config[0]}`)")
 
 
-def is_default_provider(provider: ResourceView) -> bool:
-    """Whether a provider is the engine's default one for its package (`default`, `default_7_51_1`): only those
-    are configured from the stack's `<package>:*` config. An explicit `aws.Provider(...)` gets its arguments and
-    nothing else (pulumi_aws's Provider falls back to AWS_REGION/AWS_DEFAULT_REGION, then the profile)."""
-    return provider.name == "default" or provider.name.startswith("default_")
+def unplaced_provider(provider: ResourceView, package: str, ctx: Context) -> str:
+    """Why a provider that sets no place gives none. The engine hands its default provider for a package (named
+    `default` or `default_7_51_1`) the stack's `<package>:*` settings as its inputs, so a provider without a place
+    among its inputs never takes the stack's: either the stack sets none, or the provider is the program's own,
+    which gets its arguments and nothing else (pulumi_aws's Provider falls back to AWS_REGION/AWS_DEFAULT_REGION,
+    then the profile). The name cannot tell the two apart, as a program may call its own provider `default` (the
+    engine's `IsDefaultProvider` is a name prefix test); the inputs can."""
+    source = PLACE_SOURCES.get(package, GENERIC_SOURCE)
+    keys, setting = "/".join(f"`{k}`" for k in source.provider), f"`{package}:{source.config[0]}`"
+    configured = any(isinstance(ctx.stack_config.get(f"{package}:{key}"), str) and ctx.stack_config[f"{package}:{key}"]
+                     for key in source.config)
+    named_default = provider.name == "default" or provider.name.startswith("default_")
+    if named_default and not configured:
+        return f"its provider {provider.name!r} sets no {keys}, nor does the stack config ({setting})"
+    return (f"its explicit provider {provider.name!r} sets no {keys}: the stack's {setting} configures only "
+            "default providers, and the provider would take its place from the environment or a profile")
 
 
 def provider_place(view: ResourceView, ctx: Context) -> Place:
-    """The default place a provider gives the resources it manages: its own setting, else the stack config."""
+    """The default place a provider gives the resources it manages: its own setting (a default provider's holds the
+    stack's)."""
     package = view.type.removeprefix("pulumi:providers:")
     source = PLACE_SOURCES.get(package, GENERIC_SOURCE)
     for key in source.provider:
         value = lookup(view.props, key)
         if value is not MISSING:
             return Place(value, f"its `{key}`")
-    if not is_default_provider(view):
-        return Place(MISSING, f"no `{source.provider[0]}` on this explicit provider: the stack's "
-                              f"`{package}:{source.config[0]}` configures only default providers, and this one "
-                              "would take its place from the environment or a profile")
-    for key in source.config:
-        value = ctx.stack_config.get(f"{package}:{key}")
-        if isinstance(value, str) and value:
-            return Place(value, f"the stack's `{package}:{key}`")
-    return Place(MISSING, f"no `{source.provider[0]}` on the provider or in the stack config "
-                          f"(`{package}:{source.config[0]}`)")
+    return Place(MISSING, unplaced_provider(view, package, ctx).removeprefix("its "))
 
 
 def pair_place(place: Place) -> Place:

@@ -37,10 +37,19 @@ def test_region_precedence_own_then_provider_then_stack():
     # Own region wins over the provider's, both ways.
     assert run(REGION, Res(BUCKET, {"region": "me-central-1"}, provider={"region": "eu-west-1"})) == []
     assert run(REGION, Res(BUCKET, {"region": "eu-west-1"}, provider=ME))
-    # Provider without a region: the stack's aws:region decides.
-    assert run(REGION, Stack([Res(BUCKET, {}, provider={})], {"aws:region": "me-central-1"})) == []
-    found = run(REGION, Stack([Res(BUCKET, {}, provider={})], {"aws:region": "us-east-1"}))
+    # The default provider: the engine hands it the stack's aws:region as its input.
+    stack_me = {"aws:region": "me-central-1"}
+    assert run(REGION, Stack([Res(BUCKET, {}, provider={"region": "me-central-1"})], stack_me)) == []
+    found = run(REGION, Stack([Res(BUCKET, {}, provider={"region": "us-east-1"})], {"aws:region": "us-east-1"}))
     assert found and "us-east-1" in found[0][0]
+    # No region among a provider's inputs where the stack sets one: the program's own provider, whatever its
+    # name (`aws.Provider("default")`), which takes its region from the environment. Refused, naming why.
+    for name in ("default", "default_6_0_0", "partner"):
+        found = run(REGION, Stack([Res(BUCKET, {}, provider={}, provider_name=name)], stack_me))
+        assert found and f"explicit provider {name!r} sets no `region`" in found[0][0], name
+    # Neither the provider nor the stack sets one: refused too.
+    found = run(REGION, Stack([Res(BUCKET, {}, provider={})], {}))
+    assert found and "nor does the stack config" in found[0][0]
 
 
 def test_allowed_regions_come_from_the_policy_config():
@@ -97,7 +106,10 @@ def test_azure_location_falls_back_to_group_then_provider_then_stack():
     assert effective_place(acct, Context(resources=(group,))).value == "UAE Central"
     assert run(LOCATION, Res(ACCOUNT, {}, provider={"location": "westeurope"},
                              provider_type="pulumi:providers:azure-native"))
-    assert run(LOCATION, Stack([azure(ACCOUNT, {})], {"azure-native:location": "uaenorth"})) == []
+    # The default provider holds the stack's azure-native:location (the engine's inputs for it).
+    assert run(LOCATION, Stack([Res(ACCOUNT, {}, provider={"location": "uaenorth"},
+                                    provider_type="pulumi:providers:azure-native")],
+                               {"azure-native:location": "uaenorth"})) == []
     # A child resource without a location of its own is not judged by location.
     assert run(LOCATION, azure("azure-native:storage:BlobContainer", {"accountName": "a"})) == []
 
@@ -204,7 +216,7 @@ def test_an_explicit_provider_without_a_region_is_not_given_the_stacks():
               provider_name="partner")
     found = run("aws-all-resource-region-allowed", Stack([vpc], config))
     assert found and "explicit provider 'partner'" in found[0][0]
-    default = Res("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16"}, name="vpc", provider={})
+    default = Res("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16"}, name="vpc", provider={"region": "me-central-1"})
     assert run("aws-all-resource-region-allowed", Stack([default], config)) == []
     pinned = Res("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16"}, name="vpc",
                  provider={"profile": "partner", "region": "me-central-1"}, provider_name="partner")
