@@ -163,7 +163,10 @@ class InstanceShape:
     gpu_memory_gib: float = 0
 
 
-# Azure GPU sizes, one by one (their sizes do not follow a per-vCPU rule).
+# Azure GPU sizes, one by one (their sizes do not follow a per-vCPU rule). vCPUs, GiB and GPUs are the Resource
+# SKUs' (tests/fixtures/azure-vm-sizes.txt, from microsoft/aspire's AksNodeVmSizes.Generated.cs); the SKUs give no
+# GPU memory, so each GPU's is EC2's figure for the same part (the H100 NVL, which EC2 does not sell, keeps the
+# published one).
 _AZURE_GPU_SHAPES: dict[str, InstanceShape] = {
     "Standard_NC4as_T4_v3": InstanceShape(4, 28, 1, 16),
     "Standard_NC8as_T4_v3": InstanceShape(8, 56, 1, 16),
@@ -173,7 +176,7 @@ _AZURE_GPU_SHAPES: dict[str, InstanceShape] = {
     "Standard_NC48ads_A100_v4": InstanceShape(48, 440, 2, 80),
     "Standard_NC96ads_A100_v4": InstanceShape(96, 880, 4, 80),
     "Standard_ND96asr_v4": InstanceShape(96, 900, 8, 40),
-    "Standard_ND96amsr_A100_v4": InstanceShape(96, 1900, 8, 80),
+    "Standard_ND96amsr_A100_v4": InstanceShape(96, 1800, 8, 80),
     "Standard_NC40ads_H100_v5": InstanceShape(40, 320, 1, 94),
     "Standard_NC80adis_H100_v5": InstanceShape(80, 640, 2, 94),
     "Standard_ND96isr_H100_v5": InstanceShape(96, 1900, 8, 80),

@@ -2,6 +2,9 @@
 covers is known, with the vCPUs, memory, GPUs and GPU memory EC2's DescribeInstanceTypes gives (moto's bundled
 copy of AWS's data, in-process), and sizes the region sells are placed and judged like any other."""
 
+import re
+from pathlib import Path
+
 import pytest
 from sahab.components import accelerators, offerings
 from sahab.components.errors import ConfigError
@@ -81,3 +84,40 @@ def test_sizes_of_the_catalog_no_zone_of_a_region_sells_are_still_known_but_not_
     with pytest.raises(ConfigError, match="'h100' is not offered in me-central-1"):
         parse_fleet(fleet)
 
+
+# ---- Azure ------------------------------------------------------------------------------------------------------
+AZURE_SIZES = Path(__file__).resolve().parents[2] / "fixtures" / "azure-vm-sizes.txt"
+
+
+def _azure_skus() -> dict[str, tuple[int, float, int]]:
+    """vCPUs, GB of memory and GPUs per VM size, as Azure's Resource SKUs give them (the fixture's source)."""
+    line = re.compile(r"(Standard_\S+) — (\d+) vCPUs — ([\d.]+) GB RAM(?: — (\d+) GPU\(s\))?( — .*)?")
+    found = {}
+    for text in AZURE_SIZES.read_text().splitlines():
+        if text and not text.startswith("#"):
+            name, vcpus, memory, gpus, _ = line.fullmatch(text).groups()
+            found[name] = (int(vcpus), float(memory), int(gpus or 0))
+    return found
+
+
+def test_every_azure_size_of_the_catalog_has_the_resource_skus_vcpus_memory_and_gpus():
+    skus = _azure_skus()
+    known = [*accelerators._AZURE_CPU_SHAPES,
+             *(size for acc in accelerators.CATALOG.values() if acc.name != "cpu" for size in acc.azure_series)]
+    assert set(known) == set(skus)
+    assert skus["Standard_ND96amsr_A100_v4"] == (96, 1800, 8)
+    for size in known:
+        shape = accelerators.instance_shape("azure", size)
+        assert (shape.vcpus, shape.memory_gib, shape.gpus) == skus[size], size
+
+
+@pytest.mark.parametrize(("vm_size", "ec2_type"), [
+    ("Standard_NC4as_T4_v3", "g4dn.xlarge"), ("Standard_ND96asr_v4", "p4d.24xlarge"),
+    ("Standard_ND96amsr_A100_v4", "p4de.24xlarge"), ("Standard_NC24ads_A100_v4", "p4de.24xlarge"),
+    ("Standard_ND96isr_H100_v5", "p5.48xlarge"), ("Standard_ND96isr_H200_v5", "p5e.48xlarge"),
+])
+def test_an_azure_gpu_has_the_memory_ec2_reports_for_the_same_gpu(vm_size, ec2_type):
+    """Resource SKUs give no GPU memory: an Azure size's is the one EC2 reports for the same part (T4, A100 40 and
+    80 GB, H100 80 GB, H200), so a pod's fit does not depend on the cloud; the H100 NVL (94 GB) EC2 does not sell."""
+    assert accelerators.instance_shape("azure", vm_size).gpu_memory_gib == \
+        accelerators.instance_shape("aws", ec2_type).gpu_memory_gib
