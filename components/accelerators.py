@@ -251,16 +251,18 @@ def instance_shape(cloud: str, instance_type: str) -> InstanceShape | None:
 
 
 # Pods an EKS node runs with the VPC CNI (no prefix delegation): ENIs x (IPv4 addresses per ENI - 1) + 2, as
-# listed in amazon-vpc-cni-k8s `misc/eni-max-pods.txt`. Managed node groups cap it at 110 below 30 vCPUs,
-# else 250.
+# listed in amazon-vpc-cni-k8s `misc/eni-max-pods.txt` (tests/fixtures/eni-max-pods.txt: every catalog type's).
+# Managed node groups cap it at 110 below 30 vCPUs, else 250.
 _EKS_ENI_MAX_PODS = {
-    "large": 29, "xlarge": 58, "2xlarge": 58, "4xlarge": 234, "8xlarge": 234, "12xlarge": 234, "16xlarge": 737,
-    "24xlarge": 737, "32xlarge": 737, "48xlarge": 737,
+    "large": 29, "xlarge": 58, "2xlarge": 58, "4xlarge": 234, "8xlarge": 234, "9xlarge": 234, "12xlarge": 234,
+    "16xlarge": 737, "18xlarge": 737, "24xlarge": 737, "32xlarge": 737, "48xlarge": 737, "metal": 737,
+    "metal-24xl": 737, "metal-48xl": 737,
 }
 _EKS_ENI_MAX_PODS_BY_TYPE = {
     "g4dn.xlarge": 29, "g4dn.2xlarge": 29, "g4dn.4xlarge": 29, "g4dn.8xlarge": 58, "g4dn.16xlarge": 58,
-    "g4dn.metal": 737, "g5.12xlarge": 737, "g5.24xlarge": 737, "g5.48xlarge": 345, "p4d.24xlarge": 737,
-    "p4de.24xlarge": 737, "p5.48xlarge": 100, "p5e.48xlarge": 100, "p5en.48xlarge": 100,
+    "g5.12xlarge": 737, "g5.16xlarge": 234, "g5.48xlarge": 345, "g6e.12xlarge": 292, "g6e.24xlarge": 492,
+    "g6e.48xlarge": 492,
+    "p5.4xlarge": 118, "p5.48xlarge": 100, "p5e.48xlarge": 100, "p5en.48xlarge": 198,
 }
 
 

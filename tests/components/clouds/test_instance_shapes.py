@@ -121,3 +121,16 @@ def test_an_azure_gpu_has_the_memory_ec2_reports_for_the_same_gpu(vm_size, ec2_t
     80 GB, H100 80 GB, H200), so a pod's fit does not depend on the cloud; the H100 NVL (94 GB) EC2 does not sell."""
     assert accelerators.instance_shape("azure", vm_size).gpu_memory_gib == \
         accelerators.instance_shape("aws", ec2_type).gpu_memory_gib
+
+
+# ---- EKS max pods -------------------------------------------------------------------------------------------------
+ENI_MAX_PODS = Path(__file__).resolve().parents[2] / "fixtures" / "eni-max-pods.txt"
+
+
+def test_every_aws_type_of_the_catalog_admits_the_pods_the_vpc_cni_lists_capped_by_managed_node_groups():
+    listed = dict(line.split() for line in ENI_MAX_PODS.read_text().splitlines() if line and not line.startswith("#"))
+    known = {t for acc in accelerators.CATALOG for t in accelerators.instance_types("aws", acc)}
+    assert set(listed) == known
+    for name, pods in listed.items():
+        vcpus = accelerators.instance_shape("aws", name).vcpus
+        assert accelerators.eks_max_pods(name, vcpus) == min(int(pods), 110 if vcpus < 30 else 250), name
