@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sahab.components import offerings
+
 
 @dataclass(frozen=True)
 class Accelerator:
@@ -60,27 +62,19 @@ DEFAULT_INSTANCE_TYPES: dict[tuple[str, str], tuple[str, ...]] = {
 }
 
 
-# GPUs per instance where a family's sizes differ (every other GPU size in the catalog carries one).
-_MULTI_GPU_SIZES: dict[str, int] = {
-    "g4dn.12xlarge": 4, "g4dn.metal": 8, "g5.12xlarge": 4, "g5.24xlarge": 4, "g5.48xlarge": 8,
-    "g6e.12xlarge": 4, "g6e.24xlarge": 4, "g6e.48xlarge": 8, "p4d.24xlarge": 8, "p4de.24xlarge": 8,
-    "p5.48xlarge": 8, "p5e.48xlarge": 8, "p5en.48xlarge": 8,
-    "Standard_NC64as_T4_v3": 4, "Standard_NC48ads_A100_v4": 2, "Standard_NC96ads_A100_v4": 4,
-    "Standard_ND96asr_v4": 8, "Standard_ND96amsr_A100_v4": 8, "Standard_NC80adis_H100_v5": 2,
-    "Standard_ND96isr_H100_v5": 8, "Standard_ND96isr_H200_v5": 8,
-}
-
-
 def gpus_per_instance(cloud: str, instance_type: str) -> int | None:
-    """GPUs on one instance of a GPU type from the catalog; None for types the catalog does not know."""
+    """GPUs on one instance of a GPU type from the catalog (its shape's); None for types the catalog does not
+    know."""
     accelerator = accelerator_of_instance(cloud, instance_type)
-    if accelerator is None or not CATALOG[accelerator].is_gpu:
+    shape = instance_shape(cloud, instance_type)
+    if accelerator is None or not CATALOG[accelerator].is_gpu or shape is None:
         return None
-    return _MULTI_GPU_SIZES.get(instance_type, 1)
+    return shape.gpus
 
 
 # The sizes each AWS family sells: a whole type (family.size) must be one of these, so `g5.bogus` and anything
-# with trailing text are unknown rather than matched on their family alone.
+# with trailing text are unknown rather than matched on their family alone. Every size EC2 lists of these families,
+# and only those (tests/components/clouds/test_instance_shapes.py holds this to EC2's DescribeInstanceTypes).
 _SIZES_6I = ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "32xlarge",
              "metal")
 _SIZES_7I = ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "24xlarge", "48xlarge",
@@ -154,8 +148,9 @@ def device_plugin_config_name(mig_strategy: str, time_slicing_replicas: int | No
 
 
 # ---- node shapes --------------------------------------------------------------------------------------
-# What one instance carries, for judging whether pods fit (sahab.readiness): vCPUs, memory (GiB), GPUs and
-# the memory of each GPU (GiB, what MIG profiles are cut from). Figures are the providers' published specs.
+# What one instance carries, for judging whether pods fit (sahab.readiness): vCPUs, memory (GiB), GPUs and the
+# memory of each GPU (GiB, what MIG profiles are cut from). AWS: EC2's own figures (DescribeInstanceTypes, in
+# components/offerings); Azure: the Resource SKUs' vCPUs, memory and GPUs, with each GPU's memory as published.
 
 
 @dataclass(frozen=True)
@@ -163,25 +158,16 @@ class InstanceShape:
     vcpus: int
     memory_gib: float
     gpus: int = 0
-    gpu_memory_gib: int = 0
+    # Per GPU, the memory a pod can allocate, as the cloud reports it: EC2 gives an A10G 22888 MiB, not the 24 GB
+    # on the box. Whole GiB on the MIG parts (A100, H100, H200), which MIG_LAYOUTS are keyed by.
+    gpu_memory_gib: float = 0
 
 
-# GPU instance types, one by one (their sizes do not follow a per-vCPU rule).
-_GPU_SHAPES: dict[str, InstanceShape] = {
-    **{f"g4dn.{size}": InstanceShape(v, m, g, 16) for size, v, m, g in (
-        ("xlarge", 4, 16, 1), ("2xlarge", 8, 32, 1), ("4xlarge", 16, 64, 1), ("8xlarge", 32, 128, 1),
-        ("12xlarge", 48, 192, 4), ("16xlarge", 64, 256, 1), ("metal", 96, 384, 8))},
-    **{f"g5.{size}": InstanceShape(v, m, g, 24) for size, v, m, g in (
-        ("xlarge", 4, 16, 1), ("2xlarge", 8, 32, 1), ("4xlarge", 16, 64, 1), ("8xlarge", 32, 128, 1),
-        ("12xlarge", 48, 192, 4), ("16xlarge", 64, 256, 1), ("24xlarge", 96, 384, 4), ("48xlarge", 192, 768, 8))},
-    **{f"g6e.{size}": InstanceShape(v, m, g, 48) for size, v, m, g in (
-        ("xlarge", 4, 32, 1), ("2xlarge", 8, 64, 1), ("4xlarge", 16, 128, 1), ("8xlarge", 32, 256, 1),
-        ("12xlarge", 48, 384, 4), ("16xlarge", 64, 512, 1), ("24xlarge", 96, 768, 4), ("48xlarge", 192, 1536, 8))},
-    "p4d.24xlarge": InstanceShape(96, 1152, 8, 40),
-    "p4de.24xlarge": InstanceShape(96, 1152, 8, 80),
-    "p5.48xlarge": InstanceShape(192, 2048, 8, 80),
-    "p5e.48xlarge": InstanceShape(192, 2048, 8, 141),
-    "p5en.48xlarge": InstanceShape(192, 2048, 8, 141),
+# Azure GPU sizes, one by one (their sizes do not follow a per-vCPU rule). vCPUs, GiB and GPUs are the Resource
+# SKUs' (tests/fixtures/azure-vm-sizes.txt, from microsoft/aspire's AksNodeVmSizes.Generated.cs); the SKUs give no
+# GPU memory, so each GPU's is EC2's figure for the same part (the H100 NVL, which EC2 does not sell, keeps the
+# published one).
+_AZURE_GPU_SHAPES: dict[str, InstanceShape] = {
     "Standard_NC4as_T4_v3": InstanceShape(4, 28, 1, 16),
     "Standard_NC8as_T4_v3": InstanceShape(8, 56, 1, 16),
     "Standard_NC16as_T4_v3": InstanceShape(16, 110, 1, 16),
@@ -190,17 +176,12 @@ _GPU_SHAPES: dict[str, InstanceShape] = {
     "Standard_NC48ads_A100_v4": InstanceShape(48, 440, 2, 80),
     "Standard_NC96ads_A100_v4": InstanceShape(96, 880, 4, 80),
     "Standard_ND96asr_v4": InstanceShape(96, 900, 8, 40),
-    "Standard_ND96amsr_A100_v4": InstanceShape(96, 1900, 8, 80),
+    "Standard_ND96amsr_A100_v4": InstanceShape(96, 1800, 8, 80),
     "Standard_NC40ads_H100_v5": InstanceShape(40, 320, 1, 94),
     "Standard_NC80adis_H100_v5": InstanceShape(80, 640, 2, 94),
     "Standard_ND96isr_H100_v5": InstanceShape(96, 1900, 8, 80),
     "Standard_ND96isr_H200_v5": InstanceShape(96, 1850, 8, 141),
 }
-
-# AWS CPU families: GiB of memory per vCPU; sizes: vCPUs per size name.
-_AWS_MEMORY_PER_VCPU = {"m": 4, "c": 2, "r": 8}
-_AWS_SIZES = {"large": 2, "xlarge": 4, "2xlarge": 8, "4xlarge": 16, "8xlarge": 32, "12xlarge": 48, "16xlarge": 64,
-              "24xlarge": 96, "32xlarge": 128, "48xlarge": 192}
 
 
 @dataclass(frozen=True)
@@ -259,29 +240,29 @@ _AZURE_CPU_SHAPES: dict[str, InstanceShape] = {
 
 def instance_shape(cloud: str, instance_type: str) -> InstanceShape | None:
     """vCPUs, memory and GPUs of one instance of a type; None when the catalog does not know the type."""
-    if instance_type in _GPU_SHAPES:
-        return _GPU_SHAPES[instance_type]
     if cloud == "aws":
-        family, _, size = instance_type.partition(".")
-        if accelerator_of_instance(cloud, instance_type) == "cpu" and size in _AWS_SIZES:
-            vcpus = _AWS_SIZES[size]
-            return InstanceShape(vcpus, vcpus * _AWS_MEMORY_PER_VCPU[family[0]])
+        facts = offerings.aws_instance(instance_type) if accelerator_of_instance(cloud, instance_type) else None
+        if facts is None:
+            return None
+        return InstanceShape(facts.vcpus, facts.memory_mib / 1024, facts.gpus, facts.gpu_memory_mib / 1024)
     if cloud == "azure":
-        return _AZURE_CPU_SHAPES.get(instance_type)
+        return _AZURE_GPU_SHAPES.get(instance_type) or _AZURE_CPU_SHAPES.get(instance_type)
     return None
 
 
 # Pods an EKS node runs with the VPC CNI (no prefix delegation): ENIs x (IPv4 addresses per ENI - 1) + 2, as
-# listed in amazon-vpc-cni-k8s `misc/eni-max-pods.txt`. Managed node groups cap it at 110 below 30 vCPUs,
-# else 250.
+# listed in amazon-vpc-cni-k8s `misc/eni-max-pods.txt` (tests/fixtures/eni-max-pods.txt: every catalog type's).
+# Managed node groups cap it at 110 below 30 vCPUs, else 250.
 _EKS_ENI_MAX_PODS = {
-    "large": 29, "xlarge": 58, "2xlarge": 58, "4xlarge": 234, "8xlarge": 234, "12xlarge": 234, "16xlarge": 737,
-    "24xlarge": 737, "32xlarge": 737, "48xlarge": 737,
+    "large": 29, "xlarge": 58, "2xlarge": 58, "4xlarge": 234, "8xlarge": 234, "9xlarge": 234, "12xlarge": 234,
+    "16xlarge": 737, "18xlarge": 737, "24xlarge": 737, "32xlarge": 737, "48xlarge": 737, "metal": 737,
+    "metal-24xl": 737, "metal-48xl": 737,
 }
 _EKS_ENI_MAX_PODS_BY_TYPE = {
     "g4dn.xlarge": 29, "g4dn.2xlarge": 29, "g4dn.4xlarge": 29, "g4dn.8xlarge": 58, "g4dn.16xlarge": 58,
-    "g4dn.metal": 737, "g5.12xlarge": 737, "g5.24xlarge": 737, "g5.48xlarge": 345, "p4d.24xlarge": 737,
-    "p4de.24xlarge": 737, "p5.48xlarge": 100, "p5e.48xlarge": 100, "p5en.48xlarge": 100,
+    "g5.12xlarge": 737, "g5.16xlarge": 234, "g5.48xlarge": 345, "g6e.12xlarge": 292, "g6e.24xlarge": 492,
+    "g6e.48xlarge": 492,
+    "p5.4xlarge": 118, "p5.48xlarge": 100, "p5e.48xlarge": 100, "p5en.48xlarge": 198,
 }
 
 

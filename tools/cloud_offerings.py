@@ -2,8 +2,8 @@
 
 AWS, per region: the zone IDs (EC2 DescribeAvailabilityZones), which instance types each zone ID sells
 (DescribeInstanceTypeOfferings with LocationType=availability-zone-id) and, once for all regions, the facts
-of each type Sahab places (DescribeInstanceTypes: vCPUs, GPUs, EFA interfaces, network cards). Only the
-families of the hardware catalog (components/accelerators.py) are kept.
+of each type Sahab places (DescribeInstanceTypes: vCPUs, memory, GPUs and their memory, EFA interfaces, network
+cards). Only the families of the hardware catalog (components/accelerators.py) are kept.
 
     # with credentials for the account (any account answers the same offerings per zone ID):
     python tools/cloud_offerings.py aws --regions me-central-1
@@ -69,7 +69,8 @@ def aws_region(ec2, families: set[str]) -> tuple[list[str], dict[str, list[str]]
 
 
 def aws_instance_facts(ec2, instance_types: list[str]) -> dict[str, dict]:
-    """What Sahab needs of each type: vCPUs (quotas), GPUs, EFA interfaces and network cards (the fabric)."""
+    """What Sahab needs of each type: vCPUs (quotas), memory and GPUs (node shapes), EFA interfaces and network cards
+    (the fabric)."""
     facts = {}
     for start in range(0, len(instance_types), 100):
         for info in ec2.describe_instance_types(InstanceTypes=instance_types[start:start + 100])["InstanceTypes"]:

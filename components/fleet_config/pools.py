@@ -64,8 +64,9 @@ class NodePool(_Model):
     zones: Annotated[tuple[Annotated[str, Field(pattern=r"^([a-z0-9]+-az[0-9]+|[1-9])$")], ...],
                      Field(max_length=6)] = ()
     """Cloud pools: the zones to place nodes in, as zone IDs on AWS (`mec1-az1`, the same place in every account)
-    and zone numbers on Azure (`1` to `3` in UAE North); each must sell the pool's instance type. Default: every
-    zone of the cluster's network that sells it (one of them for an EFA pool; AKS: as the location's SKUs allow)."""
+    and zone numbers on Azure (`1` to `3` in UAE North), each once; each must sell the pool's instance type. Default:
+    every zone of the cluster's network that sells it (one of them for an EFA pool; AKS: as the location's SKUs
+    allow)."""
     efa: StrictBool | None = None
     """EKS: multi-node training over the instance type's Elastic Fabric Adapters: EFA interfaces in the launch
     template, a cluster placement group, one zone, the EFA device plugin, and training pods that ask for

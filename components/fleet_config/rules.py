@@ -846,7 +846,8 @@ def burst(fleet: FleetConfig) -> Problems:
 
 # ---- zones (on the fleet with its instance types resolved) -----------------------------------------------------
 def zones(fleet: FleetConfig) -> list[ConfigError]:
-    """Every cloud pool's zones sell its instance type and lie in its network; an EFA pool takes one."""
+    """Every cloud pool's zones are named once, sell its instance type and lie in its network; an EFA pool takes
+    one."""
     problems: list[ConfigError] = []
     vpc: dict[str, tuple[str, ...]] = {}
     for region in resolve.vpc_regions(fleet):
@@ -860,13 +861,28 @@ def zones(fleet: FleetConfig) -> list[ConfigError]:
             vpc[region] = resolve.vpc_zones(fleet, region)
     for i, pool in enumerate(fleet.node_pools):
         cluster, path = fleet.cluster(pool.cluster), f"{ROOT}.node_pools[{i}]"
-        if cluster.kind == "eks":
+        repeated = sorted({z for z in pool.zones if pool.zones.count(z) > 1})
+        if repeated and cluster.kind in ("eks", "aks"):
+            problems.append(_repeated_zones(fleet, cluster, repeated, path))
+        elif cluster.kind == "eks":
             region = fleet.region_of(cluster)
             if region in vpc or cluster.stack_reference:
                 problems += _eks_zones(fleet, cluster, pool, vpc.get(region), path)
         elif cluster.kind == "aks":
             problems += _aks_zones(fleet, cluster, pool, path)
     return problems
+
+
+def _repeated_zones(fleet: FleetConfig, cluster: Cluster, repeated: list[str], path: str) -> ConfigError:
+    """A zone named twice is a typo (which zone was meant?), not a wish for more nodes there: refused before any
+    other zone rule reads the list."""
+    region = fleet.region_of(cluster)
+    if cluster.kind == "eks":
+        allowed = f"of {region}'s zone IDs {', '.join(offerings.snapshot('aws', region).zones)}"
+    else:
+        allowed = f"of {region}'s zone numbers {', '.join(LOCATION_ZONES.get(region, ())) or 'none'}"
+    what = "is listed more than once" if len(repeated) == 1 else "are listed more than once"
+    return ConfigError(f"{path}.zones", f"{', '.join(repeated)} {what}; allowed: each zone once, {allowed}")
 
 
 def _eks_zones(fleet: FleetConfig, cluster: Cluster, pool: NodePool, vpc: tuple[str, ...] | None,

@@ -7,8 +7,8 @@ MAX_AGE_DAYS and prints the command that refreshes it.
 - `aws/<region>.json`: the region's zone IDs and, per catalog instance type, the zone IDs that sell it
   (EC2 DescribeInstanceTypeOfferings by availability-zone-id). Zone IDs (`mec1-az1`) name the same place in
   every account; zone names (`me-central-1a`) are shuffled per account, so Sahab places subnets by ID.
-- `aws/instance-types.json`: per catalog instance type, its vCPUs, GPUs, EFA interfaces and network cards
-  (DescribeInstanceTypes).
+- `aws/instance-types.json`: per catalog instance type, its vCPUs, memory, GPUs and their memory, EFA interfaces and
+  network cards (DescribeInstanceTypes): the node shapes of components.accelerators.
 - `azure/<location>.json`: per catalog VM size, its zones and restrictions (Resource SKUs API). None is in the
   repository: no public recording of the Resource SKUs API for uaenorth or uaecentral was found (README,
   "What the clouds sell"), so Azure sizes are judged live by `sahab doctor`, and a user with a subscription
@@ -64,6 +64,7 @@ class InstanceFacts:
     memory_mib: int
     gpus: int
     gpu: str | None
+    gpu_memory_mib: int  # of one GPU, as EC2 reports it (an A10G: 22888, not the 24 GB on the box)
     efa_interfaces: int
     network_cards: int
 
@@ -102,8 +103,8 @@ def _facts() -> dict[str, InstanceFacts]:
     if not INSTANCE_TYPES_FILE.is_file():
         return {}
     doc = json.loads(INSTANCE_TYPES_FILE.read_text())
-    return {name: InstanceFacts(f["vcpus"], f["memory_mib"], f["gpus"], f["gpu"], f["efa_interfaces"],
-                                f["network_cards"]) for name, f in doc["instance_types"].items()}
+    return {name: InstanceFacts(f["vcpus"], f["memory_mib"], f["gpus"], f["gpu"], f["gpu_memory_mib"],
+                                f["efa_interfaces"], f["network_cards"]) for name, f in doc["instance_types"].items()}
 
 
 def aws_instance(instance_type: str) -> InstanceFacts | None:

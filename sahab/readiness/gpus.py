@@ -66,7 +66,7 @@ def _devices(pool: Pool, strategy: str) -> dict[str, int]:
     if layout_name == accelerators.MIG_DISABLED or strategy == "none":
         return {"nvidia.com/gpu": pool.gpus}
     if layout is None:
-        pool.gpu_rule = f"MIG layout {layout_name!r} does not exist for a {pool.gpu_memory_gib} GB GPU"
+        pool.gpu_rule = f"MIG layout {layout_name!r} does not exist for a {pool.gpu_memory_gib:g} GB GPU"
         return {}
     if strategy == "single":
         if len(layout) != 1:

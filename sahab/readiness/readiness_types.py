@@ -30,7 +30,7 @@ class Pool:
     autoscaled: bool = False  # the cloud itself scales it (AKS enableAutoScaling)
     gpus: int = 0  # physical GPUs per node
     efa: int = 0  # EFA interfaces per node (EKS launch template)
-    gpu_memory_gib: int = 0
+    gpu_memory_gib: float = 0  # per GPU (components.accelerators.InstanceShape)
     shape_unknown: str | None = None  # why the node shape is not known
     gpu_rule: str | None = None  # what the device plugin refuses, e.g. time-slicing's one-GPU limit
     max_gpu_request: int | None = None

@@ -264,3 +264,39 @@ def test_aks_cpu_pools_take_sizes_of_the_series_the_catalog_knows(vm_size, accep
     assert caught.value.path == "sahab:fleet.node_pools[8].instance_type"
     assert "not in the hardware catalog; allowed for cpu: a size of the series" in caught.value.message
     assert "Dlsv5/Dldsv5" in caught.value.message and "Arm p sizes" in caught.value.message
+
+
+# ---- repeated zones -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("cluster", "pool", "says"), [
+    ("aks-main", {"zones": ["1", "1"]},
+     "1 is listed more than once; allowed: each zone once, of uaenorth's zone numbers 1, 2, 3"),
+    ("aks-main", {"zones": ["2", "1", "2", "1", "3"]},
+     "1, 2 are listed more than once; allowed: each zone once, of uaenorth's zone numbers 1, 2, 3"),
+    ("eks-main", {"instance_type": "m6i.large", "zones": ["mec1-az2", "mec1-az2"]},
+     "mec1-az2 is listed more than once; allowed: each zone once, of me-central-1's zone IDs mec1-az1, mec1-az2, "
+     "mec1-az3"),
+    # An EFA pool's one-zone rule would otherwise speak first, about a pool that does name one zone.
+    ("eks-main", {"accelerator": "h200", "max_size": 4, "zones": ["mec1-az1", "mec1-az1"]},
+     "mec1-az1 is listed more than once; allowed: each zone once, of me-central-1's zone IDs"),
+])
+def test_a_zone_listed_twice_is_refused_naming_it_and_what_is_allowed(cluster, pool, says):
+    fleet = stack_fleet("prod")
+    fleet["node_pools"].append({"name": "extra", "cluster": cluster, "max_size": 1, **pool})
+    with pytest.raises(ConfigError) as caught:
+        parse_fleet(fleet)
+    assert caught.value.path == "sahab:fleet.node_pools[8].zones"
+    assert caught.value.message.startswith(says)
+
+
+@pytest.mark.parametrize(("cluster", "zones", "says"), [
+    ("aks-main", ["1", "1"], "1 is listed more than once; allowed: each zone once"),
+    ("eks-main", ["mec1-az1", "mec1-az1"], "mec1-az1 is listed more than once; allowed: each zone once"),
+])
+def test_a_zone_listed_twice_is_exit_2_with_one_line_on_both_clouds(tmp_path, cluster, zones, says):
+    fleet = stack_fleet("prod")
+    fleet["node_pools"].append({"name": "extra", "cluster": cluster, "max_size": 1, "zones": zones})
+    done = subprocess.run([sys.executable, "-m", "sahab", "plan", "--program", str(program(tmp_path, fleet)),
+                           "--stack", "t", "-q"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"error: sahab:fleet.node_pools[8].zones: {says}") and "Traceback" not in done.stderr

@@ -145,3 +145,16 @@ def test_a_program_whose_plan_shows_no_nodes_is_not_judged(program, capsys):
     assert main(["plan", "--program", str(folder), "--stack", "dev", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["readiness"] == {"ok": True, "problems": [], "placements": [],
                                                                 "pools": []}
+
+
+def test_pools_of_the_odd_and_bare_metal_sizes_are_judged_on_their_shape(tmp_path):
+    """c5's 9xlarge and 18xlarge and the .metal sizes are sold in me-central-1: their nodes have a shape (EC2's), so
+    the training Jobs on them are placed, not left "not in the hardware catalog"."""
+    fleet = _fleet([
+        {"name": "c5", "cluster": "eks", "instance_type": "c5.9xlarge", "min_size": 1, "max_size": 2},
+        {"name": "metal", "cluster": "eks", "instance_type": "m7i.metal-48xl", "min_size": 1, "max_size": 2},
+        {"name": "r5", "cluster": "eks", "instance_type": "r5.metal", "min_size": 1, "max_size": 2},
+    ])
+    result = _verdict(tmp_path, fleet)
+    assert result.ok, result.problems
+    assert {(p.pool, p.nodes) for p in result.placements} == {("c5", 1), ("metal", 1), ("r5", 1)}
