@@ -47,7 +47,20 @@ validate() {
   if [ -n "${SAHAB_BENCH_TIME_BUDGET:-}" ]; then
     set -- "$@" --time-budget "$SAHAB_BENCH_TIME_BUDGET"
   fi
-  python -m workloads "$@"
+  # In a container this script is PID 1, which the kernel shields from SIGTERM unless it traps it: the bench
+  # runs as a child, and a pod terminated while it runs would wait out its grace period for SIGKILL, with no
+  # result. Pass the signal on; the bench stops its probe and still writes its (inconclusive) result.
+  python -m workloads "$@" &
+  bench=$!
+  trap 'kill -TERM "$bench" 2>/dev/null || :' TERM
+  status=0
+  while :; do
+    wait "$bench" || status=$?
+    kill -0 "$bench" 2>/dev/null || break  # gone and reaped: $status is its own, not the trap's interruption
+    status=0
+  done
+  trap - TERM
+  return "$status"
 }
 
 train() {

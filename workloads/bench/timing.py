@@ -65,3 +65,42 @@ def hard_limit(seconds: float):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+class Stopped(Exception):
+    """Raised inside a probe when the process is told to terminate (`Termination`)."""
+
+
+class Termination:
+    """SIGTERM (a pod being terminated, a caller's timeout) during a validation: the probe running is stopped, no
+    probe starts after it, and the run still ends with a result that says so. Outside a probe the signal is only
+    noted, so set-up and judging are never cut in half. Only the main thread can catch it; elsewhere the default
+    action stays."""
+
+    def __init__(self) -> None:
+        self.signal = ""  # the signal's name once one came
+        self.in_probe = False
+        self._previous = None
+
+    def __enter__(self) -> Termination:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGTERM, self._handle)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+
+    def _handle(self, signum, frame) -> None:
+        self.signal = signal.Signals(signum).name
+        if self.in_probe:
+            self.in_probe = False  # one raise per probe, however many signals follow
+            raise Stopped(self.signal)
+
+    @contextlib.contextmanager
+    def probe(self):
+        self.in_probe = True
+        try:
+            yield
+        finally:
+            self.in_probe = False

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..outputs import write_atomic
 from .busy import BUSY_SHARE, BusyMeter
 from .hardware_classes import HardwareClass, cpu_count, hardware_class
-from .timing import OutOfTime, hard_limit
+from .timing import OutOfTime, Stopped, Termination, hard_limit
 
 DATALOADER_HEADROOM = 2.0  # the loader must outrun the step by this factor, or the device waits on data
 PROBE_ORDER = ("gemm", "gemm_fp32", "memory_bandwidth", "allreduce", "train_step", "dataloader")
@@ -66,6 +66,7 @@ class NodeResult:
     precision: str = ""  # what every probe, peak and MFU of this run used
     capability: dict = field(default_factory=dict)  # how the precision was decided (capability.py)
     time_budget: float | None = None
+    stopped_by: str = ""  # the signal that ended the run before its probes did (SIGTERM)
 
     @property
     def passed(self) -> bool:
@@ -90,6 +91,8 @@ class NodeResult:
                                     f"{', '.join(busy_below)} ran")
         if below:
             return "fail", ""
+        if unmeasured and self.stopped_by:
+            return "inconclusive", f"stopped by {self.stopped_by}: {', '.join(unmeasured)} not measured"
         if unmeasured:
             if busiest >= BUSY_SHARE:
                 return "inconclusive", (f"node busy: other processes held {busiest:.0%} of its CPUs; "
@@ -125,6 +128,7 @@ class NodeResult:
             "seconds": round(self.seconds, 1),
             "time_budget": self.time_budget,
             "baseline": self.baseline,
+            **({"stopped_by": self.stopped_by} if self.stopped_by else {}),
         }
 
     @classmethod
@@ -136,7 +140,7 @@ class NodeResult:
             probes[name] = ProbeResult(**core, floor_source=entry.pop("floor_source", ""), extra=entry)
         return cls(raw["node"], raw["hardware_class"], raw.get("device", ""), probes,
                    raw.get("seconds", 0.0), raw.get("baseline"), raw.get("precision", ""),
-                   raw.get("capability", {}), raw.get("time_budget"))
+                   raw.get("capability", {}), raw.get("time_budget"), raw.get("stopped_by", ""))
 
 
 def _round(value: float | None) -> float | None:
@@ -254,7 +258,14 @@ def run_validation(
     """Run the probes on this node within `time_budget` seconds and judge them.
 
     `on_probe(name)` is called as each one starts; `capability` (capability.Capability) overrides what
-    this node is detected as. A probe that no longer fits in what is left of the budget is not started."""
+    this node is detected as. A probe that no longer fits in what is left of the budget is not started; on SIGTERM
+    the probe running is stopped and none starts after it (the result is inconclusive, `stopped_by` says why)."""
+    with Termination() as termination:
+        return _validate(termination, baseline_path, probes, on_probe, time_budget, capability)
+
+
+def _validate(termination: Termination, baseline_path: Path | None, probes: tuple[str, ...], on_probe,
+              time_budget: float, capability) -> NodeResult:
     saved = read_baseline(baseline_path) if baseline_path else None
     import torch
 
@@ -286,6 +297,9 @@ def run_validation(
         if per_device:
             fn = on_every_device(fn, devices)
             nominal *= spread
+        if termination.signal:
+            measured[name] = p.cut_short(PROBE_UNITS[name], f"not started: stopped by {termination.signal}", **facts)
+            return
         remaining = deadline - time.perf_counter()
         if remaining < least:
             measured[name] = p.cut_short(PROBE_UNITS[name], f"not started: {remaining:.1f} s of the "
@@ -297,10 +311,12 @@ def run_validation(
         with BusyMeter() as meter:
             try:
                 limit = min(budget * HARD_LIMIT_FACTOR, remaining)
-                with hard_limit(limit):
+                with termination.probe(), hard_limit(limit):
                     m = fn(budget)
             except OutOfTime:
                 m = p.cut_short(PROBE_UNITS[name], f"stopped after {limit:.0f} s (budget {budget:.0f} s)", **facts)
+            except Stopped as stop:
+                m = p.cut_short(PROBE_UNITS[name], f"stopped by {stop}", **facts)
         if meter.share is not None:
             m.extra["node_busy"] = round(meter.share, 2)
         measured[name] = m
@@ -329,6 +345,7 @@ def run_validation(
         precision=cap.precision,
         capability=cap.to_json(),
         time_budget=time_budget,
+        stopped_by=termination.signal,
     )
 
 
