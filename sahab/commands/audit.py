@@ -119,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
     from sahab.errors import ConfigError, UsageError
     from sahab.policies.core import DEFAULT_ALLOWED_REGIONS
     from sahab.policies.waivers import DEFAULT_PATH, WaiverError, load_waivers
+    from sahab.workloads.outputs import check_distinct
 
     allowed, scan_regions = _validate(args)
     allowed = allowed or list(DEFAULT_ALLOWED_REGIONS)
@@ -131,6 +132,11 @@ def run(args: argparse.Namespace) -> int:
         if Path(args.evidence).suffix.lower() in (".html", ".htm"):
             raise UsageError(f"--evidence {args.evidence}: the JSON file; its HTML page is written beside it")
         require_writable_file(Path(args.evidence), "--evidence")
+        evidence = Path(args.evidence)
+        check_distinct([*([(f"--output {args.output}", Path(args.output))] if args.output else []),
+                        (f"--evidence {evidence}", evidence),
+                        (f"--evidence {evidence} (its page {evidence.with_suffix('.html')})",
+                         evidence.with_suffix(".html"))])
     else:
         require_writable_dir(Path(args.evidence_dir) if args.evidence_dir else Path.cwd() / "sahab-evidence",
                              "--evidence-dir")

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if args.isolated and not sys.flags.isolated:
         return _run_isolated(args)
 
-    from sahab.workloads.outputs import check_writable, write_atomic
+    from sahab.workloads.outputs import check_distinct, check_writable, write_atomic
 
     # Every destination is checked before the program runs: a bad one fails the run before any file is written.
     reports = []
@@ -67,8 +67,11 @@ def run(args: argparse.Namespace) -> int:
         fmt, _, file = spec.partition("=")
         if fmt not in ("text", "json", "sarif", "junit") or not file:
             raise UsageError(f"--report {spec}: expected FORMAT=FILE with FORMAT one of text, json, sarif, junit")
-        check_writable(f"--report {fmt}", Path(file), make_folders=False)
         reports.append((fmt, Path(file)))
+    check_distinct([*([(f"--output {args.output}", Path(args.output))] if args.output else []),
+                    *((f"--report {spec}", Path(spec.partition("=")[2])) for spec in args.report)])
+    for fmt, file in reports:
+        check_writable(f"--report {fmt}", file, make_folders=False)
     if args.output:
         check_writable("--output", Path(args.output), make_folders=False)
     program_dir = project_dir(args.program)

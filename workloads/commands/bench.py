@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError, UsageError, WorkloadError
-from ..outputs import check_writable, write_atomic
+from ..outputs import check_distinct, check_writable, write_atomic
 from ..schema import versions
 
 HELP = "Validate this node (GEMM, memory, all-reduce, training step, data loader) against its floors."
@@ -66,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
     from ..bench.hardware_classes import UnknownHardware
     from ..bench.validate import BaselineError, exit_code, result_to_text, run_validation, save_baseline
 
-    for option, path in (("--output", args.output), ("--save-baseline", args.save_baseline)):
+    outputs = (("--output", args.output), ("--save-baseline", args.save_baseline))
+    check_distinct((f"{option} {path}", path) for option, path in outputs)
+    for option, path in outputs:
         check_writable(option, path)
     console = Console(stderr=True)
     try:

@@ -136,6 +136,10 @@ FILE_CASES = [
     (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/missing.json"], "missing.json: cannot read"),
     (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/binary.json"], "binary.json: not a sahab bench"),
     (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/not-a-result.json"], "not-a-result.json"),
+    (["bench", "--output", "{tmp}/r.json", "--save-baseline", "{tmp}/a-folder/../r.json"],
+     "--output {tmp}/r.json and --save-baseline {tmp}/a-folder/../r.json: the same file"),
+    (["audit", "aws", "--output", "{tmp}/e.html", "--evidence", "{tmp}/e.json", "--endpoint-url", NOWHERE],
+     "--output {tmp}/e.html and --evidence {tmp}/e.json (its page {tmp}/e.html): the same file"),
     (["plan", "--stack", "qa"], "--stack qa: no Pulumi.qa.yaml"),
     (["plan", "--program", "{tmp}/a-folder"], "Pulumi.yaml"),
 ]
@@ -157,6 +161,49 @@ def test_a_bad_waivers_file_is_refused_before_the_program_runs(capfd, tmp_path):
     code, _, err = run(capfd, ["check", "--program", str(folder), "--waivers", str(tmp_path / "missing.yaml")])
     assert_one_error_line(code, err, 2, "missing.yaml")
     assert not (tmp_path / "ran").exists()  # the program never started
+
+
+def _marking_program(tmp_path):
+    """A program that leaves a mark when it runs."""
+    folder = tmp_path / "marks"
+    folder.mkdir()
+    (folder / "Pulumi.yaml").write_text("name: marks\nruntime: python\n")
+    (folder / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (folder / "__main__.py").write_text(f"import pathlib\npathlib.Path({str(tmp_path / 'ran')!r}).touch()\n")
+    return folder
+
+
+TWO_OUTPUTS_ONE_FILE = [
+    (["-o", "F", "--report", "json=F"], "--output F and --report json=F: the same file"),
+    (["-o", "F", "--report", "json=./F"], "--output F and --report json=./F: the same file"),
+    (["--report", "sarif=F", "--report", "junit=sub/../F"], "--report sarif=F and --report junit=sub/../F: the same"),
+    (["-o", "{tmp}/F", "--report", "text=F"], "--output {tmp}/F and --report text=F: the same file"),
+    (["-o", "F", "--report", "json=link"], "--output F and --report json=link: the same file"),  # a link to F
+    (["-o", "new", "--report", "json=./new"], "--output new and --report json=./new: the same file"),  # not there yet
+]
+
+
+@pytest.mark.parametrize(("argv", "says"), TWO_OUTPUTS_ONE_FILE, ids=[" ".join(a) for a, _ in TWO_OUTPUTS_ONE_FILE])
+def test_two_outputs_to_one_file_are_refused_naming_both_before_the_program_runs(
+        capfd, tmp_path, monkeypatch, argv, says):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "F").write_text("KEEP\n")
+    (tmp_path / "link").symlink_to(tmp_path / "F")
+    argv = [a.format(tmp=tmp_path) for a in argv]
+    code, _, err = run(capfd, ["check", "--program", str(_marking_program(tmp_path)), *argv])
+    assert_one_error_line(code, err, 2, says.format(tmp=tmp_path))
+    assert not (tmp_path / "ran").exists()  # refused up front: the program never started
+    assert (tmp_path / "F").read_text() == "KEEP\n" and not (tmp_path / "new").exists()
+
+
+def test_outputs_to_different_files_or_streams_are_all_written(capfd, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capfd, ["check", "--program", str(_marking_program(tmp_path)), "--format", "json",
+                               "-o", "F", "--report", "json=G", "--report", "text=/dev/null",
+                               "--report", "sarif=/dev/null"])
+    assert code == 0, err
+    assert json.loads((tmp_path / "F").read_text()) == json.loads((tmp_path / "G").read_text())
 
 
 def test_the_run_is_judged_by_the_waivers_file_read_before_it(capfd, tmp_path):
