@@ -23,6 +23,8 @@ def _region_list(value: str) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sahab.workloads.inputs import input_file
+
     parser.epilog = ("Read-only: the auditor needs exactly the actions in policies/iam/auditor-policy.json. "
                      "Exit 0 clean, 1 on a mandatory finding or a part of the account that could not be read, "
                      "2 on bad arguments or credentials.")
@@ -46,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--evidence", metavar="FILE", default=None,
                         help="write the evidence JSON to FILE instead (its HTML page beside it, with .html): the "
                              "file `sahab evidence --audit FILE` merges into a stack's bundle")
-    parser.add_argument("--waivers", metavar="FILE", default=None,
+    parser.add_argument("--waivers", metavar="FILE", default=None, type=input_file("a waivers YAML file"),
                         help="waivers file naming resources by ARN (default: policies/waivers.yaml)")
     parser.add_argument("--max-workers", type=int, default=16, metavar="N",
                         help="parallel API workers across regions and services (default: 16)")

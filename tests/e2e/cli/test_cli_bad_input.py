@@ -133,7 +133,7 @@ FILE_CASES = [
     (["audit", "aws", "--output", "{tmp}/a-folder", "--endpoint-url", NOWHERE], "--output {tmp}/a-folder"),
     (["audit", "aws", "--output", "{tmp}/a-file/report.json", "--endpoint-url", NOWHERE], "--output"),
     (["audit", "aws", "--evidence-dir", "{tmp}/a-file/ev", "--endpoint-url", NOWHERE], "--evidence-dir"),
-    (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/missing.json"], "missing.json: cannot read"),
+    (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/missing.json"], "missing.json: no such file"),
     (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/binary.json"], "binary.json: not a sahab bench"),
     (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/not-a-result.json"], "not-a-result.json"),
     (["bench", "--output", "{tmp}/r.json", "--save-baseline", "{tmp}/a-folder/../r.json"],
@@ -150,6 +150,30 @@ def test_bad_files_are_one_error_line_naming_the_file(capfd, files, argv, says):
     argv = [a.format(tmp=files) for a in argv]
     code, _, err = run(capfd, argv)
     assert_one_error_line(code, err, 2, says.format(tmp=files))
+
+
+# Every option that reads a file, given a folder: it is called a folder, with what the option takes.
+FOLDER_FOR_A_FILE = [
+    (["check", "--waivers"], "a waivers YAML file"),
+    (["check", "--policy-config"], "a policy config JSON file"),
+    (["audit", "aws", "--endpoint-url", NOWHERE, "--waivers"], "a waivers YAML file"),
+    (["evidence", "--waivers"], "a waivers YAML file"),
+    (["evidence", "--policy-config"], "a policy config JSON file"),
+    (["evidence", "--audit"], "the JSON file `sahab audit aws --evidence FILE` wrote"),
+    (["init", "office", "--host", "127.0.0.1", "--identity"], "an SSH private key file"),
+    (["registry", "pin", "--ca-file"], "a PEM file of CA certificates"),
+    (["bench", "--baseline"], "a baseline JSON file"),
+    (["bench", "--fleet-report", "r.html", "--results"], "a sahab bench JSON result"),
+    (["train", "--baseline"], "a baseline JSON file"),
+    (["node-validate", "--node", "n", "--once", "--baseline"], "a baseline JSON file"),
+]
+
+
+@pytest.mark.parametrize(("argv", "expected"), FOLDER_FOR_A_FILE, ids=[" ".join(a) for a, _ in FOLDER_FOR_A_FILE])
+def test_a_folder_given_for_a_file_is_called_a_folder(capfd, files, argv, expected):
+    code, _, err = run(capfd, [*argv, str(files / "a-folder")])
+    assert_one_error_line(code, err, 2, f"{files / 'a-folder'}: is a directory; expected {expected}")
+    assert f"{argv[-1]}: {files / 'a-folder'}" in err or f"{argv[-1]} {files / 'a-folder'}" in err  # the option
 
 
 def test_a_bad_waivers_file_is_refused_before_the_program_runs(capfd, tmp_path):
