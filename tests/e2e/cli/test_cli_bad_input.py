@@ -443,3 +443,52 @@ def test_an_alias_bomb_is_refused_at_once_naming_the_file(capfd, tmp_path):
     folder = program(tmp_path, "\n".join([*lines, "  sahab:fleet: {environment: smb}", ""]))
     code, _, err = run(capfd, ["plan", "--program", str(folder), "--stack", "t"])
     assert_one_error_line(code, err, 2, f"{folder / 'Pulumi.t.yaml'}: its aliases expand to more than 1,000,000")
+
+
+# ---- SOURCE_DATE_EPOCH: the time `sahab evidence` records (the reproducible-builds convention) --------------
+
+def _signing_key(folder) -> str:
+    from cryptography.hazmat.primitives import serialization as ser
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    key = folder / "org.key"
+    key.write_bytes(ed25519.Ed25519PrivateKey.generate().private_bytes(
+        ser.Encoding.PEM, ser.PrivateFormat.PKCS8, ser.NoEncryption()))
+    return str(key)
+
+
+@pytest.mark.parametrize("value", ["abc", "-5", " 5", "+5", "1_000", "1.5", "\u0665", "253402300800", "9" * 30])
+def test_a_bad_source_date_epoch_is_one_error_line_naming_it(capfd, monkeypatch, tmp_path, value):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
+    code, _, err = run(capfd, ["evidence", "--program", str(_marking_program(tmp_path)), "--out",
+                               str(tmp_path / "b"), "--key", _signing_key(tmp_path)])
+    assert_one_error_line(code, err, 2, f"SOURCE_DATE_EPOCH={value!r}: not allowed; allowed: whole seconds since "
+                                        "1970-01-01 00:00:00 UTC")
+    assert not (tmp_path / "ran").exists() and not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize(("days_after_today", "status"), [(None, "active"), (60, "expired")],
+                         ids=["epoch-0", "60-days-ahead"])
+def test_source_date_epoch_sets_the_day_waivers_are_judged_at_without_blaming_the_waivers_file(
+        capfd, monkeypatch, tmp_path, days_after_today, status):
+    """0 is 1970-01-01T00:00:00Z: the bundle is written, a waiver expiring in 30 days (of a mandatory rule, so
+    90 days at most) still holds then; 60 days ahead it has expired. The file itself is judged on the real day."""
+    import datetime as dt
+
+    today = dt.datetime.now(dt.UTC).date()
+    expires = today + dt.timedelta(days=30)
+    epoch = 0 if days_after_today is None else int(dt.datetime.combine(
+        today + dt.timedelta(days=days_after_today), dt.time(), dt.UTC).timestamp())
+    waivers = tmp_path / "w.yaml"
+    waivers.write_text("waivers:\n  - policy: aws-all-resource-region-allowed\n    resource: urn:pulumi:t::sahab::"
+                       "kubernetes:core/v1:Namespace::sahab-smb-office-platform-storage-namespace\n"
+                       f"    reason: r\n    owner: me\n    expires: {expires.isoformat()}\n")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(epoch))
+    out = tmp_path / "bundle"
+    code, _, err = run(capfd, ["evidence", "--program", str(program(tmp_path, SMB)), "--stack", "t", "-q",
+                               "--out", str(out), "--key", _signing_key(tmp_path), "--waivers", str(waivers)])
+    assert code == 0, err
+    doc = json.loads((out / "evidence.json").read_text())
+    assert doc["generatedAt"] == dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    (register,) = doc["waivers"]
+    assert register["status"] == status and register["expires"] == expires.isoformat()
