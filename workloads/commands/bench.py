@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--baseline {args.baseline}", str(exc).split(": ", 1)[-1]) from exc
     except UnknownHardware as exc:
         raise WorkloadError(str(exc).strip("'\"")) from exc
-    if args.save_baseline and result.verdict == "inconclusive":
+    if args.save_baseline and not result.measured_in_full:
         print(f"baseline not saved: a known-good baseline needs a conclusive run ({result.reason})",
               file=sys.stderr)
     elif args.save_baseline:
