@@ -492,3 +492,34 @@ def test_source_date_epoch_sets_the_day_waivers_are_judged_at_without_blaming_th
     assert doc["generatedAt"] == dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     (register,) = doc["waivers"]
     assert register["status"] == status and register["expires"] == expires.isoformat()
+
+
+# ---- a fleet whose config is more than the Pulumi CLI can hand a program ------------------------------------
+
+def _onprem_fleet(hosts: int) -> dict:
+    names = [f"node{i:04d}" for i in range(hosts)]
+    return {"name": "sahab-big", "environment": "smb", "sites": [{
+        "name": "office", "emirate": "sharjah", "city": "Sharjah",
+        "hosts": [{"name": n, "address": f"10.{20 + i // 250}.0.{i % 250 + 1}", "cpus": 16, "memory_gib": 64,
+                   "data_disk": f"/dev/disk/by-id/ata-Samsung_SSD_870_EVO_1TB_S6PTNZ0R6{i:05d}"}
+                  for i, n in enumerate(names)]}],
+        "clusters": [{"name": "office", "kind": "onprem", "site": "office", "control_plane_hosts": names[:1]}],
+        "node_pools": [{"name": "office-cpu", "cluster": "office", "accelerator": "cpu", "hosts": names[1:]}]}
+
+
+def test_an_800_host_fleet_beyond_what_the_pulumi_cli_can_pass_is_one_error_line_naming_the_limit(capfd, tmp_path):
+    """The CLI hands a program its config in one environment variable (PULUMI_CONFIG), which Linux caps at 128 KiB:
+    past that, `pulumi up` cannot start the program. Said up front, the same in a fresh process and a warm host."""
+    folder = program(tmp_path, _onprem_fleet(800))
+    says = (f"{folder / 'Pulumi.t.yaml'}: config too large: ", " bytes as PULUMI_CONFIG, the environment variable "
+            "in which the Pulumi CLI hands a program its config; Linux allows 131,072 bytes in one (MAX_ARG_STRLEN)")
+    for command in ("plan", "check"):
+        code, out, err = run(capfd, [command, "--program", str(folder), "--stack", "t"])  # warm hosts
+        assert_one_error_line(code, err, 2, says[0])
+        assert says[1] in err and out == ""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "sahab", "plan", "--program", str(folder), "--stack", "t"],
+                          capture_output=True, text=True, timeout=300)  # a fresh process: no E2BIG from exec
+    assert_one_error_line(done.returncode, done.stderr, 2, says[0])
