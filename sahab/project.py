@@ -247,7 +247,7 @@ def _as_engine_value(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return json.dumps(value)
-    return json.dumps(_strip_secure(value))
+    return json.dumps(_strip_secure(value), separators=(",", ":"), ensure_ascii=False)  # as the CLI's Go writes it
 
 
 def _strip_secure(value: object) -> object:

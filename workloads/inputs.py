@@ -1,13 +1,15 @@
-"""Numbers a user gives in an environment variable or a command-line option, checked once, before any work:
-a value that is not a finite number within its bounds is one error naming the variable or option and what is
-allowed (never a ValueError traceback from a worker, never an endless or negative timeout). Both CLIs use this
-(`sahab` through sahab/commands)."""
+"""Numbers, URLs and files a user gives in an environment variable or a command-line option, checked once, before
+any work: a value that is not a finite number within its bounds, or a path that is not a file to read, is one
+error naming the variable or option and what is allowed (never a ValueError traceback from a worker, never an
+endless or negative timeout, never "no such file" for a folder). Both CLIs use this (`sahab` through
+sahab/commands)."""
 
 from __future__ import annotations
 
 import argparse
 import math
 import os
+from pathlib import Path
 
 from .errors import ConfigError
 
@@ -78,3 +80,28 @@ def http_url_option(text: str) -> str:
     if problem:
         raise argparse.ArgumentTypeError(problem)
     return text
+
+
+def file_problem(path: Path) -> str | None:
+    """Why `path` is not a file to read ("is a directory", "no such file"...); None when it is one."""
+    if path.is_dir():
+        return "is a directory"
+    if path.is_file():
+        return None
+    return "is not a regular file" if path.exists() else "no such file"
+
+
+def input_file(expected: str):
+    """An argparse `type` for an option that names a file to read (`expected` says what it holds, e.g. "a
+    waivers YAML file"): the path must be a regular file. A folder is called a folder, a missing path missing;
+    argparse names the option in its error. Every such option of both CLIs takes its files through here."""
+
+    def parse(text: str) -> Path:
+        path = Path(text)
+        problem = file_problem(path)
+        if problem:
+            raise argparse.ArgumentTypeError(f"{text}: {problem}; expected {expected}")
+        return path
+
+    parse.__name__ = "file"
+    return parse

@@ -12,7 +12,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from .errors import UsageError
@@ -41,6 +41,25 @@ def check_writable(option: str, path: Path | None, *, make_folders: bool = True)
     finally:
         if not existed:
             path.unlink(missing_ok=True)
+
+
+def check_distinct(outputs: Iterable[tuple[str, Path | None]]) -> None:
+    """No two outputs name the same file, however it is spelled (`F`, `./F`, an absolute path, a link to it): the
+    second write would replace the first and one output would be lost. `outputs` are (the option as given, e.g.
+    `--report json=F`, its path); a UsageError names both. Streams (/dev/stdout, /dev/null, a FIFO) are exempt:
+    what is written to them is not replaced."""
+    seen: dict[object, str] = {}
+    for given, path in outputs:
+        if path is None or not _replaceable(path):
+            continue
+        try:
+            found = path.stat()
+            key: object = (found.st_dev, found.st_ino)  # one file, whatever links lead to it
+        except OSError:  # not there yet: the same path once links, `.` and `..` are resolved
+            key = os.path.realpath(path)
+        if key in seen:
+            raise UsageError(f"{seen[key]} and {given}: the same file; give each output a file of its own")
+        seen[key] = given
 
 
 def check_writable_dir(option: str, directory: Path) -> None:

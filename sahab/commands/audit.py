@@ -23,6 +23,8 @@ def _region_list(value: str) -> list[str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sahab.workloads.inputs import input_file
+
     parser.epilog = ("Read-only: the auditor needs exactly the actions in policies/iam/auditor-policy.json. "
                      "Exit 0 clean, 1 on a mandatory finding or a part of the account that could not be read, "
                      "2 on bad arguments or credentials.")
@@ -46,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--evidence", metavar="FILE", default=None,
                         help="write the evidence JSON to FILE instead (its HTML page beside it, with .html): the "
                              "file `sahab evidence --audit FILE` merges into a stack's bundle")
-    parser.add_argument("--waivers", metavar="FILE", default=None,
+    parser.add_argument("--waivers", metavar="FILE", default=None, type=input_file("a waivers YAML file"),
                         help="waivers file naming resources by ARN (default: policies/waivers.yaml)")
     parser.add_argument("--max-workers", type=int, default=16, metavar="N",
                         help="parallel API workers across regions and services (default: 16)")
@@ -119,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
     from sahab.errors import ConfigError, UsageError
     from sahab.policies.core import DEFAULT_ALLOWED_REGIONS
     from sahab.policies.waivers import DEFAULT_PATH, WaiverError, load_waivers
+    from sahab.workloads.outputs import check_distinct
 
     allowed, scan_regions = _validate(args)
     allowed = allowed or list(DEFAULT_ALLOWED_REGIONS)
@@ -131,6 +134,11 @@ def run(args: argparse.Namespace) -> int:
         if Path(args.evidence).suffix.lower() in (".html", ".htm"):
             raise UsageError(f"--evidence {args.evidence}: the JSON file; its HTML page is written beside it")
         require_writable_file(Path(args.evidence), "--evidence")
+        evidence = Path(args.evidence)
+        check_distinct([*([(f"--output {args.output}", Path(args.output))] if args.output else []),
+                        (f"--evidence {evidence}", evidence),
+                        (f"--evidence {evidence} (its page {evidence.with_suffix('.html')})",
+                         evidence.with_suffix(".html"))])
     else:
         require_writable_dir(Path(args.evidence_dir) if args.evidence_dir else Path.cwd() / "sahab-evidence",
                              "--evidence-dir")

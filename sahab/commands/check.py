@@ -10,7 +10,7 @@ HELP = "Run the policy pack offline over a stack's planned resources (no cloud c
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from sahab.workloads.inputs import seconds_option
+    from sahab.workloads.inputs import input_file, seconds_option
 
     parser.add_argument("--stack", "-s", default="dev", type=stack_name,
                         help="stack name: reads Pulumi.<stack>.yaml (default: dev)")
@@ -25,11 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", metavar="FORMAT=FILE", action="append", default=[],
                         help="also write the report in FORMAT (json, sarif, junit, text) to FILE; repeatable, so one "
                              "run gives every format")
-    parser.add_argument("--policy-config", metavar="FILE", default=None,
+    parser.add_argument("--policy-config", metavar="FILE", default=None, type=input_file("a policy config JSON file"),
                         help="enforcement levels and settings in the `pulumi preview --policy-pack-config` format, "
                              "over the pack's policies/config/<stack>.json; <program>/policies/config/<stack>.json "
                              "then applies too but may only narrow")
-    parser.add_argument("--waivers", metavar="FILE", default=None,
+    parser.add_argument("--waivers", metavar="FILE", default=None, type=input_file("a waivers YAML file"),
                         help="waivers file (default: the pack's policies/waivers.yaml)")
     parser.add_argument("--timeout", type=seconds_option(0, 86400), metavar="SECONDS", default=None,
                         help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if args.isolated and not sys.flags.isolated:
         return _run_isolated(args)
 
-    from sahab.workloads.outputs import check_writable, write_atomic
+    from sahab.workloads.outputs import check_distinct, check_writable, write_atomic
 
     # Every destination is checked before the program runs: a bad one fails the run before any file is written.
     reports = []
@@ -67,8 +67,11 @@ def run(args: argparse.Namespace) -> int:
         fmt, _, file = spec.partition("=")
         if fmt not in ("text", "json", "sarif", "junit") or not file:
             raise UsageError(f"--report {spec}: expected FORMAT=FILE with FORMAT one of text, json, sarif, junit")
-        check_writable(f"--report {fmt}", Path(file), make_folders=False)
         reports.append((fmt, Path(file)))
+    check_distinct([*([(f"--output {args.output}", Path(args.output))] if args.output else []),
+                    *((f"--report {spec}", Path(spec.partition("=")[2])) for spec in args.report)])
+    for fmt, file in reports:
+        check_writable(f"--report {fmt}", file, make_folders=False)
     if args.output:
         check_writable("--output", Path(args.output), make_folders=False)
     program_dir = project_dir(args.program)

@@ -15,7 +15,7 @@ HELP = "Write a signed compliance evidence bundle of a stack (control matrix, wa
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from sahab.commands.plan import stack_name
-    from sahab.workloads.inputs import seconds_option
+    from sahab.workloads.inputs import input_file, seconds_option
 
     parser.epilog = ("Exit codes: 0 written (or verified, or no control newly failing); 1 a bundle that does not "
                      "verify, or a diff in which a control newly fails; 2 bad input.")
@@ -29,10 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the organisation's Ed25519 private key, PEM (required; an encrypted key's passphrase "
                              "in $SAHAB_EVIDENCE_KEY_PASSPHRASE)")
     parser.add_argument("--audit", metavar="FILE", default=None,
+                        type=input_file("the JSON file `sahab audit aws --evidence FILE` wrote"),
                         help="merge in a live audit: the file `sahab audit aws --evidence FILE` wrote")
-    parser.add_argument("--policy-config", metavar="FILE", default=None,
+    parser.add_argument("--policy-config", metavar="FILE", default=None, type=input_file("a policy config JSON file"),
                         help="enforcement levels and settings, as for `sahab check`")
-    parser.add_argument("--waivers", metavar="FILE", default=None,
+    parser.add_argument("--waivers", metavar="FILE", default=None, type=input_file("a waivers YAML file"),
                         help="waivers file (default: the pack's policies/waivers.yaml)")
     parser.add_argument("--timeout", type=seconds_option(0, 86400), metavar="SECONDS", default=None,
                         help="stop a program that runs longer (default: $SAHAB_PROGRAM_TIMEOUT or 300)")

@@ -49,14 +49,15 @@ def _data_disk(text: str) -> tuple[str, str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from sahab.workloads.inputs import seconds_option
+    from sahab.workloads.inputs import input_file, seconds_option
 
     parser.add_argument("name", type=_name, metavar="NAME", help="the stack to write: stacks/Pulumi.NAME.yaml")
     parser.add_argument("--host", action="append", type=_host, required=True, metavar="ADDR[:PORT]",
                         help="a server, reached over SSH; repeat for each (the first runs the control plane)")
     parser.add_argument("--user", default="sahab", help="the SSH account on every server; it needs passwordless "
                                                         "sudo, as Ansible does (default: sahab)")
-    parser.add_argument("--identity", metavar="FILE", help="SSH private key (default: your ssh-agent and keys)")
+    parser.add_argument("--identity", metavar="FILE", type=input_file("an SSH private key file"),
+                        help="SSH private key (default: your ssh-agent and keys)")
     parser.add_argument("--accept-new-host-keys", action="store_true",
                         help="trust a server's SSH host key on first contact and record it in the stack (Ansible "
                              "then trusts only the recorded keys); without it, keys must be in your known_hosts")
@@ -89,7 +90,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import sys
-    from pathlib import Path
 
     from sahab.errors import UsageError
     from sahab.project import find_project, project_dir
@@ -101,8 +101,6 @@ def run(args: argparse.Namespace) -> int:
     if path.exists() and not args.force:
         raise UsageError(f"{path}: already exists; rerun with --force to replace it (the old file is kept as "
                          f"{path.name}.bak)")
-    if args.identity and not Path(args.identity).is_file():
-        raise UsageError(f"--identity {args.identity}: no such file")
     if len(set(args.host)) != len(args.host):
         raise UsageError("--host: a server is given twice")
     if args.non_interactive and not args.emirate:
@@ -113,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         control_plane_trains=args.control_plane_trains == "yes", pools=args.pools,
         data_disks=dict(args.data_disk), team=args.team, registry_mirror=args.registry_mirror,
         encryption_required=not args.no_encryption)
-    return session.init(project, path, args.host, choices, identity=args.identity,
+    return session.init(project, path, args.host, choices, identity=str(args.identity) if args.identity else None,
                         accept_new=args.accept_new_host_keys, interactive=not args.non_interactive,
                         probe_timeout=args.timeout, bench_command=args.bench_command if args.bench else None,
                         out=sys.stdout)

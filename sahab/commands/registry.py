@@ -18,20 +18,13 @@ COLUMNS = ("kind", "cluster_kind", "how", "source", "target", "digest")
 DIGEST_RULE = "kubernetes-all-workload-image-digest-pinned"
 
 
-def _existing_file(text: str):
-    from pathlib import Path
-
-    path = Path(text)
-    if not path.is_file():
-        raise argparse.ArgumentTypeError(f"{text}: no such file")
-    return path
-
-
 def _ca_file(text: str):
     """--ca-file: a file of PEM CA certificates that TLS can load (checked before any registry is asked)."""
     import ssl
 
-    path = _existing_file(text)
+    from sahab.workloads.inputs import input_file
+
+    path = input_file("a PEM file of CA certificates")(text)
     try:
         ssl.create_default_context().load_verify_locations(cafile=str(path))
     except (ssl.SSLError, OSError, ValueError) as exc:

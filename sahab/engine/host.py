@@ -38,7 +38,7 @@ from sahab.engine.plan_types import PREVIEW, UPDATE, Plan, PlannedResource
 from sahab.engine.sdk_types import SdkTypes
 from sahab.engine.stack_refs import StackReferenceCycle
 from sahab.engine.wire import known, to_plain
-from sahab.errors import ProgramError, SahabError, UsageError, one_line
+from sahab.errors import ConfigError, ProgramError, SahabError, UsageError, one_line
 from sahab.project import REDACTED, Project, StackConfig, find_project, load_stack, program_entry, project_dir, scrub
 
 # How long a program may run before it is stopped (seconds); `--timeout` or this variable overrides it.
@@ -51,6 +51,10 @@ USER_ERROR, NO_SDK, CANNOT_RUN = 32, 33, 34
 UPDATE_RUN = "SAHAB_UPDATE_RUN"
 
 OnResource = Callable[[str, str], None]
+# Linux takes at most 32 pages (128 KiB, MAX_ARG_STRLEN) for one environment variable, `NAME=value` and its NUL.
+# The Pulumi CLI hands a program its whole config in one, PULUMI_CONFIG (pulumi-language-python; the SDK's
+# runtime/config.py reads nothing else), so a config above it cannot start under `pulumi preview` or `up` either.
+MAX_ENV_STRING = 128 * 1024
 
 
 @dataclass
@@ -241,9 +245,7 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
             "--root_directory", str(project.root), "--stack", config.name, "--pwd", str(project.main_dir),
             "--dry_run", "true" if phase == PREVIEW else "false", "--parallel", str((os.cpu_count() or 1) * 4),
             "--organization", "organization", entry]
-    added = {"PULUMI_CONFIG": json.dumps(config.values),
-             "PULUMI_CONFIG_SECRET_KEYS": json.dumps(sorted(config.secret_keys)), "PYTHONDONTWRITEBYTECODE": "1",
-             **(extra or {})}
+    added = {**_config_env(config), "PYTHONDONTWRITEBYTECODE": "1", **(extra or {})}
     env = {**interpreter.env, **added}
     remaining = run.deadline - time.monotonic()
     if remaining <= 0:
@@ -277,6 +279,22 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
         if relay:
             _relay(out + err, config.secret_texts)
         raise _timed_out(project, run) from None
+
+
+def _config_env(config: StackConfig) -> dict[str, str]:
+    """The config as the CLI's language host passes it (compact JSON, as Go writes it); a ConfigError when it is
+    more than one environment variable can hold, checked here so warm hosts (which start no process) agree."""
+    added = {"PULUMI_CONFIG": json.dumps(config.values, separators=(",", ":"), ensure_ascii=False),
+             "PULUMI_CONFIG_SECRET_KEYS": json.dumps(sorted(config.secret_keys), separators=(",", ":"))}
+    for name, value in added.items():
+        size = len(f"{name}={value}".encode()) + 1
+        if size > MAX_ENV_STRING:
+            raise ConfigError(str(config.path), f"config too large: {size:,} bytes as {name}, the environment "
+                                                f"variable in which the Pulumi CLI hands a program its config; Linux "
+                                                f"allows {MAX_ENV_STRING:,} bytes in one (MAX_ARG_STRLEN), so "
+                                                f"neither `pulumi up` nor this check can start the program: split "
+                                                f"the fleet into several stacks")
+    return added
 
 
 # ---------------------------------------------------------------------------------------------------------

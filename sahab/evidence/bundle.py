@@ -29,15 +29,18 @@ def collect(plan: Plan, *, layers: list, waivers_path: Path | str | None, when: 
     """The evidence document of one planned stack, judged as of `when` (waiver expiry counts from its date).
     `referenced`: the resources of the stacks the plan references, when the caller has them already."""
     from sahab.policies.waivers import DEFAULT_PATH, WaiverError, load_waivers
-    from sahab.policy_check import check_plan
+    from sahab.policy_check import check_plan, stack_waivers
     from sahab.readiness import judge
     from sahab.readiness.referenced import referenced_resources
     from sahab.schema import versions
 
     today = when.date()
-    result = check_plan(plan, layers, waivers_path=waivers_path, today=today)
+    # The waivers file is held to its rules on the real day of this run (a mandatory rule's waiver ends within 90
+    # days of it, as in `sahab check`); its waivers then apply as of `when`, the time the bundle records, which
+    # SOURCE_DATE_EPOCH may set years back or ahead.
+    result = check_plan(plan, layers, today=today, waivers=stack_waivers(plan.stack, layers, waivers_path))
     try:
-        waivers = load_waivers(waivers_path, today=today)
+        waivers = load_waivers(waivers_path)
     except WaiverError as exc:
         raise ConfigError(exc.path, exc.message) from None
     if referenced is None:

@@ -22,14 +22,21 @@ from sahab.errors import UsageError
 ENGINE_PACKAGES = ("pulumi", "pulumi-python")  # the engine's own provider types, not plugins
 
 
+# The last second a timestamp of the bundle (and Python's datetime) can hold: 9999-12-31T23:59:59Z.
+LAST_EPOCH = 253402300799
+
+
 def generated_at() -> dt.datetime:
-    raw = os.environ.get("SOURCE_DATE_EPOCH")
-    if raw:
-        try:
-            return dt.datetime.fromtimestamp(int(raw), dt.UTC)
-        except (ValueError, OverflowError, OSError):
-            raise UsageError(f"SOURCE_DATE_EPOCH={raw!r}: must be whole seconds since 1970-01-01 UTC") from None
-    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+    """The time the bundle records: SOURCE_DATE_EPOCH when set (the reproducible-builds spec: ASCII digits, whole
+    seconds since 1970-01-01 00:00:00 UTC, so 0 is that very second; empty counts as unset), else now."""
+    raw = os.environ.get("SOURCE_DATE_EPOCH", "")
+    if not raw:
+        return dt.datetime.now(dt.UTC).replace(microsecond=0)
+    # int() alone would take " 5", "+5", "1_000" and Arabic-Indic digits
+    if not (raw.isascii() and raw.isdigit() and int(raw) <= LAST_EPOCH):
+        raise UsageError(f"SOURCE_DATE_EPOCH={raw!r}: not allowed; allowed: whole seconds since 1970-01-01 00:00:00 "
+                         f"UTC as `date +%s` prints them, from 0 to {LAST_EPOCH} (9999-12-31T23:59:59Z)")
+    return dt.datetime.fromtimestamp(int(raw), dt.UTC)
 
 
 def canonical(value: Any) -> bytes:

@@ -158,7 +158,7 @@ def test_waivers_file_is_honoured_and_expiry_reported(capsys, tmp_path):
 @pytest.mark.parametrize(("argv", "needle"), [
     (["--program", "/nonexistent/program"], "no Pulumi.yaml"),
     (["--program", str(RAW_AWS), "--stack", "prod"], "no Pulumi.prod.yaml"),
-    (["--program", str(RAW_AWS), "--policy-config", "/nonexistent.json"], "no such policy config"),
+    (["--program", str(RAW_AWS), "--policy-config", "/nonexistent.json"], "/nonexistent.json: no such file"),
     (["--program", str(RAW_AWS), "--waivers", "/nonexistent.yaml"], "no such file"),
     (["--format", "xml"], "invalid choice"),
     (["--program", str(Path(__file__).resolve().parent / "programs" / "broken")], "no_such_argument"),

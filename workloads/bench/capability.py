@@ -9,16 +9,20 @@ oneDNN ISA cap is set, or the CPU is of no known class, a short measured check (
 capped at about half a second on any CPU) decides.
 
 Tests and operators inject a capability with SAHAB_CPU_FLAGS="avx2 fma" (the flags both readings then
-report), or by passing the flag sets to `detect_cpu`; torchrun workers inherit the variable.
+report), or by passing the flag sets to `detect_cpu`; torchrun workers inherit the variable. Unset or empty, it
+injects nothing and the real flags are read (an empty value is how a caller clears an inherited injection); a
+value that is not flags as /proc/cpuinfo spells them is refused, never read as a CPU of no class.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ..errors import ConfigError
 from .hardware_classes import (
     CATALOG,
     GpuProperties,
@@ -86,6 +90,18 @@ def classify_cpu(flags: Iterable[str]) -> str:
     return "cpu-generic"
 
 
+def injected_flags() -> set[str] | None:
+    """The flags SAHAB_CPU_FLAGS injects; None when it is unset or empty (the real flags are read then)."""
+    raw = os.environ.get(FLAGS_ENV, "")
+    if not raw.strip():
+        return None
+    flags = set(raw.replace(",", " ").split())
+    if not flags or not all(re.fullmatch(r"[a-z0-9_]+", flag) for flag in flags):
+        raise ConfigError(FLAGS_ENV, f"{raw!r} is not allowed; allowed: CPU flags as /proc/cpuinfo spells them, "
+                                     "separated by spaces or commas (e.g. \"avx2 fma\"), or empty to read this CPU's")
+    return flags
+
+
 def torch_cpu_flags() -> set[str]:
     """The flags torch's own CPU detection reports as present (kernel spelling where they differ)."""
     try:
@@ -115,10 +131,10 @@ def detect_cpu(
 ) -> Capability:
     """Class and precision of this CPU. Pass the flag sets to inject them (tests); by default the kernel's
     and torch's readings, or SAHAB_CPU_FLAGS for both."""
-    injected = os.environ.get(FLAGS_ENV)
     source = "flags"
-    if cpuinfo is None and torch_flags is None and injected is not None:
-        cpuinfo = torch_flags = set(injected.replace(",", " ").split())
+    injected = injected_flags() if cpuinfo is None and torch_flags is None else None
+    if injected is not None:
+        cpuinfo = torch_flags = injected
         source = "injected"
     elif cpuinfo is not None or torch_flags is not None:
         source = "injected"

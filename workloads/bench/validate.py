@@ -81,7 +81,26 @@ class NodeResult:
         """Why a run is inconclusive ("node busy: ..."); empty otherwise."""
         return self._judgement()[1]
 
+    @property
+    def judged(self) -> bool:
+        """Some probe was held to a floor of this hardware, the catalog's or a known-good baseline's (a loader
+        keeping up with the step, its "step" floor, says nothing of the hardware)."""
+        return any(p.floor is not None and p.floor_source != "step" for p in self.probes.values())
+
+    @property
+    def measured_in_full(self) -> bool:
+        """Every probe ran to its end on a quiet node: the values may stand as a baseline."""
+        return self._measured()[0] != "inconclusive"
+
     def _judgement(self) -> tuple[str, str]:
+        verdict, reason = self._measured()
+        if verdict == "pass" and not self.judged:  # a node never passes unjudged
+            return "inconclusive", (f"nothing judged: {self.hardware_class} has no catalog floors for these probes; "
+                                    "judge it against a baseline from a known-good node of its class (--baseline, "
+                                    "recorded there with --save-baseline)")
+        return verdict, reason
+
+    def _measured(self) -> tuple[str, str]:
         below = {n: p for n, p in self.probes.items() if not p.passed and p.value is not None}
         unmeasured = [n for n, p in self.probes.items() if p.value is None and _cut_short(p)]
         busiest = max((p.extra.get("node_busy") or 0.0 for p in self.probes.values()), default=0.0)

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError, UsageError, WorkloadError
-from ..outputs import check_writable, write_atomic
+from ..inputs import file_problem, input_file
+from ..outputs import check_distinct, check_writable, write_atomic
 from ..schema import versions
 
 HELP = "Validate this node (GEMM, memory, all-reduce, training step, data loader) against its floors."
@@ -40,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (text)")
     parser.add_argument("--save-baseline", metavar="FILE", type=Path,
                         help="record this (known-good) node's results as the baseline for its class")
-    parser.add_argument("--baseline", metavar="FILE", type=Path,
+    parser.add_argument("--baseline", metavar="FILE", type=input_file("a baseline JSON file (--save-baseline)"),
                         help="judge against a baseline from known-good hardware (how CPU nodes are judged)")
     parser.add_argument("--output", metavar="FILE", type=Path, help="also write the JSON result to FILE")
     parser.add_argument("--time-budget", metavar="SECONDS", type=_budget, default=60.0,
@@ -66,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
     from ..bench.hardware_classes import UnknownHardware
     from ..bench.validate import BaselineError, exit_code, result_to_text, run_validation, save_baseline
 
-    for option, path in (("--output", args.output), ("--save-baseline", args.save_baseline)):
+    outputs = (("--output", args.output), ("--save-baseline", args.save_baseline))
+    check_distinct((f"{option} {path}", path) for option, path in outputs)
+    for option, path in outputs:
         check_writable(option, path)
     console = Console(stderr=True)
     try:
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--baseline {args.baseline}", str(exc).split(": ", 1)[-1]) from exc
     except UnknownHardware as exc:
         raise WorkloadError(str(exc).strip("'\"")) from exc
-    if args.save_baseline and result.verdict == "inconclusive":
+    if args.save_baseline and not result.measured_in_full:
         print(f"baseline not saved: a known-good baseline needs a conclusive run ({result.reason})",
               file=sys.stderr)
     elif args.save_baseline:
@@ -108,6 +111,9 @@ def _fleet_report(args: argparse.Namespace) -> int:
     check_writable("--fleet-report", args.fleet_report)
     results = []
     for path in args.results:
+        problem = file_problem(path)  # checked here, not by argparse: --results alone is a usage error first
+        if problem:
+            raise ConfigError(f"--results {path}", f"{problem}; expected a sahab bench JSON result")
         try:
             results.append(NodeResult.from_json(json.loads(path.read_text())))
         except OSError as exc:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from pathlib import Path
 
 from ..errors import UsageError, WorkloadError
 
@@ -34,7 +33,7 @@ def _budget(text: str) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..inputs import http_url_option
+    from ..inputs import http_url_option, input_file
 
     parser.add_argument("--node", default=os.environ.get("NODE_NAME"),
                         help="the node this pod runs on (default: $NODE_NAME, from the pod's spec.nodeName)")
@@ -46,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how often to look at the node for changes (60s)")
     parser.add_argument("--time-budget", type=_budget, default=60.0, metavar="SECONDS",
                         help="sahab bench's hard limit per run (60)")
-    parser.add_argument("--baseline", type=Path, metavar="FILE",
+    parser.add_argument("--baseline", type=input_file("a baseline JSON file (sahab bench --save-baseline)"),
+                        metavar="FILE",
                         help="baseline for sahab bench (how CPU nodes are judged)")
     parser.add_argument("--watch", action="store_true",
                         help="never benchmark: only expire a pass that is due, so the validator returns")
@@ -63,8 +63,6 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.node:
         raise UsageError("--node is required (or $NODE_NAME, set from the pod's spec.nodeName)")
-    if args.baseline is not None and not args.baseline.is_file():
-        raise UsageError(f"--baseline: {args.baseline} is not a readable file")
     settings = Settings(node=args.node, interval=timedelta(seconds=args.interval),
                         retry_after=timedelta(seconds=args.retry_after), poll=args.poll,
                         time_budget=args.time_budget, baseline=args.baseline, watch=args.watch)

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import ConfigError, UsageError, WorkloadError
+from ..inputs import input_file
 from ..outputs import check_writable_dir
 
 HELP = "Validate this node, then train the bundled GPT model under torchrun (restarts on a lost worker)."
@@ -84,7 +85,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-restarts", type=_between(0, 100), default=3,
                         help="times torchrun restarts the worker group after a failure (3)")
     parser.add_argument("--skip-validation", action="store_true", help="train without validating first")
-    parser.add_argument("--baseline", type=Path, metavar="FILE", help="validate against this baseline")
+    parser.add_argument("--baseline", type=input_file("a baseline JSON file (sahab bench --save-baseline)"),
+                        metavar="FILE", help="validate against this baseline")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (text)")
     model = parser.add_argument_group("model and batch")
     model.add_argument("--d-model", type=_positive, default=256, help="residual width (256)")

@@ -133,9 +133,13 @@ FILE_CASES = [
     (["audit", "aws", "--output", "{tmp}/a-folder", "--endpoint-url", NOWHERE], "--output {tmp}/a-folder"),
     (["audit", "aws", "--output", "{tmp}/a-file/report.json", "--endpoint-url", NOWHERE], "--output"),
     (["audit", "aws", "--evidence-dir", "{tmp}/a-file/ev", "--endpoint-url", NOWHERE], "--evidence-dir"),
-    (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/missing.json"], "missing.json: cannot read"),
+    (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/missing.json"], "missing.json: no such file"),
     (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/binary.json"], "binary.json: not a sahab bench"),
     (["bench", "--fleet-report", "{tmp}/r.html", "--results", "{tmp}/not-a-result.json"], "not-a-result.json"),
+    (["bench", "--output", "{tmp}/r.json", "--save-baseline", "{tmp}/a-folder/../r.json"],
+     "--output {tmp}/r.json and --save-baseline {tmp}/a-folder/../r.json: the same file"),
+    (["audit", "aws", "--output", "{tmp}/e.html", "--evidence", "{tmp}/e.json", "--endpoint-url", NOWHERE],
+     "--output {tmp}/e.html and --evidence {tmp}/e.json (its page {tmp}/e.html): the same file"),
     (["plan", "--stack", "qa"], "--stack qa: no Pulumi.qa.yaml"),
     (["plan", "--program", "{tmp}/a-folder"], "Pulumi.yaml"),
 ]
@@ -148,6 +152,30 @@ def test_bad_files_are_one_error_line_naming_the_file(capfd, files, argv, says):
     assert_one_error_line(code, err, 2, says.format(tmp=files))
 
 
+# Every option that reads a file, given a folder: it is called a folder, with what the option takes.
+FOLDER_FOR_A_FILE = [
+    (["check", "--waivers"], "a waivers YAML file"),
+    (["check", "--policy-config"], "a policy config JSON file"),
+    (["audit", "aws", "--endpoint-url", NOWHERE, "--waivers"], "a waivers YAML file"),
+    (["evidence", "--waivers"], "a waivers YAML file"),
+    (["evidence", "--policy-config"], "a policy config JSON file"),
+    (["evidence", "--audit"], "the JSON file `sahab audit aws --evidence FILE` wrote"),
+    (["init", "office", "--host", "127.0.0.1", "--identity"], "an SSH private key file"),
+    (["registry", "pin", "--ca-file"], "a PEM file of CA certificates"),
+    (["bench", "--baseline"], "a baseline JSON file"),
+    (["bench", "--fleet-report", "r.html", "--results"], "a sahab bench JSON result"),
+    (["train", "--baseline"], "a baseline JSON file"),
+    (["node-validate", "--node", "n", "--once", "--baseline"], "a baseline JSON file"),
+]
+
+
+@pytest.mark.parametrize(("argv", "expected"), FOLDER_FOR_A_FILE, ids=[" ".join(a) for a, _ in FOLDER_FOR_A_FILE])
+def test_a_folder_given_for_a_file_is_called_a_folder(capfd, files, argv, expected):
+    code, _, err = run(capfd, [*argv, str(files / "a-folder")])
+    assert_one_error_line(code, err, 2, f"{files / 'a-folder'}: is a directory; expected {expected}")
+    assert f"{argv[-1]}: {files / 'a-folder'}" in err or f"{argv[-1]} {files / 'a-folder'}" in err  # the option
+
+
 def test_a_bad_waivers_file_is_refused_before_the_program_runs(capfd, tmp_path):
     folder = tmp_path / "marks"
     folder.mkdir()
@@ -157,6 +185,49 @@ def test_a_bad_waivers_file_is_refused_before_the_program_runs(capfd, tmp_path):
     code, _, err = run(capfd, ["check", "--program", str(folder), "--waivers", str(tmp_path / "missing.yaml")])
     assert_one_error_line(code, err, 2, "missing.yaml")
     assert not (tmp_path / "ran").exists()  # the program never started
+
+
+def _marking_program(tmp_path):
+    """A program that leaves a mark when it runs."""
+    folder = tmp_path / "marks"
+    folder.mkdir()
+    (folder / "Pulumi.yaml").write_text("name: marks\nruntime: python\n")
+    (folder / "Pulumi.dev.yaml").write_text("config: {}\n")
+    (folder / "__main__.py").write_text(f"import pathlib\npathlib.Path({str(tmp_path / 'ran')!r}).touch()\n")
+    return folder
+
+
+TWO_OUTPUTS_ONE_FILE = [
+    (["-o", "F", "--report", "json=F"], "--output F and --report json=F: the same file"),
+    (["-o", "F", "--report", "json=./F"], "--output F and --report json=./F: the same file"),
+    (["--report", "sarif=F", "--report", "junit=sub/../F"], "--report sarif=F and --report junit=sub/../F: the same"),
+    (["-o", "{tmp}/F", "--report", "text=F"], "--output {tmp}/F and --report text=F: the same file"),
+    (["-o", "F", "--report", "json=link"], "--output F and --report json=link: the same file"),  # a link to F
+    (["-o", "new", "--report", "json=./new"], "--output new and --report json=./new: the same file"),  # not there yet
+]
+
+
+@pytest.mark.parametrize(("argv", "says"), TWO_OUTPUTS_ONE_FILE, ids=[" ".join(a) for a, _ in TWO_OUTPUTS_ONE_FILE])
+def test_two_outputs_to_one_file_are_refused_naming_both_before_the_program_runs(
+        capfd, tmp_path, monkeypatch, argv, says):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "F").write_text("KEEP\n")
+    (tmp_path / "link").symlink_to(tmp_path / "F")
+    argv = [a.format(tmp=tmp_path) for a in argv]
+    code, _, err = run(capfd, ["check", "--program", str(_marking_program(tmp_path)), *argv])
+    assert_one_error_line(code, err, 2, says.format(tmp=tmp_path))
+    assert not (tmp_path / "ran").exists()  # refused up front: the program never started
+    assert (tmp_path / "F").read_text() == "KEEP\n" and not (tmp_path / "new").exists()
+
+
+def test_outputs_to_different_files_or_streams_are_all_written(capfd, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(capfd, ["check", "--program", str(_marking_program(tmp_path)), "--format", "json",
+                               "-o", "F", "--report", "json=G", "--report", "text=/dev/null",
+                               "--report", "sarif=/dev/null"])
+    assert code == 0, err
+    assert json.loads((tmp_path / "F").read_text()) == json.loads((tmp_path / "G").read_text())
 
 
 def test_the_run_is_judged_by_the_waivers_file_read_before_it(capfd, tmp_path):
@@ -372,3 +443,83 @@ def test_an_alias_bomb_is_refused_at_once_naming_the_file(capfd, tmp_path):
     folder = program(tmp_path, "\n".join([*lines, "  sahab:fleet: {environment: smb}", ""]))
     code, _, err = run(capfd, ["plan", "--program", str(folder), "--stack", "t"])
     assert_one_error_line(code, err, 2, f"{folder / 'Pulumi.t.yaml'}: its aliases expand to more than 1,000,000")
+
+
+# ---- SOURCE_DATE_EPOCH: the time `sahab evidence` records (the reproducible-builds convention) --------------
+
+def _signing_key(folder) -> str:
+    from cryptography.hazmat.primitives import serialization as ser
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    key = folder / "org.key"
+    key.write_bytes(ed25519.Ed25519PrivateKey.generate().private_bytes(
+        ser.Encoding.PEM, ser.PrivateFormat.PKCS8, ser.NoEncryption()))
+    return str(key)
+
+
+@pytest.mark.parametrize("value", ["abc", "-5", " 5", "+5", "1_000", "1.5", "\u0665", "253402300800", "9" * 30])
+def test_a_bad_source_date_epoch_is_one_error_line_naming_it(capfd, monkeypatch, tmp_path, value):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
+    code, _, err = run(capfd, ["evidence", "--program", str(_marking_program(tmp_path)), "--out",
+                               str(tmp_path / "b"), "--key", _signing_key(tmp_path)])
+    assert_one_error_line(code, err, 2, f"SOURCE_DATE_EPOCH={value!r}: not allowed; allowed: whole seconds since "
+                                        "1970-01-01 00:00:00 UTC")
+    assert not (tmp_path / "ran").exists() and not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize(("days_after_today", "status"), [(None, "active"), (60, "expired")],
+                         ids=["epoch-0", "60-days-ahead"])
+def test_source_date_epoch_sets_the_day_waivers_are_judged_at_without_blaming_the_waivers_file(
+        capfd, monkeypatch, tmp_path, days_after_today, status):
+    """0 is 1970-01-01T00:00:00Z: the bundle is written, a waiver expiring in 30 days (of a mandatory rule, so
+    90 days at most) still holds then; 60 days ahead it has expired. The file itself is judged on the real day."""
+    import datetime as dt
+
+    today = dt.datetime.now(dt.UTC).date()
+    expires = today + dt.timedelta(days=30)
+    epoch = 0 if days_after_today is None else int(dt.datetime.combine(
+        today + dt.timedelta(days=days_after_today), dt.time(), dt.UTC).timestamp())
+    waivers = tmp_path / "w.yaml"
+    waivers.write_text("waivers:\n  - policy: aws-all-resource-region-allowed\n    resource: urn:pulumi:t::sahab::"
+                       "kubernetes:core/v1:Namespace::sahab-smb-office-platform-storage-namespace\n"
+                       f"    reason: r\n    owner: me\n    expires: {expires.isoformat()}\n")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(epoch))
+    out = tmp_path / "bundle"
+    code, _, err = run(capfd, ["evidence", "--program", str(program(tmp_path, SMB)), "--stack", "t", "-q",
+                               "--out", str(out), "--key", _signing_key(tmp_path), "--waivers", str(waivers)])
+    assert code == 0, err
+    doc = json.loads((out / "evidence.json").read_text())
+    assert doc["generatedAt"] == dt.datetime.fromtimestamp(epoch, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    (register,) = doc["waivers"]
+    assert register["status"] == status and register["expires"] == expires.isoformat()
+
+
+# ---- a fleet whose config is more than the Pulumi CLI can hand a program ------------------------------------
+
+def _onprem_fleet(hosts: int) -> dict:
+    names = [f"node{i:04d}" for i in range(hosts)]
+    return {"name": "sahab-big", "environment": "smb", "sites": [{
+        "name": "office", "emirate": "sharjah", "city": "Sharjah",
+        "hosts": [{"name": n, "address": f"10.{20 + i // 250}.0.{i % 250 + 1}", "cpus": 16, "memory_gib": 64,
+                   "data_disk": f"/dev/disk/by-id/ata-Samsung_SSD_870_EVO_1TB_S6PTNZ0R6{i:05d}"}
+                  for i, n in enumerate(names)]}],
+        "clusters": [{"name": "office", "kind": "onprem", "site": "office", "control_plane_hosts": names[:1]}],
+        "node_pools": [{"name": "office-cpu", "cluster": "office", "accelerator": "cpu", "hosts": names[1:]}]}
+
+
+def test_an_800_host_fleet_beyond_what_the_pulumi_cli_can_pass_is_one_error_line_naming_the_limit(capfd, tmp_path):
+    """The CLI hands a program its config in one environment variable (PULUMI_CONFIG), which Linux caps at 128 KiB:
+    past that, `pulumi up` cannot start the program. Said up front, the same in a fresh process and a warm host."""
+    folder = program(tmp_path, _onprem_fleet(800))
+    says = (f"{folder / 'Pulumi.t.yaml'}: config too large: ", " bytes as PULUMI_CONFIG, the environment variable "
+            "in which the Pulumi CLI hands a program its config; Linux allows 131,072 bytes in one (MAX_ARG_STRLEN)")
+    for command in ("plan", "check"):
+        code, out, err = run(capfd, [command, "--program", str(folder), "--stack", "t"])  # warm hosts
+        assert_one_error_line(code, err, 2, says[0])
+        assert says[1] in err and out == ""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "sahab", "plan", "--program", str(folder), "--stack", "t"],
+                          capture_output=True, text=True, timeout=300)  # a fresh process: no E2BIG from exec
+    assert_one_error_line(done.returncode, done.stderr, 2, says[0])
