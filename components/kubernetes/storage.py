@@ -58,8 +58,8 @@ class EncryptedStorageArgs(Args):
     onprem_namespace: str = "sahab-storage"
     """On-prem: namespace of the provisioner. Default: sahab-storage."""
     images: Images = Images()
-    """On-prem: where the local-path provisioner (rancher v0.0.37) and its helper pod's image (busybox 1.37.0)
-    come from (components.artifacts). Default: their upstream registries."""
+    """On-prem: where the local-path provisioner (rancher v0.0.37) and its helper pod's image (busybox) come from,
+    at the versions components.artifacts pins. Default: their upstream registries."""
 
     @field_validator("onprem_volume_path")
     @classmethod
