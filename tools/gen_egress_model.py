@@ -280,6 +280,19 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     # the _main_ or global table which this resource will replicate"), and every write to any replica is
     # replicated to all the others, so the main table's Region receives this one's data.
     ("aws:dynamodb/tableReplica:TableReplica", "globalTableArn"): "destination:global",
+    # Azure geo-replication pairs the reader misses (no destination word: "linked", a `...Namespace`), modelled
+    # as the SQL failover group's `partnerServers` is: the partner is a destination of kind replication.
+    # Redis geo-replication: the linked cache is the other end of the replication ("Fully qualified resourceId of
+    # the linked redis cache", "Location of the linked redis cache").
+    ("azure-native:redis:LinkedServer", "linkedRedisCacheId"): "destination:replication",
+    ("azure-native:redis:LinkedServer", "linkedRedisCacheLocation"): "destination:replication",
+    ("azure-native:redis:RedisLinkedServer", "linkedRedisCacheId"): "destination:replication",
+    ("azure-native:redis:RedisLinkedServer", "linkedRedisCacheLocation"): "destination:replication",
+    # Event Hubs and Service Bus Geo-DR ("ARM Id of the Primary/Secondary ... namespace name, which is part of GEO
+    # DR pairing"): the pairing copies the namespace's metadata to the partner, and after a failover the alias
+    # that clients send to is the partner, so every later message goes there.
+    ("azure-native:eventhub:DisasterRecoveryConfig", "partnerNamespace"): "destination:replication",
+    ("azure-native:servicebus:DisasterRecoveryConfig", "partnerNamespace"): "destination:replication",
     # Not transfers, though their names or docs read like one (None: reviewed, not a destination):
     # the vault's own name, and the vault a backup policy is defined in ("The name of the backup vault");
     ("azure-native:dataprotection:BackupVault", "vaultName"): None,

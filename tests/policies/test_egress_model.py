@@ -51,6 +51,15 @@ def test_the_model_is_generated_from_the_installed_sdks():
     ("azure-native:dataprotection:BackupVault", "properties.replicatedRegions[]", "backup"),
     ("azure-native:monitor:ActionGroup", "webhookReceivers[].serviceUri", "webhook"),
     ("azure-native:monitor:ActionGroup", "azureFunctionReceivers[].httpTriggerUrl", "delivery"),
+    # Azure geo-replication pairs, modelled as the SQL failover group's partner is.
+    ("azure-native:sql:FailoverGroup", "partnerServers[].id", "replication"),
+    ("azure-native:redis:LinkedServer", "linkedRedisCacheId", "replication"),
+    ("azure-native:redis:LinkedServer", "linkedRedisCacheLocation", "replication"),
+    ("azure-native:redis:RedisLinkedServer", "linkedRedisCacheId", "replication"),
+    ("azure-native:eventhub:DisasterRecoveryConfig", "partnerNamespace", "replication"),
+    ("azure-native:servicebus:DisasterRecoveryConfig", "partnerNamespace", "replication"),
+    ("azure-native:netapp:CapacityPoolVolume", "dataProtection.replication.remoteVolumeResourceId", "replication"),
+    ("azure-native:netapp:CapacityPoolVolume", "dataProtection.replication.remoteVolumeRegion", "replication"),
 ])
 def test_destinations_read_from_the_sdks(type_, path, kind):
     assert destination_paths(type_).get(path) == kind
