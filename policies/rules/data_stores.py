@@ -178,6 +178,8 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
     "aws:docdb/cluster:Cluster": ("DocumentDB cluster", _flag_and_key("storageEncrypted", "kmsKeyId")),
     "aws:neptune/cluster:Cluster": ("Neptune cluster", _flag_and_key("storageEncrypted", "kmsKeyArn")),
     "aws:dynamodb/table:Table": ("DynamoDB table", _flag_and_key(None, "serverSideEncryption", "kmsKeyArn")),
+    # A replica of a global table holds the whole table; without `kmsKeyArn` it uses alias/aws/dynamodb.
+    "aws:dynamodb/tableReplica:TableReplica": ("DynamoDB table replica", _flag_and_key(None, "kmsKeyArn")),
     "aws:efs/fileSystem:FileSystem": ("EFS file system", _flag_and_key("encrypted", "kmsKeyId")),
     "aws:fsx/lustreFileSystem:LustreFileSystem": ("FSx for Lustre", _flag_and_key(None, "kmsKeyId")),
     "aws:fsx/windowsFileSystem:WindowsFileSystem": ("FSx for Windows", _flag_and_key(None, "kmsKeyId")),

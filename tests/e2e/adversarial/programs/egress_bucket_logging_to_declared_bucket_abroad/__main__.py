@@ -1,0 +1,27 @@
+"""Leak (egress): S3 access logs (who read which object, from where) delivered through `s3.BucketLogging` to an
+existing audit bucket, which the stack declares in Ireland; the bucket is named by its name, and a bucket name
+(global) carries no place, so it fails closed."""
+# expect: cloud-all-resource-references-in-country data-logging
+
+import json
+
+import pulumi_aws as aws
+
+key = aws.kms.Key("key", enable_key_rotation=True, deletion_window_in_days=30)
+
+
+def private_bucket(name):
+    """A bucket every bucket rule accepts: SSE-KMS under this program's key, TLS only, public access blocked."""
+    bucket = aws.s3.BucketV2(name)
+    aws.s3.BucketServerSideEncryptionConfiguration(f"{name}-sse", bucket=bucket.id, rules=[{
+        "apply_server_side_encryption_by_default": {"sse_algorithm": "aws:kms", "kms_master_key_id": key.arn}}])
+    aws.s3.BucketPolicy(f"{name}-tls", bucket=bucket.id, policy=bucket.arn.apply(lambda arn: json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Principal": "*", "Action": "s3:*",
+        "Resource": [arn, f"{arn}/*"], "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]})))
+    aws.s3.BucketPublicAccessBlock(f"{name}-pab", bucket=bucket.id, block_public_acls=True, block_public_policy=True,
+                                   ignore_public_acls=True, restrict_public_buckets=True)
+    return bucket
+
+data = private_bucket("data")
+audit = aws.s3.get_bucket_output(bucket="corp-audit-logs")
+aws.s3.BucketLogging("data-logging", bucket=data.id, target_bucket=audit.bucket, target_prefix="data/")
