@@ -154,14 +154,28 @@ def read_package(root: Path) -> dict[str, Module]:
 # ---------------------------------------------------------------------------------------------------------
 # Classifying fields
 
-_QUOTED = re.compile(r"'(?:[\w.]+\.)?(\w+Args)'")
+_QUOTED = re.compile(r"'((?:[\w.]+\.)?)(\w+Args)'")
 
 
-def _nested(annotation: str) -> tuple[list[str], str]:
+def _nested(annotation: str) -> tuple[list[tuple[str, bool]], str]:
     """The Args classes a field may hold (every variant of a Union: an Event Grid destination is a webhook, a
-    queue, a hub...), and the step into it: '' (one), '[]' (a list), '{}' (a map)."""
+    queue, a hub...), each with whether it is named bare (then the module's own), and the step into it: ''
+    (one), '[]' (a list), '{}' (a map)."""
     step = "[]" if "Sequence[" in annotation else "{}" if "Mapping[" in annotation else ""
-    return list(dict.fromkeys(_QUOTED.findall(annotation))), step
+    return list(dict.fromkeys((name, not prefix) for prefix, name in _QUOTED.findall(annotation))), step
+
+
+Scope = dict[str, list["Field"]]  # one module's Args classes by name
+
+
+def _resolve(name: str, bare: bool, scope: Scope, index: dict[str, tuple[list[Field], Scope]]
+             ) -> tuple[list[Field] | None, Scope]:
+    """The fields of a nested Args class, and the module it was found in. A bare name is the module's own class
+    (azure-native defines `SkuArgs` in 52 modules, each its own); a qualified one, or one the module lacks, is
+    looked up across the package."""
+    if bare and name in scope:
+        return scope[name], scope
+    return index.get(name, (None, scope))
 
 
 def _is_text(annotation: str) -> bool:
@@ -300,6 +314,12 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     # who the action group's webhook authenticates as ("the identifier uri for aad auth", an Entra object id);
     ("azure-native:monitor:ActionGroup", "webhookReceivers.identifierUri"): None,
     ("azure-native:monitor:ActionGroup", "webhookReceivers.objectId"): None,
+    # an error report's target (the field it blames), an Arc ESU license's target OS, and an agriculture
+    # solution's vendor and SaaS subscription ids: names, not places data goes to;
+    ("azure-native:cosmosdb:CassandraCluster", "properties.provisionError.target"): None,
+    ("azure-native:hybridcompute:Machine", "licenseProfile.esuProfile.assignedLicense.licenseDetails.target"): None,
+    ("azure-native:agricultureplatform:AgriService", "properties.installedSolutions.value.partnerId"): None,
+    ("azure-native:agricultureplatform:AgriService", "properties.installedSolutions.value.saasSubscriptionId"): None,
     # subscriptions allowed to use a GPU capacity reservation: they share the reserved capacity, not data.
     ("azure-native:machinelearningservices:CapacityReservationGroup",
      "capacityReservationGroupProperties.sharingProfile.subscriptionIds.id"): None,
@@ -394,8 +414,8 @@ def _public(words: list[str], field: Field) -> object | None:
     return None
 
 
-def _walk(token: str, index: dict[str, list[Field]], fields: list[Field], path: list[tuple[str, str]],
-          entry: Entry, depth: int = 0, seen: frozenset[str] = frozenset()) -> None:
+def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope, fields: list[Field],
+          path: list[tuple[str, str]], entry: Entry, depth: int = 0, seen: frozenset[str] = frozenset()) -> None:
     for field in fields:
         if entry.budget <= 0:
             return
@@ -421,10 +441,10 @@ def _walk(token: str, index: dict[str, list[Field]], fields: list[Field], path: 
             entry.sources.append(full)  # the source of a copy, whatever it holds
             continue
         if nested and depth < MAX_DEPTH:
-            for name in nested:
-                sub = index.get(name)
+            for name, bare in nested:
+                sub, sub_scope = _resolve(name, bare, scope, index)
                 if sub is not None and name not in seen:  # a type inside itself (recursive schemas) once
-                    _walk(token, index, sub, [*path, (field.camel + step, field.doc)], entry, depth + 1,
+                    _walk(token, index, sub_scope, sub, [*path, (field.camel + step, field.doc)], entry, depth + 1,
                           seen | {name})
             continue
         if not _is_text(field.annotation):
@@ -451,10 +471,10 @@ def model_of(package: str) -> dict[str, dict]:
         raise SystemExit(f"error: {package} is not installed; run `make install`")
     root = Path(next(iter(spec.submodule_search_locations)))
     modules = read_package(root)
-    index: dict[str, list[Field]] = {}
+    index: dict[str, tuple[list[Field], Scope]] = {}
     for module in modules.values():
         for name, fields in module.args.items():
-            index.setdefault(name, fields)
+            index.setdefault(name, (fields, module.args))
     out: dict[str, dict] = {}
     provider_fields = modules.get(".", Module({}, [])).args.get("ProviderArgs")
     if provider_fields:
@@ -464,8 +484,8 @@ def model_of(package: str) -> dict[str, dict]:
             if field.camel not in PROVIDER_ENDPOINT_BLOCKS:
                 continue
             nested, step = _nested(field.annotation)
-            for name in nested:
-                for sub in index.get(name, []):
+            for name, bare in nested:
+                for sub in _resolve(name, bare, modules["."].args, index)[0] or []:
                     if _is_text(sub.annotation):
                         endpoints[f"{field.camel}{step}.{sub.camel}"] = "endpoint"
         if endpoints:
@@ -478,7 +498,7 @@ def model_of(package: str) -> dict[str, dict]:
             if fields is None:
                 raise SystemExit(f"error: {token}: its Args class {args_class} was not read")
             entry = Entry({}, [], [], [], [], {})
-            _walk(token, index, fields, [], entry)
+            _walk(token, index, module.args, fields, [], entry)
             doc = {k: v for k, v in (("destinations", dict(sorted(entry.destinations.items()))),
                                      ("sources", sorted(set(entry.sources))),
                                      ("filters", sorted(set(entry.filters))), ("keys", sorted(set(entry.keys))),

@@ -60,6 +60,9 @@ def test_the_model_is_generated_from_the_installed_sdks():
     ("azure-native:servicebus:DisasterRecoveryConfig", "partnerNamespace", "replication"),
     ("azure-native:netapp:CapacityPoolVolume", "dataProtection.replication.remoteVolumeResourceId", "replication"),
     ("azure-native:netapp:CapacityPoolVolume", "dataProtection.replication.remoteVolumeRegion", "replication"),
+    # Nested blocks named bare (`DestinationArgs`), read from the resource's own module.
+    ("azure-native:eventhub:EventHub", "captureDescription.destination.storageAccountResourceId", "delivery"),
+    ("azure-native:devtestlab:GlobalSchedule", "notificationSettings.webhookUrl", "webhook"),
 ])
 def test_destinations_read_from_the_sdks(type_, path, kind):
     assert destination_paths(type_).get(path) == kind
@@ -70,9 +73,22 @@ def test_destinations_read_from_the_sdks(type_, path, kind):
     ("azure-native:monitor:ActionGroup", "webhookReceivers[].objectId"),  # who the webhook authenticates as
     ("azure-native:machinelearningservices:CapacityReservationGroup",
      "capacityReservationGroupProperties.sharingProfile.subscriptionIds[].id"),
+    ("azure-native:hybridcompute:Machine", "licenseProfile.esuProfile.assignedLicense.licenseDetails.target"),
 ])
 def test_reviewed_look_alikes_are_not_destinations(type_, path):
     assert path not in destination_paths(type_)
+
+
+def test_a_nested_block_named_bare_is_read_from_its_own_module():
+    """An SDK names a nested input block by its bare class name, which many modules define, each its own
+    (azure-native has `SkuArgs` in 52; pulumi-aws `ListenerDefaultActionArgs` in lb and vpclattice). Read from
+    another module's class, a VPC Lattice listener was modelled with an ALB listener's target group fields."""
+    import pulumi_aws
+
+    assert hasattr(pulumi_aws.lb.ListenerDefaultActionArgs, "target_group_arn")
+    assert not hasattr(pulumi_aws.vpclattice.ListenerDefaultActionArgs, "target_group_arn")
+    lattice = entry("aws:vpclattice/listener:Listener")
+    assert not [path for paths in lattice.values() for path in paths if "targetGroupArn" in path], lattice
 
 
 _INIT_ARGS = re.compile(r"get_resource_args_opts\((\w+InitArgs),")
