@@ -49,10 +49,15 @@ HOST_VARIABLES = {
 }
 
 
-# The NVIDIA stack as the CUDA repository names it, for the HGX scenario: the pinned driver (its nvidia-smi lists
-# the GPUs it finds on the PCI bus), Fabric Manager at that build and at an older one of the same branch (the
-# converge must pick the driver's), the container toolkit, DCGM, and the running kernel's headers.
+# The NVIDIA stack as NVIDIA's CUDA repository names it, for the HGX scenario. From the 580 branch on, Fabric Manager
+# and NSCQ are unversioned packages at the driver's build (NVIDIA/gpu-driver-container ubuntu22.04/install.sh,
+# commit 78fa4ac "add driver 580.65.06": `nvidia-fabricmanager=${DRIVER_VERSION}-1`, `libnvidia-nscq=...` for
+# DRIVER_BRANCH >= 580; nvidia-fabricmanager-<branch> only before). nvidia-open is a metapackage whose dependency
+# on the driver proper is a lower bound, so the mirror also carries a newer branch's driver (590.48.01) that apt
+# takes unless the version is pinned; and a newer 580 build (DRIVER_BUMP) for a driver bump on a running node.
 DRIVER = "580.126.20"
+DRIVER_BUMP = "580.159.03"
+NEWER_BRANCH = "590.48.01"
 NVIDIA_SMI = """#!/bin/sh
 [ "$1" = "-L" ] || exit 2
 i=0
@@ -69,23 +74,31 @@ def _unit(description: str) -> str:
             "[Install]\nWantedBy=multi-user.target\n")
 
 
-def nvidia_packages() -> list[tuple[str, str, dict[str, tuple[str, int]]]]:
-    """(package, version, {path: (content, mode)}) of the NVIDIA stand-ins."""
+Files = dict[str, tuple[str, int]]
+
+
+def nvidia_packages() -> list[tuple[str, str, Files, str]]:
+    """(package, version, {path: (content, mode)}, Depends) of the NVIDIA stand-ins."""
     kernel = subprocess.run(["uname", "-r"], capture_output=True, text=True, check=True).stdout.strip()
-    return [
-        ("nvidia-open", f"{DRIVER}-1", {"usr/bin/nvidia-smi": (NVIDIA_SMI, 0o755)}),
-        ("nvidia-fabricmanager-580", f"{DRIVER}-1", {
-            "lib/systemd/system/nvidia-fabricmanager.service": (_unit("NVIDIA Fabric Manager"), 0o644)}),
-        ("nvidia-fabricmanager-580", "580.95.05-1", {
-            "lib/systemd/system/nvidia-fabricmanager.service": (_unit("NVIDIA Fabric Manager"), 0o644)}),
-        ("nvidia-container-toolkit", "1.17.8-1", {"usr/bin/nvidia-container-runtime": ("#!/bin/sh\n", 0o755)}),
+    fabricmanager = {"lib/systemd/system/nvidia-fabricmanager.service": (_unit("NVIDIA Fabric Manager"), 0o644)}
+    packages = []
+    for build in (DRIVER, DRIVER_BUMP):
+        packages += [
+            ("nvidia-open", f"{build}-1", {}, f"nvidia-driver-open (>= {build})"),
+            ("nvidia-fabricmanager", f"{build}-1", fabricmanager, ""),
+            ("libnvidia-nscq", f"{build}-1", {"usr/lib/libnvidia-nscq.so.2": ("", 0o644)}, "")]
+    for build in (DRIVER, DRIVER_BUMP, NEWER_BRANCH):
+        packages.append(("nvidia-driver-open", f"{build}-1", {"usr/bin/nvidia-smi": (NVIDIA_SMI, 0o755)}, ""))
+    return packages + [
+        ("nvidia-fabricmanager", "580.95.05-1", fabricmanager, ""),  # an older build of the branch
+        ("nvidia-container-toolkit", "1.17.8-1", {"usr/bin/nvidia-container-runtime": ("#!/bin/sh\n", 0o755)}, ""),
         ("datacenter-gpu-manager-4-cuda12", "4.2.3-1", {
-            "lib/systemd/system/nvidia-dcgm.service": (_unit("NVIDIA DCGM hostengine"), 0o644)}),
-        (f"linux-headers-{kernel}", "1.0-1", {f"usr/src/linux-headers-{kernel}/Makefile": ("# stand-in\n", 0o644)}),
+            "lib/systemd/system/nvidia-dcgm.service": (_unit("NVIDIA DCGM hostengine"), 0o644)}, ""),
+        (f"linux-headers-{kernel}", "1.0-1", {f"usr/src/linux-headers-{kernel}/Makefile": ("# stand-in\n", 0o644)}, ""),
     ]
 
 
-def _deb(work: Path, directory: Path, package: str, version: str, files: dict[str, tuple[str, int]]) -> None:
+def _deb(work: Path, directory: Path, package: str, version: str, files: Files, depends: str = "") -> None:
     root = work / f"{package}-{version}"
     (root / "DEBIAN").mkdir(parents=True)
     for path, (content, mode) in files.items():
@@ -95,6 +108,7 @@ def _deb(work: Path, directory: Path, package: str, version: str, files: dict[st
         target.chmod(mode)
     (root / "DEBIAN/control").write_text(
         f"Package: {package}\nVersion: {version}\nArchitecture: all\nMaintainer: Sahab tests\n"
+        + (f"Depends: {depends}\n" if depends else "") +
         f"Description: stand-in {package} {version} for Sahab's site tests\n")
     subprocess.run(["dpkg-deb", "--root-owner-group", "-Zgzip", "--build", str(root),
                     str(directory / f"{package}_{version}_all.deb")], check=True, capture_output=True)
@@ -109,8 +123,8 @@ def build_mirror(directory: Path) -> None:
             for package in PACKAGES:
                 binary = source.replace('VERSION = "v0.0.0"', f'VERSION = "v{release}"', 1)
                 _deb(Path(work), directory, package, f"{release}-1.1", {f"usr/bin/{package}": (binary, 0o755)})
-        for package, version, files in nvidia_packages():
-            _deb(Path(work), directory, package, version, files)
+        for package, version, files, depends in nvidia_packages():
+            _deb(Path(work), directory, package, version, files, depends)
     packages = subprocess.run(["dpkg-scanpackages", "--multiversion", "."], cwd=directory, check=True,
                               capture_output=True, text=True).stdout
     (directory / "Packages").write_text(packages)
@@ -203,7 +217,8 @@ class Site:
         from_config.firewall_sources) every host of the site, spares included, and the VIP as firewall sources."""
         variables = {**HOST_VARIABLES, "sahab_kubernetes_version": minor,
                      "sahab_os_firewall_cluster_cidrs": [h.address for h in self.hosts.values()] + [VIP],
-                     **({"sahab_control_plane_endpoint": endpoint} if endpoint else {})}
+                     **({"sahab_control_plane_endpoint": endpoint} if endpoint else {}),
+                     **overrides.pop("variables", {})}  # a scenario's own, on top
         settings = {"ssh_private_key": self.client_key[0].read_text(), "known_hosts": self.known_hosts(),
                     "airgapped": True, "skip_hardware_checks": True, "variables": variables,
                     "secret_variables": {"sahab_control_plane_encryption_secret": ENCRYPTION_SECRET,

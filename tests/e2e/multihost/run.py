@@ -25,7 +25,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.e2e.multihost.harness import CERTIFICATE_SECRET, DRIVER, ENCRYPTION_SECRET, Site
+from tests.e2e.multihost.harness import CERTIFICATE_SECRET, DRIVER, DRIVER_BUMP, ENCRYPTION_SECRET, Site
 from tools import testhost
 
 
@@ -187,39 +187,58 @@ def fake_pci(directory: Path, gpus: int, nvswitches: int) -> Path:
     return directory
 
 
+def installed_versions(site: Site, host: str, packages: list[str]) -> dict[str, str]:
+    return dict(line.split() for line in site.run(site.hosts[host], [
+        "dpkg-query", "--showformat", "${Package} ${Version}\n", "--show", *packages]).splitlines())
+
+
 def hgx_fabric_manager(base: Path, client_key) -> list[str]:
-    """An H100 SXM board (8 GPUs, 4 NVSwitches) gets Fabric Manager at the driver's exact build, held with it; a
-    PCIe board (no NVSwitch) gets none; a board showing fewer GPUs than its pool declares fails, saying so."""
+    """An H100 SXM board (8 GPUs, 4 NVSwitches) gets the driver at its pinned build although the mirror offers a
+    newer branch's, and Fabric Manager and NSCQ under the names NVIDIA ships from 580 on at the driver's exact build,
+    held with it; a PCIe board (no NVSwitch) gets none; a board showing fewer GPUs than its pool declares fails,
+    saying so; a driver bump on a running node (the loaded module older than the installed driver) fails naming
+    both builds, where it cannot reboot, instead of leaving nvidia-smi with a version mismatch."""
     site = Site("hgx", base, client_key)
     try:
         loaded = site.workdir / "modules"
         (loaded / "nvidia").mkdir(parents=True)  # the driver's module is loaded (no reboot needed)
+        (loaded / "nvidia/version").write_text(f"{DRIVER}\n")  # MODULE_VERSION(NV_VERSION_STRING)
         site.add("hgx-1", 70, binds={str(fake_pci(site.workdir / "sxm", 8, 4)): "/sys/bus/pci/devices",
                                      str(loaded): "/sys/module"})
         site.add("pcie-1", 71, binds={str(fake_pci(site.workdir / "pcie", 2, 0)): "/sys/bus/pci/devices",
                                       str(loaded): "/sys/module"})
         gpu = {"tags": ["gpu"]}
-        outs = site.converge({**site.pool_props([], ["hgx-1"], "1.34", "h100", 8, skip_hardware_checks=False), **gpu})
+        hgx_props = {**site.pool_props([], ["hgx-1"], "1.34", "h100", 8, skip_hardware_checks=False), **gpu}
+        outs = site.converge(hgx_props)
         check(outs["failed_hosts"] == [], f"failed: {outs['outcomes']}")
-        installed = dict(line.split() for line in site.run(site.hosts["hgx-1"], [
-            "dpkg-query", "--showformat", "${Package} ${Version}\n", "--show", "nvidia-open",
-            "nvidia-fabricmanager-580"]).splitlines())
-        # The mirror also has an older 580 Fabric Manager: the converge took the driver's own build.
-        check(installed == {"nvidia-open": f"{DRIVER}-1", "nvidia-fabricmanager-580": f"{DRIVER}-1"},
-              f"installed: {installed}")
+        stack = ["nvidia-open", "nvidia-driver-open", "nvidia-fabricmanager", "libnvidia-nscq"]
+        installed = installed_versions(site, "hgx-1", stack)
+        # The mirror also has a 590 driver (nvidia-open's lower bound admits it) and older and newer 580 Fabric
+        # Managers: the converge took the pinned build of each.
+        check(installed == {p: f"{DRIVER}-1" for p in stack}, f"installed: {installed}")
         held = site.run(site.hosts["hgx-1"], ["apt-mark", "showhold"]).split()
-        check({"nvidia-open", "nvidia-fabricmanager-580"} <= set(held), f"held: {held}")
+        check({"nvidia-open", "nvidia-fabricmanager", "libnvidia-nscq"} <= set(held), f"held: {held}")
         hgx = site.hosts["hgx-1"]
         check(hgx.exists("/etc/systemd/system/multi-user.target.wants/nvidia-fabricmanager.service"), "FM not enabled")
         check(not hgx.exists("/etc/systemd/system/multi-user.target.wants/nvidia-dcgm.service"),
               "a second DCGM hostengine is enabled")
+        outs = site.converge(hgx_props)
+        check(outs["failed_hosts"] == [] and changed(outs).get("hgx-1") == 0, f"second converge: {changed(outs)}")
         outs = site.converge({**site.pool_props([], ["pcie-1"], "1.34", "l40s", 2, skip_hardware_checks=False), **gpu})
         check(outs["failed_hosts"] == [], f"failed: {outs['outcomes']}")
-        check("nvidia-fabricmanager" not in site.run(site.hosts["pcie-1"], ["dpkg-query", "--show"]),
+        check("fabricmanager" not in site.run(site.hosts["pcie-1"], ["dpkg-query", "--show"]),
               "Fabric Manager on a board without NVSwitch")
         message = failure(lambda: site.converge({
             **site.pool_props([], ["pcie-1"], "1.34", "l40s", 4, skip_hardware_checks=False), **gpu}))
         check("nvidia-smi -L lists 2 GPU(s), expected 4" in message, message)
+        # A driver bump: the new build is installed, the module still loaded is the old one.
+        message = failure(lambda: site.converge({**site.pool_props(
+            [], ["hgx-1"], "1.34", "h100", 8, skip_hardware_checks=False,
+            variables={"sahab_nvidia_driver_version": DRIVER_BUMP}), **gpu}))
+        check(f"loaded nvidia module is {DRIVER}" in message and f"installed driver is {DRIVER_BUMP}" in message,
+              message)
+        installed = installed_versions(site, "hgx-1", stack)
+        check(installed == {p: f"{DRIVER_BUMP}-1" for p in stack}, f"installed after the bump: {installed}")
         return ["hgx-1", "pcie-1"]
     finally:
         site.destroy()
