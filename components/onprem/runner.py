@@ -200,7 +200,7 @@ def outcomes_from_stats(
 ) -> dict[str, HostOutcome]:
     """Per-host outcomes from ansible's play recap; a host missing from the recap never ran: unreachable.
 
-    ``reached_end``: the hosts that ran the playbook's last play (None: not known). A host the recap shows ok or
+    ``reached_end``: the hosts that ran the end play (END_PLAY; None: not known). A host the recap shows ok or
     changed that is not among them did not converge: ansible-playbook runs no later play once every host of a
     play's batch has failed (executor/playbook_executor.py, `len(batch) == failed_hosts_count`), and the hosts it
     left out show no failure in the recap. ``stopped`` says where the run stopped (the last play it started).
@@ -210,6 +210,8 @@ def outcomes_from_stats(
     outcomes = {}
     for name in hosts:
         counts = {key: int(stats.get(key, {}).get(name, 0)) for key in ("ok", "changed", "failures", "dark", "skipped")}
+        if reached is not None and name in reached:
+            counts["ok"] -= 1  # the end play's own task: the counts stay the playbook's
         message = messages.get(name)
         if counts["dark"]:
             status = "unreachable"

@@ -188,13 +188,16 @@ def test_a_rescued_failure_is_not_the_hosts_failure_the_later_one_is():
 def test_a_host_that_did_not_reach_the_last_play_is_not_reported_converged():
     """ansible-playbook runs no later play once a whole batch of a play failed (serial: 1 and one failure); the
     hosts it left out are ok in the recap. Only those that ran the last play are ok or changed."""
-    stats = {"ok": {"w-1": 9, "w-2": 7, "w-3": 7, "w-4": 2}, "changed": {"w-2": 1}, "failures": {"w-1": 1},
+    stats = {"ok": {"w-1": 9, "w-2": 7, "w-3": 8, "w-4": 2, "w-5": 1}, "changed": {"w-2": 1}, "failures": {"w-1": 1},
              "dark": {"w-4": 1}}
     messages = {"w-1": "sahab_node_upgrade : Drain the node: rc=1: timed out", "w-4": "Gathering Facts: refused"}
-    outcomes = runner.outcomes_from_stats(stats, ["w-1", "w-2", "w-3", "w-4"], messages, reached_end=["w-3"],
+    outcomes = runner.outcomes_from_stats(stats, ["w-1", "w-2", "w-3", "w-4", "w-5"], messages,
+                                          reached_end=["w-3", "w-5"],
                                           stopped="Upgrade the workers, one at a time, drained")
+    # w-5 ran nothing but the end play (no play of the playbook was for it): no result, as without the end play.
     assert {n: o.status for n, o in outcomes.items()} == {"w-1": "failed", "w-2": "failed", "w-3": "ok",
-                                                          "w-4": "unreachable"}
+                                                          "w-4": "unreachable", "w-5": "unreachable"}
+    assert outcomes["w-3"].ok == 7  # the end play's task is not counted
     assert outcomes["w-1"].message == messages["w-1"]
     assert outcomes["w-2"].message.startswith(
         "the playbook stopped before its last play, in the play 'Upgrade the workers, one at a time, drained'")
