@@ -7,7 +7,10 @@ runner appends a play that notes who reached the end, and reports the others fai
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
+import yaml
 from sahab.components.onprem import runner
 from sahab.components.onprem.runner import Host
 
@@ -108,3 +111,37 @@ def test_an_ignored_unreachable_delegate_is_not_a_hosts_failure(hosts, client_ke
         "Fail the first host for a reason of its own: flow-1 has a problem of its own")
     assert result.outcomes["flow-2"].status == "ok"
     assert result.outcomes["flow-2"].message == ""
+
+
+def _site_play(name: str) -> dict:
+    """The play of site.yml by this name; an empty one if there is none (the outcomes then say what is missing)."""
+    plays = yaml.safe_load((runner.ANSIBLE_DIR / "site.yml").read_text())
+    return next((play for play in plays if play["name"] == name), {"name": name, "hosts": "all", "tasks": []})
+
+
+def test_a_failed_upgrade_stops_no_other_host(hosts, client_key, host_factory, tmp_path):
+    """site.yml's own worker upgrade play (serial: 1), its worker join play's guard and its last play, with the real
+    sahab_node_upgrade role: flow-1's upgrade fails (kubeadm at a version no source has), flow-2 and flow-3 still
+    run the join play after it, and flow-1 is failed at the end with the failure of its upgrade."""
+    playbook = tmp_path / "ansible"
+    shutil.copytree(runner.ANSIBLE_DIR, playbook)
+    facts = {"name": "What sahab_kubernetes would have decided", "hosts": "cpu_nodes", "gather_facts": False,
+             "tasks": [{"name": "Decide", "ansible.builtin.set_fact": {
+                 "sahab_form_cluster": True, "sahab_node_upgrade_drain": False,
+                 "sahab_kubernetes_registered": "{{ inventory_hostname == 'flow-1' }}",
+                 "sahab_kubernetes_release": {"package": "9.9.9-1.1", "version": "v9.9.9"}}}]}
+    join = _site_play("Join the worker nodes")
+    join = {**{k: v for k, v in join.items() if k != "roles"}, "tasks": [
+        {"name": "Stand in for the join", "ansible.builtin.file": {"path": "/root/joined", "state": "touch",
+                                                                 "mode": "0600"}}]}
+    plays = [facts, _site_play("Upgrade the workers, one at a time, drained"), join,
+             _site_play("Fail the hosts whose failure was kept for the end of the run")]
+    (playbook / "site.yml").write_text(yaml.safe_dump(plays, sort_keys=False))
+    result = _run(hosts, client_key, host_factory, playbook)
+    status = {name: o.status for name, o in result.outcomes.items()}
+    assert status == {"flow-1": "failed", "flow-2": "changed", "flow-3": "changed"}, result.outcomes
+    assert [h.exists("/root/joined") for h in hosts] == [False, True, True]
+    message = result.outcomes["flow-1"].message
+    assert message.startswith("Fail with the failure kept earlier in the run: sahab_node_upgrade : Upgrade kubeadm "
+                              "first: "), message
+    assert message.endswith("No package matching 'kubeadm' is available"), message
