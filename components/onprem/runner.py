@@ -195,23 +195,39 @@ def outcomes_from_stats(
     hosts: Iterable[str],
     messages: Mapping[str, str],
     notes: Mapping[str, list[str]] | None = None,
+    reached_end: Iterable[str] | None = None,
+    stopped: str = "",
 ) -> dict[str, HostOutcome]:
-    """Per-host outcomes from ansible's play recap; a host missing from the recap never ran: unreachable."""
+    """Per-host outcomes from ansible's play recap; a host missing from the recap never ran: unreachable.
+
+    ``reached_end``: the hosts that ran the end play (END_PLAY; None: not known). A host the recap shows ok or
+    changed that is not among them did not converge: ansible-playbook runs no later play once every host of a
+    play's batch has failed (executor/playbook_executor.py, `len(batch) == failed_hosts_count`), and the hosts it
+    left out show no failure in the recap. ``stopped`` says where the run stopped (the last play it started).
+    """
     stats = stats or {}
+    reached = None if reached_end is None else set(reached_end)
     outcomes = {}
     for name in hosts:
         counts = {key: int(stats.get(key, {}).get(name, 0)) for key in ("ok", "changed", "failures", "dark", "skipped")}
+        if reached is not None and name in reached:
+            counts["ok"] -= 1  # the end play's own task: the counts stay the playbook's
+        message = messages.get(name)
         if counts["dark"]:
             status = "unreachable"
         elif counts["failures"]:
             status = "failed"
-        elif counts["changed"]:
-            status = "changed"
-        elif counts["ok"]:
-            status = "ok"
-        else:
+        elif not (counts["changed"] or counts["ok"]):
             status = "unreachable"
-        message = messages.get(name, "" if status in ("ok", "changed") else "no result from this host")
+        elif reached is not None and name not in reached:
+            status = "failed"
+            message = ("the playbook stopped before its last play" + (f", in the play {stopped!r}" if stopped else "")
+                       + " (every host of one of its batches failed, and Ansible then runs no later play for any "
+                       "host): this host did not run to the end")
+        else:
+            status = "changed" if counts["changed"] else "ok"
+        if message is None:
+            message = "" if status in ("ok", "changed") else "no result from this host"
         outcomes[name] = HostOutcome(
             host=name,
             status=status,
@@ -249,7 +265,7 @@ def _describe_failure(data: Mapping[str, Any], result: Mapping[str, Any]) -> str
     stderr = [line for line in str(result.get("stderr") or "").splitlines() if line.strip()]
     if stderr:
         parts.append(" | ".join(stderr[:STDERR_LINES]))
-    msg = str(result.get("msg") or result.get("exception") or "").strip()
+    msg = str(result.get("msg") or result.get("reason") or result.get("exception") or "").strip()
     if msg and (not stderr or msg not in ("non-zero return code",)):
         parts.append(msg)
     return f"{where}: {': '.join(parts) or 'failed'}"
@@ -261,29 +277,78 @@ def _redact(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def _failure_messages(events: Iterable[Mapping[str, Any]], secrets: Iterable[str] = ()) -> dict[str, str]:
-    """The first failure per host: role, task, the failing loop item, rc and the first lines of stderr. no_log
-    tasks arrive censored from ansible itself; values of secret variables are replaced wherever they appear."""
+def _failure_messages(
+    events: Iterable[Mapping[str, Any]],
+    secrets: Iterable[str] = (),
+    stats: Mapping[str, Mapping[str, int]] | None = None,
+) -> dict[str, str]:
+    """Per host, the failure that failed it: role, task, the failing loop item, rc and the first lines of stderr.
+    no_log tasks arrive censored from ansible itself; values of secret variables are replaced wherever they appear.
+
+    Only what counted is named, by the recap's counts (``stats``): ansible-core sends v2_runner_on_unreachable for
+    a task with ignore_unreachable too (strategy/__init__.py), and ansible-runner's event carries no flag for it,
+    so an unreachable event counts only for a host the recap shows unreachable, and then the last one (the host
+    is dropped after it). A failure that a block rescued comes as runner_on_failed with no flag either, and before
+    the one that failed the host: with `rescued` R, the (R+1)th failure is it. runner_item_on_failed carries no
+    ignore_errors flag at all, so a loop's failure is read from its runner_on_failed (which names the item)."""
     secrets = list(secrets)
-    messages: dict[str, str] = {}
+    stats = stats or {}
+    failed: dict[str, list[Mapping[str, Any]]] = {}
+    unreachable: dict[str, list[Mapping[str, Any]]] = {}
     for event in events:
-        if event.get("event") not in ("runner_on_failed", "runner_item_on_failed", "runner_on_unreachable"):
-            continue
+        kind = event.get("event")
         data = event.get("event_data", {})
-        if data.get("ignore_errors"):
-            continue
         host = data.get("host")
-        if not host or host in messages:
+        if not host:
             continue
+        if kind == "runner_on_failed" and not data.get("ignore_errors"):
+            failed.setdefault(host, []).append(data)
+        elif kind == "runner_on_unreachable":
+            unreachable.setdefault(host, []).append(data)
+    messages: dict[str, str] = {}
+    for host in {*failed, *unreachable}:
+        if unreachable.get(host) and int(stats.get("dark", {}).get(host, 0)):
+            data = unreachable[host][-1]
+        elif failed.get(host):
+            rescued = int(stats.get("rescued", {}).get(host, 0))
+            data = failed[host][min(rescued, len(failed[host]) - 1)]
+        else:
+            continue  # only ignored unreachable deliveries: nothing failed this host
         result = data.get("res") or {}
-        if event.get("event") == "runner_on_failed" and isinstance(result.get("results"), list):
-            failed = [r for r in result["results"] if isinstance(r, Mapping) and r.get("failed")]
-            if failed:
-                result = failed[0]
+        if isinstance(result.get("results"), list):
+            items = [r for r in result["results"] if isinstance(r, Mapping) and r.get("failed")]
+            if items:
+                result = items[0]
         refused_key = _host_key_problem(str(result.get("msg") or ""))
         described = f"{data.get('task', 'task')}: {refused_key}" if refused_key else _describe_failure(data, result)
         messages[host] = _redact(described, secrets)
     return messages
+
+
+REACHED_END = "sahab_run_reached_end"
+# Appended after the playbook it runs (`run_playbook`): every host still in the run when it ends says so, whatever
+# tags or limit were given (`always`); a host that is not in this list did not run to the end.
+END_PLAY = [{
+    "name": "Note the hosts that ran to the end of the run",
+    "hosts": "all",
+    "gather_facts": False,
+    "become": False,
+    "tasks": [{
+        "name": "Say this host reached the end",
+        "ansible.builtin.set_stats": {"data": {REACHED_END: ["{{ inventory_hostname }}"]}, "per_host": False,
+                                      "aggregate": True},
+        "tags": ["always"],
+    }],
+}]
+
+
+def _last_play(events: Iterable[Mapping[str, Any]]) -> str:
+    """The name of the last play the run started."""
+    name = ""
+    for event in events:
+        if event.get("event") == "playbook_on_play_start":
+            name = str((event.get("event_data") or {}).get("play") or name)
+    return name
 
 
 def _secret_strings(value: Any) -> list[str]:
@@ -403,9 +468,13 @@ def run_playbook(
                                        ansible_json({**dict(variables or {}), **dict(secret_variables or {})}))
         # ssh's connection sockets live and die with the run: no master from another run is ever reused.
         envvars = {**_ansible_env(), "ANSIBLE_SSH_CONTROL_PATH_DIR": str(work / "cp")}
+        # The playbook, then a play that notes who reached its end (outcomes_from_stats: reached_end).
+        wrapper = work / "project" / ".sahab-run.yml"
+        wrapper.write_text(json.dumps([{"name": "The playbook", "ansible.builtin.import_playbook": playbook},
+                                       *END_PLAY]))
         runner = ansible_runner.run(
             private_data_dir=str(work),
-            playbook=playbook,
+            playbook=wrapper.name,
             inventory=inventory_file,
             cmdline=f"-e @{variables_file}",
             ssh_key=private_key or None,
@@ -422,13 +491,16 @@ def run_playbook(
         if limit:
             names = [n for n in names if n in _limited(limit, hosts)]
         events = list(runner.events)
-        messages = _failure_messages(events, _secret_strings(dict(secret_variables or {})))
-        outcomes = outcomes_from_stats(runner.stats, names, messages, _skip_notes(events))
+        messages = _failure_messages(events, _secret_strings(dict(secret_variables or {})), runner.stats)
+        artifacts = _artifacts(events)
+        reached = artifacts.pop(REACHED_END, [])
+        outcomes = outcomes_from_stats(runner.stats, names, messages, _skip_notes(events), reached,
+                                       _last_play(events))
         return RunResult(
             outcomes=outcomes,
             failure_budget=failure_budget,
             rc=runner.rc,
-            artifacts=_artifacts(events),
+            artifacts=artifacts,
             task_seconds=_task_seconds(events),
         )
     finally:

@@ -46,7 +46,7 @@ def test_a_refused_host_key_is_said_in_one_sentence():
     events = [{"event": "runner_on_unreachable",
                "event_data": {"host": h, "task": "Gathering Facts", "res": {"msg": m}}}
               for h, m in (("a", changed), ("b", unknown), ("c", "Connection refused"))]
-    messages = runner._failure_messages(events)
+    messages = runner._failure_messages(events, stats={"dark": {"a": 1, "b": 1, "c": 1}})
     assert messages["a"].startswith("Gathering Facts: SSH host key verification failed: the key the server offered "
                                     "differs from the one in known_hosts")
     assert "no key in known_hosts for this address" in messages["b"]
@@ -87,7 +87,7 @@ def test_failure_budget():
     assert RunResult(outcomes, failure_budget=1, rc=2).failed_hosts == ["b", "c"]
 
 
-def test_failure_messages_take_the_first_real_failure_per_host():
+def test_failure_messages_name_the_failure_that_failed_each_host():
     events = [
         {
             "event": "runner_on_failed",
@@ -103,7 +103,7 @@ def test_failure_messages_take_the_first_real_failure_per_host():
         },
         {"event": "runner_on_failed", "event_data": {"host": "a", "task": "Later", "res": {"msg": "second"}}},
     ]
-    assert runner._failure_messages(events) == {
+    assert runner._failure_messages(events, stats={"dark": {"b": 1}, "failures": {"a": 2}}) == {
         "b": "Gathering Facts: Connection refused",
         "a": "Install: no package",
     }
@@ -133,13 +133,77 @@ def test_a_failed_loop_item_is_named():
         "res": {"msg": "One or more items failed", "results": [item_failed["event_data"]["res"]]}}}
     assert runner._failure_messages([item_failed, task_failed])["cpu-1"] == (
         "sahab_data_volumes : Format the device with LUKS2 [item sahab-data]: rc=5: Device /dev/disk/by-id/x is in use")
-    # The loop's own failure event names the failed item too, when it is the only one seen.
-    assert "[item sahab-data]: rc=5" in runner._failure_messages([task_failed])["cpu-1"]
-    labelled = {"event": "runner_item_on_failed", "event_data": {
-        "host": "gpu-1", "task": "Fail when a package is missing",
-        "res": {"_ansible_item_label": "nvidia-open", "msg": "nvidia-open is not available", "failed": True}}}
-    assert runner._failure_messages([labelled])["gpu-1"] == (
+    labelled = {"host": "gpu-1", "task": "Fail when a package is missing",
+                "res": {"_ansible_item_label": "nvidia-open", "msg": "nvidia-open is not available", "failed": True}}
+    loop = {"host": "gpu-1", "task": "Fail when a package is missing",
+            "res": {"msg": "One or more items failed", "results": [labelled["res"]]}}
+    events = [{"event": "runner_item_on_failed", "event_data": labelled},
+              {"event": "runner_on_failed", "event_data": loop}]
+    assert runner._failure_messages(events)["gpu-1"] == (
         "Fail when a package is missing [item nvidia-open]: nvidia-open is not available")
+
+
+def test_an_ignored_loop_failure_is_not_the_hosts_failure():
+    """runner_item_on_failed carries no ignore_errors flag: the loop's runner_on_failed does, and it decides."""
+    item = {"host": "w-1", "task": "Probe each mirror", "res": {"item": "m1", "msg": "no answer", "failed": True}}
+    events = [
+        {"event": "runner_item_on_failed", "event_data": item},
+        {"event": "runner_on_failed", "event_data": {
+            **item, "ignore_errors": True, "res": {"msg": "One or more items failed", "results": [item["res"]]}}},
+        {"event": "runner_on_failed", "event_data": {"host": "w-1", "task": "Install", "res": {"msg": "no package"}}},
+    ]
+    assert runner._failure_messages(events, stats={"failures": {"w-1": 1}}) == {"w-1": "Install: no package"}
+
+
+def test_an_ignored_unreachable_delegate_is_not_the_hosts_failure():
+    """ansible-core sends runner_on_unreachable for a task with ignore_unreachable too, naming the delegate's
+    address under this host, and ansible-runner's event says nothing of it: the recap (dark 0) tells it apart."""
+    ignored = {"event": "runner_on_unreachable", "event_data": {
+        "host": "w-1", "role": "sahab_kubernetes", "task": "Ask the running cluster for its version",
+        "res": {"unreachable": True, "msg": "ssh: connect to host 127.0.0.60 port 22: Connection refused"}}}
+    real = {"event": "runner_on_failed", "event_data": {
+        "host": "w-1", "role": "sahab_node_join", "task": "Fail when the first control-plane host cannot be reached",
+        "res": {"msg": "w-1 cannot join: the first control-plane host cp-1 (127.0.0.60) is unreachable"}}}
+    assert runner._failure_messages([ignored, real], stats={"failures": {"w-1": 1}, "ok": {"w-1": 5}}) == {
+        "w-1": "sahab_node_join : Fail when the first control-plane host cannot be reached: w-1 cannot join: the "
+               "first control-plane host cp-1 (127.0.0.60) is unreachable"}
+    # An ignored unreachable on a host that then converged is no failure at all.
+    assert runner._failure_messages([ignored], stats={"ok": {"w-1": 5}}) == {}
+    # A host that really went unreachable later: that is its failure, not the ignored one before it.
+    lost = {"event": "runner_on_unreachable", "event_data": {
+        "host": "w-1", "task": "Install", "res": {"unreachable": True, "msg": "ssh: connect to host 127.0.0.55"}}}
+    assert runner._failure_messages([ignored, lost], stats={"dark": {"w-1": 1}})["w-1"] == (
+        "Install: ssh: connect to host 127.0.0.55")
+
+
+def test_a_rescued_failure_is_not_the_hosts_failure_the_later_one_is():
+    events = [
+        {"event": "runner_on_failed", "event_data": {"host": "a", "task": "Try the fast way", "res": {"msg": "no"}}},
+        {"event": "runner_on_failed", "event_data": {"host": "a", "task": "Install", "res": {"msg": "no package"}}},
+    ]
+    assert runner._failure_messages(events, stats={"failures": {"a": 1}, "rescued": {"a": 1}}) == {
+        "a": "Install: no package"}
+
+
+def test_a_host_that_did_not_reach_the_last_play_is_not_reported_converged():
+    """ansible-playbook runs no later play once a whole batch of a play failed (serial: 1 and one failure); the
+    hosts it left out are ok in the recap. Only those that ran the last play are ok or changed."""
+    stats = {"ok": {"w-1": 9, "w-2": 7, "w-3": 8, "w-4": 2, "w-5": 1}, "changed": {"w-2": 1}, "failures": {"w-1": 1},
+             "dark": {"w-4": 1}}
+    messages = {"w-1": "sahab_node_upgrade : Drain the node: rc=1: timed out", "w-4": "Gathering Facts: refused"}
+    outcomes = runner.outcomes_from_stats(stats, ["w-1", "w-2", "w-3", "w-4", "w-5"], messages,
+                                          reached_end=["w-3", "w-5"],
+                                          stopped="Upgrade the workers, one at a time, drained")
+    # w-5 ran nothing but the end play (no play of the playbook was for it): no result, as without the end play.
+    assert {n: o.status for n, o in outcomes.items()} == {"w-1": "failed", "w-2": "failed", "w-3": "ok",
+                                                          "w-4": "unreachable", "w-5": "unreachable"}
+    assert outcomes["w-3"].ok == 7  # the end play's task is not counted
+    assert outcomes["w-1"].message == messages["w-1"]
+    assert outcomes["w-2"].message.startswith(
+        "the playbook stopped before its last play, in the play 'Upgrade the workers, one at a time, drained'")
+    assert outcomes["w-3"].message == ""
+    # Not known (a recap alone): the recap decides, as before.
+    assert runner.outcomes_from_stats(stats, ["w-2"], {})["w-2"].status == "changed"
 
 
 def test_no_log_failures_are_named_and_secret_values_never_appear():

@@ -117,6 +117,19 @@ class Life:
 
     def version_bump(self) -> list[str]:
         self.minor = "1.34"
+        self.site.converge(self.site.cluster_props(self.control_plane, self.minor))
+        # The first worker's `kubeadm upgrade node` fails once (serial: 1): the other workers are upgraded all the
+        # same, and the run fails naming only w-1, with kubeadm's error. The next converge upgrades w-1.
+        self.site.inject("w-1", "upgrade:node")
+        message = failure(lambda: self.site.converge(self.site.pool_props(self.control_plane, self.workers,
+                                                                            self.minor)))
+        check("1 host(s) failed" in message and "w-1: failed (" in message, message)
+        check("sahab_node_upgrade : Upgrade this node's configuration to the cluster's version: rc=1" in message
+              and "injected failure in phase node" in message, message)
+        history = self.site.state()["history"]
+        check(all(f"upgrade node {w} v1.34.7" in history for w in self.workers[1:]),
+              f"the other workers were not upgraded after w-1 failed: {history[-12:]}")
+        check("upgrade node w-1 v1.34.7" not in history, "w-1's injected failure did not happen")
         self.converge()
         state = self.site.state()
         check(state["version"] == "v1.34.7", f"cluster version {state['version']}")
