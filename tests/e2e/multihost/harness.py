@@ -89,7 +89,8 @@ def nvidia_packages() -> list[tuple[str, str, Files, str]]:
             ("libnvidia-nscq", f"{build}-1", {"usr/lib/libnvidia-nscq.so.2": ("", 0o644)}, "")]
     for build in (DRIVER, DRIVER_BUMP, NEWER_BRANCH):
         packages.append(("nvidia-driver-open", f"{build}-1", {"usr/bin/nvidia-smi": (NVIDIA_SMI, 0o755)}, ""))
-    return packages + [
+    return [
+        *packages,
         ("nvidia-fabricmanager", "580.95.05-1", fabricmanager, ""),  # an older build of the branch
         ("nvidia-container-toolkit", "1.17.8-1", {"usr/bin/nvidia-container-runtime": ("#!/bin/sh\n", 0o755)}, ""),
         ("datacenter-gpu-manager-4-cuda12", "4.2.3-1", {
