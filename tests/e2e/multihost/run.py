@@ -3,8 +3,9 @@
 A site of three control-plane hosts behind a VIP and two workers (plus a spare worker and a spare control-plane
 host) goes through the life of a cluster, each scenario building on the last: a fresh HA cluster, a second
 converge that changes nothing, scale-out with the first workers already joined, a converge while the API
-server does not answer (nothing reset), a control-plane host replaced, a version bump. A one-host site recovers
-from an injected kubeadm init failure on the next run.
+server does not answer (nothing reset), a rebuilt worker rejoining, a rebuilt control-plane host refused until its
+etcd member goes, a control-plane host replaced, a version bump. A one-host site recovers from an injected kubeadm
+init failure on the next run.
 Every converge goes through the Pulumi component's own code path (PlaybookProvider) and Sahab's real playbooks.
 
 Run as root (`python -m tests.e2e.multihost.run [main] [solo] [hgx]`, default all three sites); prints
@@ -131,6 +132,56 @@ class Life:
         check(all(v == 0 for v in counts.values()), f"changed once it answered: {counts}")
         check(self.site.state()["history"] == before["history"], "the cluster changed once it answered")
         return self.control_plane + self.workers
+
+    def rebuild(self, name: str) -> None:
+        """The server is reinstalled under the same name and address: a fresh OS, no kubeadm files, a new host key."""
+        order = list(self.site.hosts)
+        host = self.site.hosts.pop(name)
+        index = int(host.address.rsplit(".", 1)[1])
+        host.destroy()
+        self.site.add(name, index)
+        # The same order of hosts, so the firewall sources every host is given stay as they were.
+        self.site.hosts = {n: self.site.hosts[n] for n in order}
+
+    def rebuilt_worker_rejoins(self) -> list[str]:
+        """A worker reinstalled under its name (its Node still in the cluster) is joined again as a new node."""
+        self.rebuild("w-2")
+        joins = self.site.state()["history"].count("join w-2")
+        pool = self.site.converge(self.site.pool_props(self.control_plane, self.workers, self.minor))
+        state = self.site.state()
+        check(pool["failed_hosts"] == [], f"failed: {pool['failed_hosts']}")
+        check(state["history"].count("join w-2") == joins + 1, "w-2 did not join again")
+        history = state["history"]
+        last_join = len(history) - 1 - history[::-1].index("join w-2")
+        check("delete node w-2" in history[:last_join], "the stale Node was not deleted before the join")
+        check(self.site.hosts["w-2"].exists("/etc/kubernetes/kubelet.conf"), "w-2 holds no kubelet.conf")
+        check(state["nodes"]["w-2"]["kubelet"] == state["version"], f"w-2's kubelet: {state['nodes']['w-2']}")
+        check(pool["outcomes"]["w-1"]["changed"] == 0, f"w-1 changed: {changed(pool)}")
+        return ["w-2"]
+
+    def rebuilt_control_plane_refused(self) -> list[str]:
+        """A control-plane host reinstalled under its name fails, saying to remove its etcd member and Node (Sahab
+        does not remove an etcd member of a host it still lists); once the operator has, it joins as new."""
+        self.rebuild("cp-2")
+        before = self.site.state()
+        message = failure(lambda: self.site.converge(self.site.cluster_props(self.control_plane, self.minor)))
+        check("cp-2: failed (sahab_node_join" in message and "etcd member" in message
+              and "kubectl delete node cp-2" in message, message)
+        check(self.site.state() == before, "the cluster changed")
+        # What the message asks of the operator, on the first control-plane host.
+        first = self.site.hosts["cp-1"]
+        etcdctl = ["kubectl", "--kubeconfig", "/etc/kubernetes/admin.conf", "--namespace", "kube-system", "exec",
+                   "etcd-cp-1", "--", "etcdctl"]
+        members = json.loads(self.site.run(first, [*etcdctl, "member", "list", "-w", "json"]))["members"]
+        stale = next(m["ID"] for m in members if m["name"] == "cp-2")
+        self.site.run(first, [*etcdctl, "member", "remove", f"{stale:x}"])
+        self.site.run(first, ["kubectl", "--kubeconfig", "/etc/kubernetes/admin.conf", "delete", "node", "cp-2"])
+        cluster = self.site.converge(self.site.cluster_props(self.control_plane, self.minor))
+        state = self.site.state()
+        check(cluster["failed_hosts"] == [], f"failed: {cluster['failed_hosts']}")
+        check(sorted(state["etcdMembers"]) == self.control_plane, f"etcd members: {state['etcdMembers']}")
+        check(state["nodes"]["cp-2"]["controlPlane"], "cp-2 is not a control plane")
+        return ["cp-2"]
 
     def control_plane_replaced(self) -> list[str]:
         self.site.hosts["cp-3"].stop()  # the server died
@@ -342,6 +393,9 @@ def run_all(base: Path, client_key, sites: set[str]) -> int:
                                ("second-converge-changes-nothing", life.second_converge_changes_nothing),
                                ("scale-out-with-first-worker-joined", life.scale_out),
                                ("api-server-down-nothing-reset", life.api_down_keeps_the_cluster),
+                               ("rebuilt-worker-rejoins", life.rebuilt_worker_rejoins),
+                               ("rebuilt-control-plane-refused-until-its-member-goes",
+                                life.rebuilt_control_plane_refused),
                                ("control-plane-host-replaced", life.control_plane_replaced),
                                ("version-bump", life.version_bump)):
                 if ok:
