@@ -2,8 +2,10 @@
 
 A site of three control-plane hosts behind a VIP and two workers (plus a spare worker and a spare control-plane
 host) goes through the life of a cluster, each scenario building on the last: a fresh HA cluster, a second
-converge that changes nothing, scale-out with the first workers already joined, a control-plane host replaced,
-a version bump. A one-host site recovers from an injected kubeadm init failure on the next run.
+converge that changes nothing, scale-out with the first workers already joined, a converge while the API
+server does not answer (nothing reset), a rebuilt worker rejoining, a rebuilt control-plane host refused until its
+etcd member goes, a control-plane host replaced, a version bump. A one-host site recovers from an injected kubeadm
+init failure on the next run.
 Every converge goes through the Pulumi component's own code path (PlaybookProvider) and Sahab's real playbooks.
 
 Run as root (`python -m tests.e2e.multihost.run [main] [solo] [hgx]`, default all three sites); prints
@@ -93,6 +95,93 @@ class Life:
               f"joined workers changed: {changed(pool)}")
         check(state["history"].count("join w-3") == 1, "w-3 joined more than once")
         return self.workers
+
+    def api_down_keeps_the_cluster(self) -> list[str]:
+        """The API server (and its VIP) does not answer on a converge of the initialised cluster: every host fails,
+        naming the cluster query and kubectl's error; nothing is reset or initialised, no host's kubeadm files go;
+        once it answers again a converge changes nothing."""
+        before = self.site.state()
+        kept = {name: [path for path in ("/etc/kubernetes/admin.conf", "/etc/kubernetes/kubelet.conf",
+                                         "/var/lib/etcd/member") if self.site.hosts[name].exists(path)]
+                for name in self.control_plane + self.workers}
+        refused = "was refused - did you specify the right host or port?"
+        down = self.site.shared / "api-down"
+        down.write_text("")
+        try:
+            message = failure(lambda: self.site.converge(self.site.cluster_props(self.control_plane, self.minor)))
+            for name in self.control_plane:
+                check(f"{name}: failed (sahab_kubernetes" in message, f"{name} not failed by its query: {message}")
+            check(refused in message, f"kubectl's error is not in the message: {message}")
+            # By hand with the kubernetes phase left out, the first host's own check is what stops it.
+            message = failure(lambda: self.site.converge({
+                **self.site.cluster_props(self.control_plane, self.minor), "tags": ["control_plane", "join"]}))
+            check("cp-1: failed (sahab_control_plane" in message and "refuses to reset or re-initialise" in message
+                  and refused in message, f"cp-1: {message}")
+            message = failure(lambda: self.site.converge(
+                self.site.pool_props(self.control_plane, self.workers, self.minor)))
+            for name in self.workers:
+                check(f"{name}: failed (sahab_kubernetes" in message, f"{name} not failed by its query: {message}")
+        finally:
+            down.unlink()
+        check(self.site.state() == before, "the cluster changed while its API server did not answer")
+        for name, paths in kept.items():
+            gone = [path for path in paths if not self.site.hosts[name].exists(path)]
+            check(not gone, f"{name} lost {gone}")
+        cluster, pool = self.converge()
+        counts = {**changed(cluster), **changed(pool)}
+        check(all(v == 0 for v in counts.values()), f"changed once it answered: {counts}")
+        check(self.site.state()["history"] == before["history"], "the cluster changed once it answered")
+        return self.control_plane + self.workers
+
+    def rebuild(self, name: str) -> None:
+        """The server is reinstalled under the same name and address: a fresh OS, no kubeadm files, a new host key."""
+        order = list(self.site.hosts)
+        host = self.site.hosts.pop(name)
+        index = int(host.address.rsplit(".", 1)[1])
+        host.destroy()
+        self.site.add(name, index)
+        # The same order of hosts, so the firewall sources every host is given stay as they were.
+        self.site.hosts = {n: self.site.hosts[n] for n in order}
+
+    def rebuilt_worker_rejoins(self) -> list[str]:
+        """A worker reinstalled under its name (its Node still in the cluster) is joined again as a new node."""
+        self.rebuild("w-2")
+        joins = self.site.state()["history"].count("join w-2")
+        pool = self.site.converge(self.site.pool_props(self.control_plane, self.workers, self.minor))
+        state = self.site.state()
+        check(pool["failed_hosts"] == [], f"failed: {pool['failed_hosts']}")
+        check(state["history"].count("join w-2") == joins + 1, "w-2 did not join again")
+        history = state["history"]
+        last_join = len(history) - 1 - history[::-1].index("join w-2")
+        check("delete node w-2" in history[:last_join], "the stale Node was not deleted before the join")
+        check(self.site.hosts["w-2"].exists("/etc/kubernetes/kubelet.conf"), "w-2 holds no kubelet.conf")
+        check(state["nodes"]["w-2"]["kubelet"] == state["version"], f"w-2's kubelet: {state['nodes']['w-2']}")
+        check(pool["outcomes"]["w-1"]["changed"] == 0, f"w-1 changed: {changed(pool)}")
+        return ["w-2"]
+
+    def rebuilt_control_plane_refused(self) -> list[str]:
+        """A control-plane host reinstalled under its name fails, saying to remove its etcd member and Node (Sahab
+        does not remove an etcd member of a host it still lists); once the operator has, it joins as new."""
+        self.rebuild("cp-2")
+        before = self.site.state()
+        message = failure(lambda: self.site.converge(self.site.cluster_props(self.control_plane, self.minor)))
+        check("cp-2: failed (sahab_node_join" in message and "etcd member" in message
+              and "kubectl delete node cp-2" in message, message)
+        check(self.site.state() == before, "the cluster changed")
+        # What the message asks of the operator, on the first control-plane host.
+        first = self.site.hosts["cp-1"]
+        etcdctl = ["kubectl", "--kubeconfig", "/etc/kubernetes/admin.conf", "--namespace", "kube-system", "exec",
+                   "etcd-cp-1", "--", "etcdctl"]
+        members = json.loads(self.site.run(first, [*etcdctl, "member", "list", "-w", "json"]))["members"]
+        stale = next(m["ID"] for m in members if m["name"] == "cp-2")
+        self.site.run(first, [*etcdctl, "member", "remove", f"{stale:x}"])
+        self.site.run(first, ["kubectl", "--kubeconfig", "/etc/kubernetes/admin.conf", "delete", "node", "cp-2"])
+        cluster = self.site.converge(self.site.cluster_props(self.control_plane, self.minor))
+        state = self.site.state()
+        check(cluster["failed_hosts"] == [], f"failed: {cluster['failed_hosts']}")
+        check(sorted(state["etcdMembers"]) == self.control_plane, f"etcd members: {state['etcdMembers']}")
+        check(state["nodes"]["cp-2"]["controlPlane"], "cp-2 is not a control plane")
+        return ["cp-2"]
 
     def control_plane_replaced(self) -> list[str]:
         self.site.hosts["cp-3"].stop()  # the server died
@@ -335,6 +424,10 @@ def run_all(base: Path, client_key, sites: set[str]) -> int:
             for name, step in (("fresh-ha-cluster", life.fresh_ha),
                                ("second-converge-changes-nothing", life.second_converge_changes_nothing),
                                ("scale-out-with-first-worker-joined", life.scale_out),
+                               ("api-server-down-nothing-reset", life.api_down_keeps_the_cluster),
+                               ("rebuilt-worker-rejoins", life.rebuilt_worker_rejoins),
+                               ("rebuilt-control-plane-refused-until-its-member-goes",
+                                life.rebuilt_control_plane_refused),
                                ("control-plane-host-replaced", life.control_plane_replaced),
                                ("version-bump", life.version_bump)):
                 if ok:

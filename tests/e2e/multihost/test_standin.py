@@ -171,3 +171,19 @@ def test_upgrades_go_one_minor_at_a_time_with_a_new_enough_kubeadm(site):
     assert "only 1 minor version at a time" in newer.run("kubeadm", "upgrade", "apply", "v1.36.0").stderr
     assert newer.run("kubeadm", "upgrade", "apply", "v1.35.0").returncode == 0
     assert state(shared)["version"] == "v1.35.0"
+
+
+def test_while_the_api_server_does_not_answer_kubectl_and_kubeadm_fail_and_the_cluster_is_untouched(site):
+    _, shared, _, first = site
+    before = (shared / "cluster.json").read_text()
+    (shared / "api-down").write_text("")
+    admin = str(first.root / "etc/kubernetes/admin.conf")
+    done = first.run("kubectl", "--kubeconfig", admin, "get", "node", "cp-1")
+    assert done.returncode == 1
+    assert done.stderr.strip() == ("The connection to the server 10.0.0.100:6443 was refused - did you specify the "
+                                   "right host or port?")
+    assert "connection refused" in first.run("kubeadm", "token", "create").stderr
+    # kubeadm reset cannot reach the cluster to leave it: only this host's files go.
+    assert first.run("kubeadm", "reset", "--force").returncode == 0
+    assert (shared / "cluster.json").read_text() == before
+    assert state(shared)["etcdMembers"] == ["cp-1"] and "cp-1" in state(shared)["nodes"]

@@ -7,7 +7,9 @@ cluster (its API server and etcd) is /run/sahab-site/cluster.json, shared by eve
 under a lock; each host's own files are real files on that host.
 
 A failure can be injected at any phase: a line `init:<phase>` or `join:<phase>` (or `upgrade:apply`,
-`upgrade:node`) in /etc/sahab-standin/fail-at makes that phase fail once (the line is consumed).
+`upgrade:node`) in /etc/sahab-standin/fail-at makes that phase fail once (the line is consumed). While the file
+/run/sahab-site/api-down exists, the site's API server (and its VIP) does not answer: kubectl fails as kubectl does
+when its server refuses the connection, and every kubeadm step that needs the API fails too.
 
 Standard library only: the hosts' python3 is Debian's, without extra modules.
 """
@@ -80,12 +82,19 @@ def semver(version: str) -> tuple[int, int, int]:
 
 # ---- the cluster: its API and etcd, one JSON document shared by the site ----------------------------------
 
+def api_down() -> bool:
+    return (SITE / "api-down").exists()
+
+
 @contextlib.contextmanager
 def cluster(required: bool = True):
     path = SITE / "cluster.json"
     with open(SITE / ".lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        state = json.loads(path.read_text()) if path.exists() else None
+        if api_down() and required:
+            raise Fail("couldn't reach the API server: connection refused")
+        # An API server that does not answer shows no cluster; what is written then (a new init) replaces it.
+        state = json.loads(path.read_text()) if path.exists() and not api_down() else None
         if state is None and required:
             raise Fail("couldn't reach the API server: connection refused (no cluster has been initialised)")
         box = {"state": state}
@@ -569,9 +578,12 @@ def kubectl(args: list[str]) -> None:
             skip = True
         elif not arg.startswith("-"):
             words.append(arg)
+    server = conf["clusters"][0]["cluster"]["server"].removeprefix("https://")
+    if api_down():
+        # kubectl's own words when nothing listens at the server's address
+        raise Fail(f"The connection to the server {server} was refused - did you specify the right host or port?")
     with cluster() as box:
         state = box["state"]
-        server = conf["clusters"][0]["cluster"]["server"].removeprefix("https://")
         if server != state["endpoint"]:
             raise Fail(f"Unable to connect to the server: dial tcp {server}: connection refused")
         if conf["clusters"][0]["cluster"]["certificate-authority-data"] != b64(state["caCert"]):
@@ -699,7 +711,7 @@ def main() -> int:
             return systemctl(args)
         {"kubeadm": kubeadm, "kubectl": kubectl, "kubelet": kubelet}[command](args)
     except Fail as exc:
-        print(exc if str(exc).startswith("error") else f"error: {exc}", file=sys.stderr)
+        print(exc if str(exc).startswith(("error", "The connection")) else f"error: {exc}", file=sys.stderr)
         return 1
     return 0
 
