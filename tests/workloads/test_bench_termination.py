@@ -31,6 +31,19 @@ def _children(pid: int) -> list[int]:
         return []
 
 
+def _ranks(pid: int) -> list[int]:
+    """The all-reduce ranks among a process's children (multiprocessing's spawned workers, not its resource
+    tracker, which leaves on its own once the bench has gone)."""
+    ranks = []
+    for child in _children(pid):
+        try:
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                ranks.append(child)
+        except OSError:
+            pass
+    return ranks
+
+
 def _catches_sigterm(pid: int) -> bool:
     try:
         status = Path(f"/proc/{pid}/status").read_text()
@@ -63,8 +76,9 @@ def test_sigterm_mid_probe_stops_it_and_its_ranks_and_still_writes_the_result(tm
     )  # fmt: skip
     try:
         # The all-reduce runs its two ranks as child processes: once they exist, the probe is under way.
-        _until(lambda: len(_children(bench.pid)) >= 2 or bench.poll() is not None, 90, "the all-reduce ranks start")
-        ranks = _children(bench.pid)
+        _until(lambda: len(_ranks(bench.pid)) >= 2 or bench.poll() is not None, 90, "the all-reduce ranks start")
+        ranks = _ranks(bench.pid)
+        assert len(ranks) >= 2, "the bench ended before its all-reduce started"
         signalled = time.monotonic()
         bench.send_signal(signal.SIGTERM)
         out, err = bench.communicate(timeout=ENDS_WITHIN_S + 30)
