@@ -120,8 +120,8 @@ def load_waivers(path: Path | str | None = None, today: dt.date | None = None,
 
     file = Path(path) if path else DEFAULT_PATH
     if not file.is_file():
-        if path:
-            raise WaiverError(str(file), "no such file")
+        if path:  # a library caller's path: the CLI's own options refuse a folder before this
+            raise WaiverError(str(file), "is a directory" if file.is_dir() else "no such file")
         return []
     try:
         text = file.read_bytes().decode("utf-8")

@@ -127,9 +127,12 @@ class ConfigLayer:
 
 
 def load_policy_config(path: Path | str) -> dict[str, Any]:
+    from sahab.workloads.inputs import file_problem
+
     file = Path(path)
-    if not file.is_file():
-        raise ConfigError(str(file), "no such policy config file")
+    problem = file_problem(file)
+    if problem:
+        raise ConfigError(str(file), f"{problem}; expected a policy config JSON file")
     try:
         text = file.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -14,6 +14,7 @@ A check runs the program twice, at once: the preview (`dry_run` true: provider o
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import math
 import os
@@ -264,6 +265,12 @@ def _execute(project: Project, config: StackConfig, phase: str, run: Run, interp
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, cwd=project.main_dir, start_new_session=True)
     except OSError as exc:
+        if exc.errno == errno.E2BIG:  # the interpreter is fine: what it was handed is more than exec takes
+            size = sum(len(a.encode()) + 1 for a in argv) + sum(len(f"{k}={v}".encode()) + 1 for k, v in env.items())
+            raise ProgramError(f"{interpreter.python}: cannot start the program: its environment and arguments "
+                               f"({size:,} bytes, {len(env)} variables) are more than this system lets a process "
+                               f"start with (execve: E2BIG); unset large variables in the environment Sahab runs "
+                               f"in") from None
         raise ProgramError(f"{interpreter.python}: cannot start the program's interpreter ({exc.strerror or exc}); "
                            f"recreate its virtualenv (`pulumi install`)") from None
     while True:

@@ -186,3 +186,17 @@ def test_site_abroad_is_located_at_its_stack_config_line(capsys):
     stack_file = program / "Pulumi.dev.yaml"
     assert physical["artifactLocation"]["uri"] == stack_file.relative_to(ROOT).as_posix()
     assert "ruh-dc1" in stack_file.read_text().splitlines()[physical["region"]["startLine"] - 1]
+
+
+def test_the_library_loaders_call_a_folder_a_folder(tmp_path):
+    """Programs and the evidence bundle load waivers and policy configs without the CLI's option checks."""
+    from sahab.policies.waivers import WaiverError, load_waivers
+
+    from sahab.policy_check import ConfigError, load_policy_config
+
+    with pytest.raises(WaiverError, match="is a directory"):
+        load_waivers(tmp_path)
+    with pytest.raises(ConfigError, match="is a directory; expected a policy config JSON file"):
+        load_policy_config(tmp_path)
+    with pytest.raises(ConfigError, match="no such file"):
+        load_policy_config(tmp_path / "missing.json")

@@ -3,11 +3,12 @@
 
 import copy
 import json
+import math
 from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sahab.components.fleet_config import FleetConfig, parse_fleet
 
@@ -85,6 +86,14 @@ def _program(tmp_path: Path, stack_doc: str | dict) -> Path:
     return tmp_path
 
 
+def _infinite(value) -> bool:
+    if isinstance(value, dict):
+        return any(_infinite(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_infinite(v) for v in value)
+    return isinstance(value, float) and not math.isfinite(value)
+
+
 @pytest.fixture(scope="module", autouse=True)
 def warm():
     """The programs' runs fork from warm hosts that imported the Pulumi SDK once."""
@@ -95,11 +104,15 @@ def warm():
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(fleet=malformed_fleets())
+@example(fleet={**stack_fleet("dev"), "name": math.inf})
 def test_the_cli_answers_any_malformed_fleet_with_exit_2_and_one_error_line(tmp_path_factory, capsys, fleet):
     program = _program(tmp_path_factory.mktemp("p"), {"config": {"sahab:fleet": fleet}})
+    # An infinite number is valid YAML but no JSON value: the stack file is refused before the fleet is read, as
+    # the Pulumi CLI could not hand it to the program, and the error names the file and the setting in it.
+    refused_by = f"error: {program / 'Pulumi.t.yaml'}: config.sahab:fleet" if _infinite(fleet) else "error: sahab:fleet"
     try:
         parse_fleet(copy.deepcopy(fleet))
-        valid = True
+        valid = not _infinite(fleet)
     except ConfigError:
         valid = False
     capsys.readouterr()
@@ -112,7 +125,7 @@ def test_the_cli_answers_any_malformed_fleet_with_exit_2_and_one_error_line(tmp_
     else:
         assert code == 2
         lines = err.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error: sahab:fleet"), err
+        assert len(lines) == 1 and lines[0].startswith(refused_by), err
         assert "Traceback" not in err
 
 
