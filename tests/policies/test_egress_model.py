@@ -65,6 +65,12 @@ def test_the_model_is_generated_from_the_installed_sdks():
     ("azure-native:devtestlab:GlobalSchedule", "notificationSettings.webhookUrl", "webhook"),
     # Alert receivers: an action group's Event Hub receiver streams every alert into the namespace it names.
     ("azure-native:monitor:ActionGroup", "eventHubReceivers[].eventHubNameSpace", "delivery"),
+    # A Firehose stream's destination configuration (its doc: "options for the s3 destination", "when
+    # `destination` is ..."), and the bucket a DataSync S3 location stands for: bucket ARNs carry no region.
+    ("aws:kinesis/firehoseDeliveryStream:FirehoseDeliveryStream", "extendedS3Configuration.bucketArn", "delivery"),
+    ("aws:kinesis/firehoseDeliveryStream:FirehoseDeliveryStream", "redshiftConfiguration.s3Configuration.bucketArn",
+     "delivery"),
+    ("aws:datasync/s3Location:S3Location", "s3BucketArn", "delivery"),
 ])
 def test_destinations_read_from_the_sdks(type_, path, kind):
     assert destination_paths(type_).get(path) == kind
