@@ -325,8 +325,8 @@ def _netapp_volume(view: ResourceView, ctx: Context) -> list[Point]:
 
 
 def _netapp_volume_group(view: ResourceView, ctx: Context) -> list[Point]:
-    return [Point(f"`volumes[{i}].properties.encryptionKeySource` (its NetApp account's key)", True,
-                  _netapp_key(view, ctx, lookup(volume, "properties", "encryptionKeySource")), "accountName")
+    return [Point(f"`volumes[{i}].encryptionKeySource` (its NetApp account's key)", True,
+                  _netapp_key(view, ctx, lookup(volume, "encryptionKeySource")), "accountName")
             for i, volume in enumerate(items(view.props, "volumes"))]
 
 
