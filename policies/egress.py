@@ -42,8 +42,9 @@ def directed_blocks(resource_type: str) -> dict[str, str]:
 
 
 def own_name_input(resource_type: str) -> str | None:
-    """The input that names the resource itself where it is not `name` (an Azure resource's own path parameter:
-    `accountName` of a storage account, `namespaceName` of an Event Hubs namespace)."""
+    """The input that names the resource itself (an Azure resource's own path parameter: `accountName` of a storage
+    account, `namespaceName` of an Event Hubs namespace; else its class name and an identifier word: an Aurora
+    global database's `globalClusterIdentifier`)."""
     return entry(resource_type).get("name")
 
 

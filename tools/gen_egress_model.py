@@ -386,6 +386,7 @@ REMOTE_VOLUME_FIELDS = {("nfs", "server"), ("iscsi", "targetPortal"), ("iscsi", 
                         ("quobyte", "registry"), ("storageos", "volumeNamespace")}
 
 
+PLACE_WORDS = {"region", "regions", "location", "locations", "zone", "zones"}
 # The last word of an input that is the resource's own identifier: `replicationTaskId` of a `ReplicationTask`.
 OWN_IDENTIFIER_WORDS = {"id", "name", "identifier", "arn"}
 
@@ -584,7 +585,10 @@ def model_of(package: str) -> dict[str, dict]:
             entry = Entry({}, [], [], [], [], {}, own=frozenset(own))
             _walk(token, index, module.args, fields, [], entry)
             names = [f.camel for f in fields if f.camel.lower() in params and f.camel != "resourceGroupName"
-                     and "Optional[" in f.annotation]
+                     and "Optional[" in f.annotation] or [f.camel for f in fields if _names_itself(cls, f.camel)]
+            # A place is never a resource's identity (`regionName` of an account Region): a destination naming
+            # the place is judged as the place.
+            names = [n for n in names if not PLACE_WORDS & set(_words(n))]
             doc = {k: v for k, v in (("destinations", dict(sorted(entry.destinations.items()))),
                                      ("sources", sorted(set(entry.sources))),
                                      ("filters", sorted(set(entry.filters))), ("keys", sorted(set(entry.keys))),
@@ -593,7 +597,9 @@ def model_of(package: str) -> dict[str, dict]:
             if entry.directed:
                 doc["directed"] = dict(sorted(entry.directed.items()))
             if len(names) == 1:
-                doc["name"] = names[0]  # the input that names the resource itself (autonamed: optional)
+                # the input that names the resource itself: an Azure resource's own path parameter (autonamed,
+                # so optional), else its class name and an identifier word (`globalClusterIdentifier`)
+                doc["name"] = names[0]
             if doc:
                 out[token] = doc
     return out

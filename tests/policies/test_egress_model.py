@@ -127,6 +127,7 @@ def test_an_azure_resource_is_named_by_its_own_path_parameter():
     assert entry("azure-native:eventhub:Namespace")["name"] == "namespaceName"
     assert entry("azure-native:storage:BlobContainer")["name"] == "containerName"
     assert entry("azure-native:netapp:CapacityPoolVolume")["name"] == "volumeName"
+    assert entry("aws:rds/globalCluster:GlobalCluster")["name"] == "globalClusterIdentifier"
 
 
 def test_a_directed_block_says_which_end_the_resource_is():
