@@ -35,6 +35,19 @@ def destination_paths(resource_type: str) -> dict[str, str]:
     return entry(resource_type).get("destinations", {})
 
 
+def directed_blocks(resource_type: str) -> dict[str, str]:
+    """Model path of a block -> its input that says whether this resource is the source or the destination end of
+    the transfer the block describes (`dataProtection.replication` -> `endpointType`)."""
+    return entry(resource_type).get("directed", {})
+
+
+def own_name_input(resource_type: str) -> str | None:
+    """The input that names the resource itself (an Azure resource's own path parameter: `accountName` of a storage
+    account, `namespaceName` of an Event Hubs namespace; else its class name and an identifier word: an Aurora
+    global database's `globalClusterIdentifier`)."""
+    return entry(resource_type).get("name")
+
+
 def key_paths(resource_type: str) -> list[str]:
     """The inputs holding an at-rest encryption key: a type with one holds data."""
     return entry(resource_type).get("keys", [])

@@ -36,7 +36,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from . import core
+from . import core, egress
 from .waivers import Waiver, decide, load_waivers
 
 PACK_NAME = "sahab-uae-residency"
@@ -105,9 +105,13 @@ def parse_config_value(value: Any) -> Any:
 IDENTITY_PROPS = ("id", "arn", "bucket", "name")
 
 
-def identities_of(props: Mapping[str, Any]) -> frozenset[str]:
+def identities_of(props: Mapping[str, Any], resource_type: str | None = None) -> frozenset[str]:
+    """The values that name the resource elsewhere: its id, ARN, bucket name, name, and the input its type names
+    itself by (an Azure storage account's `accountName`: the egress model's `name`), so a destination given the
+    plain name of a resource of the program is that resource."""
     found = set()
-    for key in IDENTITY_PROPS:
+    own = egress.own_name_input(resource_type) if resource_type else None
+    for key in (*IDENTITY_PROPS, own) if own else IDENTITY_PROPS:
         value = core.lookup(props, key)
         if isinstance(value, str) and value:
             found.add(value)
@@ -141,7 +145,8 @@ def _build_view(resource: Any) -> core.ResourceView:
     return core.ResourceView(type=resource.resource_type, name=resource.name, urn=resource.urn, props=resource.props,
                              provider=_provider_view(resource.provider),
                              parent=resource.parent.urn if resource.parent is not None else None,
-                             property_dependencies=deps, identities=identities_of(resource.props))
+                             property_dependencies=deps,
+                             identities=identities_of(resource.props, resource.resource_type))
 
 
 def context_for(settings: Mapping[str, Any], session: Session,

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core import MISSING, UNKNOWN, UNKNOWN_SENTINELS, Context, ResourceView, lookup
-from .egress import HELM_TYPES, chart_entries, destination_paths, is_filtered, is_source
+from .egress import HELM_TYPES, chart_entries, destination_paths, directed_blocks, is_filtered, is_source
 from .places import (
     AZURE_PAIRS,
     METADATA_KEYS,
@@ -532,13 +532,41 @@ def _destination_paths(view: ResourceView) -> dict[str, str]:
     return paths
 
 
+def _props(view: ResourceView) -> dict:
+    props = _unwrap(view.props)
+    return dict(props) if props is not None else {}
+
+
+_DESTINATION_END = frozenset({"dst", "destination"})
+
+
+def inbound_blocks(view: ResourceView) -> frozenset[str]:
+    """The concrete paths of the blocks in which this resource is the destination end of a transfer, by the block's
+    own direction input (Azure NetApp Files `dataProtection.replication.endpointType: dst`: the remote volume is
+    the source, its data comes in). What such a block names is a source, not a destination; a block whose
+    direction is not set, or unknown, keeps its destinations (fails closed)."""
+    found = set()
+    for block, direction in directed_blocks(view.type).items():
+        for path, value in walk_model_path(_props(view), model_steps(block), ""):
+            end = lookup(value, direction) if isinstance(value, dict) else MISSING
+            if isinstance(end, str) and end.lower() in _DESTINATION_END:
+                found.add(path)
+    return frozenset(found)
+
+
+def _under(path: str, blocks: frozenset[str]) -> bool:
+    return any(path.startswith(f"{block}.") for block in blocks)
+
+
 def destinations(view: ResourceView, ctx: Context, include_missing: bool = False) -> Iterator[Destination]:
     """Every destination input of the resource with the place it points to (see `place_of_reference`)."""
+    inbound = inbound_blocks(view)
     for model_path, kind in _destination_paths(view).items():
         top = model_steps(model_path)[0]
         urns = view.property_dependencies.get(top, ())
-        for path, value in walk_model_path(dict(_unwrap(view.props)) if _unwrap(view.props) is not None else {},
-                                 model_steps(model_path), ""):
+        for path, value in walk_model_path(_props(view), model_steps(model_path), ""):
+            if _under(path, inbound):
+                continue  # the other end is the source: data comes in through it
             if value is MISSING:
                 if include_missing:
                     yield Destination(path, kind, MISSING, Place(MISSING, "not set"))
@@ -634,16 +662,18 @@ def _policy_statements(document: Any) -> list | None:
     return None
 
 
-def _scan(value: Any, path: str, view: ResourceView, depth: int = 0) -> Iterator[tuple[str, str, Any]]:
+def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
+          inbound: frozenset[str] = frozenset()) -> Iterator[tuple[str, str, Any]]:
     """(path, kind, what) for every place, host and data-store reference named in `value`, skipping metadata,
-    conditions, Deny statements, sources and filters (deny lists, patterns): none of them sends data anywhere."""
-    if depth > 12 or (path and (is_source(view.type, path) or is_filtered(view.type, path))):
+    conditions, Deny statements, sources, filters (deny lists, patterns) and what a block in which the resource is
+    the destination end names (`inbound_blocks`): none of them sends data anywhere."""
+    if depth > 12 or (path and (is_source(view.type, path) or is_filtered(view.type, path) or path in inbound)):
         return
     value = _unwrap(value)
     if isinstance(value, str):
         inner = _decoded(value)
         if inner is not None:
-            yield from _scan(inner, path, view, depth + 1)
+            yield from _scan(inner, path, view, depth + 1, inbound)
             return
         for _, place in places_in(value, path):
             yield path, "place", place
@@ -666,16 +696,16 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0) -> Iterator
                 st = _unwrap(st)
                 if isinstance(st, dict) and str(st.get("Effect", "")).lower() == "deny":
                     continue  # a Deny keeps data from going somewhere
-                yield from _scan(st, f"{path}.Statement[{i}]", view, depth + 1)
+                yield from _scan(st, f"{path}.Statement[{i}]", view, depth + 1, inbound)
             return
         for key in list(value):
             if key in METADATA_KEYS or key in ("Condition", "condition"):
                 continue
-            yield from _scan(value[key], f"{path}.{key}" if path else str(key), view, depth + 1)
+            yield from _scan(value[key], f"{path}.{key}" if path else str(key), view, depth + 1, inbound)
         return
     if isinstance(value, (list, tuple)):
         for i, child in enumerate(value):
-            yield from _scan(child, f"{path}[{i}]", view, depth + 1)
+            yield from _scan(child, f"{path}[{i}]", view, depth + 1, inbound)
 
 
 def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
@@ -686,7 +716,7 @@ def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
     here = None
     reported: set[str] = set()
     props = _unwrap(view.props)
-    for path, kind, what in _scan(props if props is not None else {}, "", view):
+    for path, kind, what in _scan(props if props is not None else {}, "", view, inbound=inbound_blocks(view)):
         if path in own or path in reported:
             continue
         if kind == "place":

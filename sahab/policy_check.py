@@ -341,6 +341,20 @@ def _tracking_proxies() -> tuple[type, type]:
     return noting(proxy._DictProxy), noting(proxy._ListProxy)
 
 
+@functools.cache
+def _own_name_keys(type_: str) -> tuple[str, ...]:
+    """The inputs a resource names itself by that its provider fills in when the program leaves them out (an S3
+    bucket's `bucket`, an Azure resource's own name parameter, the egress model's `name`): part of the state a
+    stack policy sees, and what a destination naming the resource by its plain name matches."""
+    from sahab.policies.egress import own_name_input
+
+    own = own_name_input(type_)
+    return tuple(k for k in ("bucket" if type_ in _S3_BUCKETS else None, own) if k)
+
+
+_S3_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
+
+
 def _policy_objects(resources: list[PlannedResource], reads: _Reads):
     """The SDK argument objects the engine would send, built once per resource."""
     from pulumi_policy import PolicyCustomTimeouts, PolicyProviderResource, PolicyResource, PolicyResourceOptions
@@ -372,6 +386,10 @@ def _policy_objects(resources: list[PlannedResource], reads: _Reads):
         for key in ("id", "arn"):
             value = res.id if key == "id" else res.outputs.get(key)
             if isinstance(value, str) and key not in state:
+                state[key] = value
+        for key in _own_name_keys(res.type):  # the name the provider gave it (an auto-name): known in preview
+            value = res.outputs.get(key)
+            if isinstance(value, str) and value and value != UNKNOWN and key not in state:
                 state[key] = value
         stack_resources[res.urn] = PolicyResource(res.type, _tracked(state, reads, res.urn, []), res.urn, res.name,
                                                   opts, provider, None, [], {})

@@ -29,6 +29,7 @@ rules read, reviewed in the diff when a provider is upgraded. The source version
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib.metadata
 import importlib.util
 import json
@@ -120,16 +121,46 @@ def _init_args(tree: ast.Module) -> dict[str, str]:
     return found
 
 
+def _getter_parameters(tree: ast.Module) -> dict[str, set[str]]:
+    """`<resource>` (lower case, no `_`) -> the parameters of its getter `get_<resource>` (`opts` aside), normalised
+    the same way. In pulumi-azure-native a resource's getter takes exactly the path parameters of the resource's own
+    ARM id (`get_backup(account_name, backup_name, backup_vault_name, resource_group_name)`): the names of the
+    resource itself and of its parents."""
+    found: dict[str, set[str]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("get_") and not node.name.endswith("_output"):
+            a = node.args
+            params = {p.arg.replace("_", "").lower() for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+            found[node.name[4:].replace("_", "").lower()] = params - {"opts"}
+    return found
+
+
 @dataclass
 class Module:
     args: dict[str, list[Field]]
     resources: list[tuple[str, str, str]]  # (resource class, type token, the Args class its constructor takes)
+    # The getters' parameters, by resource (normalised: see `_getter_parameters`).
+    getters: dict[str, set[str]] = dataclasses.field(default_factory=dict)
+
+    def path_parameters(self, cls: str) -> set[str]:
+        """The normalised names of the inputs that are path parameters of the resource's own ARM id (its own
+        name and its parents'), read from its getter; empty when the module has none (pulumi-aws)."""
+        return self.getters.get(cls.lower(), set())
 
 
 def read_package(root: Path) -> dict[str, Module]:
     modules: dict[str, Module] = {}
     for path in sorted(root.rglob("*.py")):
-        if path.name.startswith("get_") or "__pycache__" in path.parts:
+        if "__pycache__" in path.parts:
+            continue
+        if path.name.startswith("get_"):
+            if root.name == "pulumi_azure_native":
+                text = path.read_text(encoding="utf-8")
+                try:
+                    getters = _getter_parameters(ast.parse(text))
+                except SyntaxError:
+                    continue
+                modules.setdefault(str(path.parent.relative_to(root)), Module({}, [])).getters.update(getters)
             continue
         text = path.read_text(encoding="utf-8")
         if "Args" not in text:
@@ -231,6 +262,10 @@ DESTINATION_DOC = [
     (re.compile(r"\bmirror(ed|ing)? (traffic|packets|to)\b", re.I), "mirroring"),
     (re.compile(r"\bsubscri(be|ption) endpoint|\bendpoint (that|which) (receives|gets)", re.I), "subscription"),
 ]
+# Docs of a block that is the configuration of a destination (a Firehose delivery stream's `extendedS3Configuration`:
+# "Enhanced configuration options for the s3 destination"; `redshiftConfiguration`: "Configuration options when
+# `destination` is `redshift`"): a reference inside it (`bucketArn`) is where the data is delivered.
+BLOCK_DESTINATION_DOC = re.compile(r"\bwhen `destination` is\b|\boptions for the [\w ]{1,30} destination\b", re.I)
 SOURCE_WORDS = {"source", "sources", "src", "upstream", "origin", "from"}
 # Inputs that select or exclude: what they name is a condition, never where data goes.
 FILTER_WORDS = {"pattern", "patterns", "filter", "filters", "condition", "conditions", "exclude", "excluded",
@@ -307,7 +342,25 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     # that clients send to is the partner, so every later message goes there.
     ("azure-native:eventhub:DisasterRecoveryConfig", "partnerNamespace"): "destination:replication",
     ("azure-native:servicebus:DisasterRecoveryConfig", "partnerNamespace"): "destination:replication",
+    # An action group's Event Hub receivers stream every alert (the common alert schema carries its context, log
+    # search results included) into the hub of the namespace named here ("The Event Hub namespace"), by name.
+    ("azure-native:monitor:ActionGroup", "eventHubReceivers.eventHubNameSpace"): "destination:delivery",
+    # A DataSync S3 location is the bucket a task writes into when the location is its destination ("ARN of the
+    # S3 Bucket"): the task's `destinationLocationArn` places the location resource, not the bucket it stands for,
+    # and a bucket ARN carries no region.
+    ("aws:datasync/s3Location:S3Location", "s3BucketArn"): "destination:delivery",
     # Not transfers, though their names or docs read like one (None: reviewed, not a destination):
+    # the AWS Backup vault a vault's policy, lock or notification settings belong to ("Name of the backup vault to
+    # add policy for"): the resource's parent, where it is, not where it sends data (pulumi-aws has no getter of
+    # path parameters to read this from, as azure-native has);
+    ("aws:backup/vaultPolicy:VaultPolicy", "backupVaultName"): None,
+    ("aws:backup/vaultLockConfiguration:VaultLockConfiguration", "backupVaultName"): None,
+    ("aws:backup/vaultNotifications:VaultNotifications", "backupVaultName"): None,
+    # the log group a CloudWatch Logs transformer rewrites events of, in place ("ARN of the CloudWatch Logs log
+    # group", the resource's identity), and the replication group a cache cluster is created as a member of ("ID of
+    # the replication group to which this cluster should belong", in the cluster's own region): parents;
+    ("aws:cloudwatch/logTransformer:LogTransformer", "logGroupArn"): None,
+    ("aws:elasticache/cluster:Cluster", "replicationGroupId"): None,
     # the vault's own name, and the vault a backup policy is defined in ("The name of the backup vault");
     ("azure-native:dataprotection:BackupVault", "vaultName"): None,
     ("azure-native:dataprotection:BackupPolicy", "vaultName"): None,
@@ -331,6 +384,18 @@ PROVIDER_ENDPOINT_BLOCKS = {"endpoints"}
 REMOTE_VOLUME_FIELDS = {("nfs", "server"), ("iscsi", "targetPortal"), ("iscsi", "portals[]"),
                         ("cephfs", "monitors[]"), ("rbd", "monitors[]"), ("glusterfs", "endpoints"),
                         ("quobyte", "registry"), ("storageos", "volumeNamespace")}
+
+
+PLACE_WORDS = {"region", "regions", "location", "locations", "zone", "zones"}
+# The last word of an input that is the resource's own identifier: `replicationTaskId` of a `ReplicationTask`.
+OWN_IDENTIFIER_WORDS = {"id", "name", "identifier", "arn"}
+
+
+def _names_itself(cls: str, camel: str) -> bool:
+    """Whether a top-level input is the resource's own identifier: its class name followed by an identifier word
+    (`replicationInstanceId` of `dms.ReplicationInstance`, `partnerNamespaceName` of `eventgrid.PartnerNamespace`)."""
+    words = _words(camel)
+    return len(words) >= 2 and words[-1] in OWN_IDENTIFIER_WORDS and words[:-1] == _words(cls)
 
 
 def _is_reference(words: list[str]) -> bool:
@@ -382,6 +447,8 @@ def _classify(path: list[tuple[str, str]], field: Field) -> str | None:
     for pattern, kind in DESTINATION_DOC:
         if pattern.search(doc):
             return f"destination:{kind}"
+    if any(BLOCK_DESTINATION_DOC.search(parent_doc) for _, parent_doc in path[-2:]):
+        return "destination:delivery"
     return None
 
 
@@ -394,6 +461,11 @@ class Entry:
     transit: list[str]
     public: dict[str, object]
     budget: int = MAX_FIELDS
+    # Top-level inputs that name the resource itself or its parents (normalised: lower case): never destinations.
+    own: frozenset[str] = frozenset()
+    # Blocks whose direction is an input of theirs: block path -> the input saying whether this resource is the
+    # source or the destination end (the other end's fields are destinations only when it is the source end).
+    directed: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 # Docs that say a value shares with everyone ("Use `all` to make the snapshot public", `group`: "Valid values:
@@ -414,8 +486,17 @@ def _public(words: list[str], field: Field) -> object | None:
     return None
 
 
+# A block's input that says which end of a transfer the resource is (Azure NetApp Files `endpointType`: "Indicates
+# whether the local volume is the source or destination for the Volume Replication", `src` or `dst`).
+DIRECTION_DOC = re.compile(r"\bwhether the local \w+ is the source or (the )?destination\b", re.I)
+
+
 def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope, fields: list[Field],
           path: list[tuple[str, str]], entry: Entry, depth: int = 0, seen: frozenset[str] = frozenset()) -> None:
+    if path:
+        for field in fields:
+            if DIRECTION_DOC.search(field.doc):
+                entry.directed[".".join(c for c, _ in path)] = field.camel
     for field in fields:
         if entry.budget <= 0:
             return
@@ -461,6 +542,8 @@ def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope,
             verdict = _classify(path, field)
         if verdict == "source":
             entry.sources.append(full)
+        elif verdict and depth == 0 and not overridden and field.camel.lower() in entry.own:
+            continue  # the resource's own name or its parent's: where it is, not where it sends data
         elif verdict:
             entry.destinations[full] = verdict.split(":", 1)[1]
 
@@ -491,19 +574,32 @@ def model_of(package: str) -> dict[str, dict]:
         if endpoints:
             out[token] = {"destinations": dict(sorted(endpoints.items()))}
     for module in modules.values():
-        for _, token, args_class in module.resources:
+        for cls, token, args_class in module.resources:
             if token.startswith("kubernetes:") and token.endswith("List"):
                 continue  # list kinds are client-side collections, never registered
             fields = module.args.get(args_class)
             if fields is None:
                 raise SystemExit(f"error: {token}: its Args class {args_class} was not read")
-            entry = Entry({}, [], [], [], [], {})
+            params = module.path_parameters(cls)
+            own = {f.camel.lower() for f in fields if f.camel.lower() in params or _names_itself(cls, f.camel)}
+            entry = Entry({}, [], [], [], [], {}, own=frozenset(own))
             _walk(token, index, module.args, fields, [], entry)
+            names = [f.camel for f in fields if f.camel.lower() in params and f.camel != "resourceGroupName"
+                     and "Optional[" in f.annotation] or [f.camel for f in fields if _names_itself(cls, f.camel)]
+            # A place is never a resource's identity (`regionName` of an account Region): a destination naming
+            # the place is judged as the place.
+            names = [n for n in names if not PLACE_WORDS & set(_words(n))]
             doc = {k: v for k, v in (("destinations", dict(sorted(entry.destinations.items()))),
                                      ("sources", sorted(set(entry.sources))),
                                      ("filters", sorted(set(entry.filters))), ("keys", sorted(set(entry.keys))),
                                      ("transit", sorted(set(entry.transit))),
                                      ("public", dict(sorted(entry.public.items())))) if v}
+            if entry.directed:
+                doc["directed"] = dict(sorted(entry.directed.items()))
+            if len(names) == 1:
+                # the input that names the resource itself: an Azure resource's own path parameter (autonamed,
+                # so optional), else its class name and an identifier word (`globalClusterIdentifier`)
+                doc["name"] = names[0]
             if doc:
                 out[token] = doc
     return out

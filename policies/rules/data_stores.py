@@ -286,6 +286,50 @@ def _postgres(view: ResourceView, ctx: Context) -> list[Point]:
     return [Point("`dataEncryption`", True, key, "dataEncryption")]
 
 
+NETAPP_ACCOUNTS = ("azure-native:netapp:Account",)
+
+
+def _netapp_key(view: ResourceView, ctx: Context, source: Any) -> Any:
+    """The key an Azure NetApp Files volume is encrypted with: `encryptionKeySource: Microsoft.KeyVault` takes its
+    NetApp account's customer-managed key (the account's `encryption.keyVaultProperties`); `Microsoft.NetApp`, the
+    default, a platform key (MISSING). The key of an account this program does not create is unknown."""
+    if source is UNKNOWN:
+        return UNKNOWN
+    if not (isinstance(source, str) and source.lower() == "microsoft.keyvault"):
+        return MISSING
+    account = ctx.resolve(lookup(view.props, "accountName"), view.property_dependencies.get("accountName", ()),
+                          NETAPP_ACCOUNTS)
+    if account is None:
+        return UNKNOWN
+    vault = lookup(account.props, "encryption", "keyVaultProperties")
+    key = lookup(vault, "keyVaultUri")
+    return lookup(vault, "keyVaultResourceId") if key is MISSING else key
+
+
+def _netapp_account(view: ResourceView, ctx: Context) -> list[Point]:
+    """A NetApp account holds the key its volumes are encrypted with (`encryption.keySource: Microsoft.KeyVault` and
+    its `keyVaultProperties`); `Microsoft.NetApp`, the default, is a platform key."""
+    source = lookup(view.props, "encryption", "keySource")
+    vault = lookup(view.props, "encryption", "keyVaultProperties")
+    key = lookup(vault, "keyVaultUri")
+    key = lookup(vault, "keyVaultResourceId") if key is MISSING else key
+    if source is not UNKNOWN and not (isinstance(source, str) and source.lower() == "microsoft.keyvault"):
+        key = MISSING
+    return [Point("`encryption.keySource`/`keyVaultProperties`", True, UNKNOWN if source is UNKNOWN else key,
+                  "encryption")]
+
+
+def _netapp_volume(view: ResourceView, ctx: Context) -> list[Point]:
+    return [Point("`encryptionKeySource` (its NetApp account's key)", True,
+                  _netapp_key(view, ctx, lookup(view.props, "encryptionKeySource")), "accountName")]
+
+
+def _netapp_volume_group(view: ResourceView, ctx: Context) -> list[Point]:
+    return [Point(f"`volumes[{i}].encryptionKeySource` (its NetApp account's key)", True,
+                  _netapp_key(view, ctx, lookup(volume, "encryptionKeySource")), "accountName")
+            for i, volume in enumerate(items(view.props, "volumes"))]
+
+
 SQL_PROTECTORS = ("azure-native:sql:EncryptionProtector",)
 AZURE_STORES: dict[str, tuple[str, Points]] = {
     "azure-native:storage:StorageAccount": ("storage account", _storage_account),
@@ -301,6 +345,9 @@ AZURE_STORES: dict[str, tuple[str, Points]] = {
     "azure-native:containerinstance:ContainerGroup": ("container group",
                                                        _des("encryptionProperties", "keyVaultProperties",
                                                             "keyVaultUri")),
+    "azure-native:netapp:Account": ("NetApp account", _netapp_account),
+    "azure-native:netapp:CapacityPoolVolume": ("NetApp volume", _netapp_volume),
+    "azure-native:netapp:VolumeGroup": ("NetApp volume group", _netapp_volume_group),
 }
 
 
@@ -380,8 +427,9 @@ def aws_datastore_cmk(ctx: Context):
 @rule(id="SAHAB-AZ-030", name="azure-storage-datastore-encrypted-cmk",
       title="Every Azure data store is encrypted with a customer-managed key held in the UAE",
       description="Storage accounts, managed disks, VM and scale-set OS/data disks, AKS node disks, SQL (TDE "
-                  "protector), Cosmos DB, Synapse and PostgreSQL/MySQL flexible servers use a customer-managed "
-                  "key (Key Vault key or disk encryption set) that this program creates in an allowed location.",
+                  "protector), Cosmos DB, Synapse, PostgreSQL/MySQL flexible servers and NetApp Files accounts "
+                  "and volumes (their account's key) use a customer-managed key (Key Vault key or disk encryption "
+                  "set) that this program creates in an allowed location.",
       remediation="Create a Key Vault (purge protection on) and key in uaenorth, a disk encryption set for disks, "
                   "and point the store's encryption at them (`encryption.key_source=\"Microsoft.Keyvault\"`, "
                   "`disk_encryption_set_id`, `key_vault_key_uri`, `key_id`).",

@@ -17,10 +17,10 @@ import re
 from pathlib import Path
 
 import pytest
-from sahab.policies.core import Context
+from sahab.policies.core import Context, ProviderView, ResourceView
 from sahab.policies.egress import MODEL, destination_paths, entry, is_filtered, is_source, model
 from sahab.policies.places import MAX_TABLE_AGE_DAYS, endpoint_table, place_of_host
-from sahab.policies.residency import Place, place_allowed, place_of_reference
+from sahab.policies.residency import Place, destinations, place_allowed, place_of_reference, reference_findings
 
 
 def test_the_model_is_generated_from_the_installed_sdks():
@@ -63,6 +63,14 @@ def test_the_model_is_generated_from_the_installed_sdks():
     # Nested blocks named bare (`DestinationArgs`), read from the resource's own module.
     ("azure-native:eventhub:EventHub", "captureDescription.destination.storageAccountResourceId", "delivery"),
     ("azure-native:devtestlab:GlobalSchedule", "notificationSettings.webhookUrl", "webhook"),
+    # Alert receivers: an action group's Event Hub receiver streams every alert into the namespace it names.
+    ("azure-native:monitor:ActionGroup", "eventHubReceivers[].eventHubNameSpace", "delivery"),
+    # A Firehose stream's destination configuration (its doc: "options for the s3 destination", "when
+    # `destination` is ..."), and the bucket a DataSync S3 location stands for: bucket ARNs carry no region.
+    ("aws:kinesis/firehoseDeliveryStream:FirehoseDeliveryStream", "extendedS3Configuration.bucketArn", "delivery"),
+    ("aws:kinesis/firehoseDeliveryStream:FirehoseDeliveryStream", "redshiftConfiguration.s3Configuration.bucketArn",
+     "delivery"),
+    ("aws:datasync/s3Location:S3Location", "s3BucketArn", "delivery"),
 ])
 def test_destinations_read_from_the_sdks(type_, path, kind):
     assert destination_paths(type_).get(path) == kind
@@ -77,6 +85,107 @@ def test_destinations_read_from_the_sdks(type_, path, kind):
 ])
 def test_reviewed_look_alikes_are_not_destinations(type_, path):
     assert path not in destination_paths(type_)
+
+
+@pytest.mark.parametrize(("type_", "path"), [
+    # Path parameters of the resource's own ARM id (its getter's parameters): its own name or a parent's.
+    ("azure-native:netapp:BackupVault", "backupVaultName"),
+    ("azure-native:netapp:Backup", "backupVaultName"),
+    ("azure-native:netapp:ElasticBackup", "backupVaultName"),
+    ("azure-native:dataprotection:BackupInstance", "vaultName"),
+    ("azure-native:dataprotection:DppResourceGuardProxy", "vaultName"),
+    ("azure-native:eventgrid:PartnerNamespace", "partnerNamespaceName"),
+    ("azure-native:eventgrid:Channel", "partnerNamespaceName"),
+    ("azure-native:eventgrid:PartnerTopicEventSubscription", "partnerTopicName"),
+    ("azure-native:notificationhubs:NotificationHub", "notificationHubName"),
+    ("azure-native:notificationhubs:NotificationHubAuthorizationRule", "notificationHubName"),
+    ("azure-native:recoveryservices:ReplicationProtectionCluster", "replicationProtectionClusterName"),
+    # The resource's own identifier (its class name and an identifier word).
+    ("aws:dms/replicationTask:ReplicationTask", "replicationTaskId"),
+    ("aws:dms/replicationInstance:ReplicationInstance", "replicationInstanceId"),
+    ("aws:elasticache/replicationGroup:ReplicationGroup", "replicationGroupId"),
+    # The AWS Backup vault a vault's policy, lock or notification settings belong to.
+    ("aws:backup/vaultPolicy:VaultPolicy", "backupVaultName"),
+    ("aws:backup/vaultLockConfiguration:VaultLockConfiguration", "backupVaultName"),
+    ("aws:backup/vaultNotifications:VaultNotifications", "backupVaultName"),
+    ("aws:cloudwatch/logTransformer:LogTransformer", "logGroupArn"),
+    ("aws:elasticache/cluster:Cluster", "replicationGroupId"),
+])
+def test_own_and_parent_names_are_not_destinations(type_, path):
+    assert path not in destination_paths(type_)
+
+
+def test_the_real_destinations_of_child_resources_stay():
+    assert destination_paths("aws:backup/vaultNotifications:VaultNotifications")["snsTopicArn"]
+    assert destination_paths("azure-native:storage:ObjectReplicationPolicy")["destinationAccount"] == "delivery"
+
+
+def test_an_azure_resource_is_named_by_its_own_path_parameter():
+    """The input an Azure resource names itself by (its own ARM id's last name, which its provider fills in when
+    the program leaves it out), not a parent's: a destination given that plain name is that resource."""
+    assert entry("azure-native:storage:StorageAccount")["name"] == "accountName"
+    assert entry("azure-native:eventhub:Namespace")["name"] == "namespaceName"
+    assert entry("azure-native:storage:BlobContainer")["name"] == "containerName"
+    assert entry("azure-native:netapp:CapacityPoolVolume")["name"] == "volumeName"
+    assert entry("aws:rds/globalCluster:GlobalCluster")["name"] == "globalClusterIdentifier"
+
+
+def test_a_directed_block_says_which_end_the_resource_is():
+    volume = entry("azure-native:netapp:CapacityPoolVolume")
+    assert volume["directed"] == {"dataProtection.replication": "endpointType"}
+    assert entry("azure-native:netapp:VolumeGroup")["directed"] == {
+        "volumes[].dataProtection.replication": "endpointType"}
+
+
+_REMOTE_VOLUME = ("/subscriptions/0/resourceGroups/g/providers/Microsoft.NetApp/netAppAccounts/a/capacityPools/p/"
+                  "volumes/v")
+
+
+def _volume(replication: dict) -> ResourceView:
+    return ResourceView("azure-native:netapp:CapacityPoolVolume", "vol", "urn:pulumi:dev::p::vol",
+                        {"location": "uaenorth", "dataProtection": {"replication": replication}})
+
+
+@pytest.mark.parametrize(("end", "region", "leaks"), [
+    ("dst", "westeurope", False),  # this volume is the destination: a copy into the country
+    ("dst", "uaenorth", False),  # in-country replication from a volume this program does not create
+    ("src", "westeurope", True),  # this volume is the source: its data goes to West Europe
+    ("src", "uaecentral", True),  # the destination end is a volume whose id carries no place: fails closed
+    (None, "westeurope", True),  # direction not said: fails closed
+])
+def test_netapp_replication_is_judged_by_its_direction(end, region, leaks):
+    replication = {"remoteVolumeResourceId": _REMOTE_VOLUME, "remoteVolumeRegion": region,
+                   **({"endpointType": end} if end else {})}
+    findings = list(reference_findings(_volume(replication), Context()))
+    assert bool(findings) is leaks, findings
+    if end == "dst":
+        assert not list(destinations(_volume(replication), Context()))
+
+
+def test_a_plain_name_of_a_resource_of_the_program_is_placed_where_it_is():
+    """A destination given the plain name of a data store the program declares (an S3 bucket's name, a storage
+    account's name where an id is expected) is that store, placed where it is declared."""
+    from sahab.policies.pack import identities_of
+
+    def res(type_, name, props):
+        package = type_.split(":")[0]
+        provider = ProviderView(f"pulumi:providers:{package}", "default", f"urn:pulumi:dev::p::{package}", {})
+        return ResourceView(type_, name, f"urn:pulumi:dev::p::{type_}::{name}", props, provider=provider,
+                            identities=identities_of(props, type_))
+
+    for where in ("westeurope", "uaenorth"):
+        account = res("azure-native:storage:StorageAccount", "replica", {"accountName": "sahabreplica",
+                                                                          "location": where})
+        policy = res("azure-native:storage:ObjectReplicationPolicy", "orp", {
+            "accountName": "sahabsource", "sourceAccount": "sahabsource", "destinationAccount": "sahabreplica"})
+        (dest,) = [d for d in destinations(policy, Context(resources=(account, policy)))
+                   if d.path == "destinationAccount"]
+        assert (dest.place.value, dest.place.resource) == (where, account.urn)
+    bucket = res("aws:s3/bucketV2:BucketV2", "logs", {"bucket": "sahab-logs", "region": "eu-west-1"})
+    logging = res("aws:s3/bucketLoggingV2:BucketLoggingV2", "logging", {"bucket": "data",
+                                                                        "targetBucket": "sahab-logs"})
+    (dest,) = destinations(logging, Context(resources=(bucket, logging)))
+    assert (dest.place.value, dest.place.resource) == ("eu-west-1", bucket.urn)
 
 
 def test_a_nested_block_named_bare_is_read_from_its_own_module():
