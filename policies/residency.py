@@ -338,13 +338,20 @@ DATA_SINK_PROVIDERS = ("microsoft.operationalinsights/workspaces", "microsoft.st
                        "microsoft.eventhub/namespaces", "microsoft.servicebus/namespaces",
                        "microsoft.insights/components", "microsoft.documentdb/databaseaccounts",
                        "microsoft.sql/servers", "microsoft.kusto/clusters")
-# Azure service hosts whose first label is a resource's name, and the input that names it.
-AZURE_HOSTS = {"blob.core.windows.net": "accountName", "dfs.core.windows.net": "accountName",
-               "file.core.windows.net": "accountName", "queue.core.windows.net": "accountName",
-               "table.core.windows.net": "accountName", "vault.azure.net": "vaultName",
-               "servicebus.windows.net": "namespaceName", "database.windows.net": "serverName",
-               "documents.azure.com": "accountName", "azurecr.io": "registryName",
-               "ods.opinsights.azure.com": "workspaceName"}
+# Azure service hosts whose first label is a resource's name: the input that names it, and the kinds of resource
+# that name belongs to (a blob container or a database under an account carries the account's name too, but is no
+# account: one declared here may sit under an account elsewhere). Log Analytics' ingestion host is named by the
+# workspace's id (`customerId`), known once the workspace exists.
+_STORAGE = ("accountName", ("azure-native:storage:StorageAccount",))
+AZURE_HOSTS = {"blob.core.windows.net": _STORAGE, "dfs.core.windows.net": _STORAGE, "file.core.windows.net": _STORAGE,
+               "queue.core.windows.net": _STORAGE, "table.core.windows.net": _STORAGE,
+               "vault.azure.net": ("vaultName", ("azure-native:keyvault:Vault",)),
+               "servicebus.windows.net": ("namespaceName", ("azure-native:servicebus:Namespace",
+                                                            "azure-native:eventhub:Namespace")),
+               "database.windows.net": ("serverName", ("azure-native:sql:Server",)),
+               "documents.azure.com": ("accountName", ("azure-native:documentdb:DatabaseAccount",)),
+               "azurecr.io": ("registryName", ("azure-native:containerregistry:Registry",)),
+               "ods.opinsights.azure.com": ("customerId", ("azure-native:operationalinsights:Workspace",))}
 
 
 def _own_place_keys(view: ResourceView) -> tuple[str, ...]:
@@ -376,24 +383,30 @@ def program_resource(value: str, ctx: Context, prop_urns=(), types=()) -> Resour
                 return r
     arn = _ARN.match(value)
     if arn and arn.group(1) == "s3":
-        bucket = arn.group(4).split("/", 1)[0]
-        return next((r for r in ctx.resources if bucket in r.identities or lookup(r.props, "bucket") == bucket),
-                    None)
+        return program_bucket(arn.group(4).split("/", 1)[0], ctx)
     return None
+
+
+# S3 bucket names are one namespace of S3's own: a bucket name names a bucket, never another kind of resource that
+# happens to carry the same name (a topic, a function, an object uploaded to someone else's bucket).
+S3_BUCKET_TYPES = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2", "aws-native:s3:Bucket")
+
+
+def program_bucket(name: str, ctx: Context) -> ResourceView | None:
+    """The S3 bucket of this program with that name, if there is one."""
+    return next((r for r in ctx.resources if r.type in S3_BUCKET_TYPES
+                 and (name in r.identities or lookup(r.props, "bucket") == name)), None)
 
 
 def _program_host(host: str, ctx: Context) -> ResourceView | None:
     """The resource of this program a service host names (`acct.blob.core.windows.net`, `b.s3.amazonaws.com`)."""
     label, _, domain = host.partition(".")
-    key = AZURE_HOSTS.get(domain)
-    if key is None and (domain.startswith("s3.") or domain.startswith("s3-")) and domain.endswith("amazonaws.com"):
-        key = "bucket"
-    if key is None:
+    if (domain.startswith("s3.") or domain.startswith("s3-")) and domain.endswith("amazonaws.com"):
+        return program_bucket(label, ctx)
+    if domain not in AZURE_HOSTS:
         return None
-    for r in ctx.resources:
-        if lookup(r.props, key) == label or (key == "bucket" and label in r.identities):
-            return r
-    return None
+    key, types = AZURE_HOSTS[domain]
+    return next((r for r in ctx.resources if r.type in types and lookup(r.props, key) == label), None)
 
 
 def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth: int = 0) -> Place:
@@ -418,8 +431,7 @@ def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth:
                                   f"({place.source})", place.kind, target.urn)
     if value.lower().startswith("s3://"):
         bucket = value[5:].split("/", 1)[0]
-        target = program_resource(bucket, ctx, (), ()) or next(
-            (r for r in ctx.resources if lookup(r.props, "bucket") == bucket), None)
+        target = program_bucket(bucket, ctx)
         if target is not None and _depth < 3:
             place = effective_place(target, ctx)
             return Place(place.value, f"the bucket {target.name!r} of this program ({place.source})", place.kind,
@@ -572,11 +584,19 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
                     yield Destination(path, kind, MISSING, Place(MISSING, "not set"))
                 continue
             values = value if isinstance(value, (list, tuple)) else [value]
+            types = _named_kinds(view, path)
             for i, one in enumerate(values):
                 where = f"{path}[{i}]" if isinstance(value, (list, tuple)) else path
                 if one is None or isinstance(one, bool) or one == "":
                     continue
-                yield Destination(where, kind, one, place_of_reference(one, ctx, urns))
+                yield Destination(where, kind, one, place_of_reference(one, ctx, urns, types))
+
+
+def _named_kinds(view: ResourceView, path: str) -> tuple[str, ...]:
+    """The kinds of resource a destination input can name: an AWS input named for a bucket names an S3 bucket (one
+    namespace for the world), never a resource of another kind that carries the same name; any kind otherwise."""
+    leaf = re.sub(r"\[\d+\]", "", path).rsplit(".", 1)[-1].lower()
+    return S3_BUCKET_TYPES if view.package in AWS_PACKAGES and "bucket" in leaf else ()
 
 
 def destination_problem(view: ResourceView, ctx: Context, dest: Destination,
