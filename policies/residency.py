@@ -293,6 +293,37 @@ def site_places(ctx: Context) -> Iterator[tuple[str, str | None, Place]]:
                 break
 
 
+# Azure data stores whose children take no location of their own (a blob, a container, a share, a queue, a secret,
+# an event hub, a Cosmos container): a child lives, and its data is written, in the store it names, wherever that
+# is. Azure module -> the input naming the store, and the store's type. Each store's name is global (DNS), so the
+# name alone says which store it is.
+AZURE_DATA_PARENTS = {"storage": ("accountName", "azure-native:storage:StorageAccount"),
+                      "keyvault": ("vaultName", "azure-native:keyvault:Vault"),
+                      "eventhub": ("namespaceName", "azure-native:eventhub:Namespace"),
+                      "servicebus": ("namespaceName", "azure-native:servicebus:Namespace"),
+                      "documentdb": ("accountName", "azure-native:documentdb:DatabaseAccount"),
+                      "sql": ("serverName", "azure-native:sql:Server"),
+                      "containerregistry": ("registryName", "azure-native:containerregistry:Registry")}
+
+
+def _parent_problem(view: ResourceView, ctx: Context) -> str | None:
+    """Why a child of an Azure data store is not shown to stay in the UAE: its store is not a resource of this
+    program (looked up, or only named), so where its data goes cannot be shown. A store of this program is judged
+    as itself."""
+    if view.package != "azure-native":
+        return None
+    known = AZURE_DATA_PARENTS.get(view.type.split(":")[1].split("/")[0])
+    if known is None:
+        return None
+    key, store_type = known
+    name = lookup(view.props, key)
+    if name is MISSING or ctx.resolve(name, view.property_dependencies.get(key, ()), (store_type,)) is not None:
+        return None
+    shown = "unknown until the update runs" if name is UNKNOWN else repr(name)
+    return f"it lives in the {store_type.split(':')[-1]} {shown} (`{key}`), which this program does not create: " \
+           "where its data is kept cannot be shown, so residency fails closed"
+
+
 def place_problem(view: ResourceView, ctx: Context) -> str | None:
     """Why this resource's place is not shown to be allowed; None when it is (or it has no place of its own)."""
     if not in_scope(view):
@@ -302,7 +333,7 @@ def place_problem(view: ResourceView, ctx: Context) -> str | None:
                 "is outside the allowed set")
     if view.package in AZURE_PACKAGES and lookup(view.props, "location") is MISSING \
             and view.type not in AZURE_GROUP_TYPES and not _takes_location(view.type):
-        return None  # a child resource (container, agent pool, role assignment) lives where its parent does
+        return _parent_problem(view, ctx)  # a child resource (container, agent pool) lives where its parent does
     place = effective_place(view, ctx)
     value = place.value
     if value is UNKNOWN:

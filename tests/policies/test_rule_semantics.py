@@ -110,8 +110,17 @@ def test_azure_location_falls_back_to_group_then_provider_then_stack():
     assert run(LOCATION, Stack([Res(ACCOUNT, {}, provider={"location": "uaenorth"},
                                     provider_type="pulumi:providers:azure-native")],
                                {"azure-native:location": "uaenorth"})) == []
-    # A child resource without a location of its own is not judged by location.
-    assert run(LOCATION, azure("azure-native:storage:BlobContainer", {"accountName": "a"})) == []
+    # A child resource without a location of its own lives in its parent store: one of this program's is judged as
+    # itself; one the program does not create (only named, or looked up) cannot be shown to be in the UAE.
+    container = "azure-native:storage:BlobContainer"
+    (problem,) = run(LOCATION, azure(container, {"accountName": "a"}))
+    assert "lives in the StorageAccount 'a' (`accountName`), which this program does not create" in problem[0]
+    assert run(LOCATION, Stack([account(accountName="a"), azure(container, {"accountName": "a"})])) == []
+    by_output = Res(container, {"accountName": UNKNOWN}, provider={}, provider_type="pulumi:providers:azure-native",
+                    name="c", deps={"accountName": ["r"]})
+    assert run(LOCATION, Stack([account(), by_output])) == []
+    assert run(LOCATION, Res(container, {"accountName": UNKNOWN}, provider={},
+                             provider_type="pulumi:providers:azure-native"))
 
 
 def test_geo_redundant_storage_in_uae_is_compliant():
