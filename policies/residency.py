@@ -296,14 +296,13 @@ def site_places(ctx: Context) -> Iterator[tuple[str, str | None, Place]]:
 # Azure data stores whose children take no location of their own (a blob, a container, a share, a queue, a secret,
 # an event hub, a Cosmos container): a child lives, and its data is written, in the store it names, wherever that
 # is. Azure module -> the input naming the store, and the store's type. Each store's name is global (DNS), so the
-# name alone says which store it is.
+# name alone says which store it is. (A SQL database or a registry replication takes a location, judged as its own;
+# the children of a server or registry without one are settings, not data.)
 AZURE_DATA_PARENTS = {"storage": ("accountName", "azure-native:storage:StorageAccount"),
                       "keyvault": ("vaultName", "azure-native:keyvault:Vault"),
                       "eventhub": ("namespaceName", "azure-native:eventhub:Namespace"),
                       "servicebus": ("namespaceName", "azure-native:servicebus:Namespace"),
-                      "documentdb": ("accountName", "azure-native:documentdb:DatabaseAccount"),
-                      "sql": ("serverName", "azure-native:sql:Server"),
-                      "containerregistry": ("registryName", "azure-native:containerregistry:Registry")}
+                      "documentdb": ("accountName", "azure-native:documentdb:DatabaseAccount")}
 
 
 def _parent_problem(view: ResourceView, ctx: Context) -> str | None:
