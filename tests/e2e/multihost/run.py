@@ -3,12 +3,14 @@
 A site of three control-plane hosts behind a VIP and two workers (plus a spare worker and a spare control-plane
 host) goes through the life of a cluster, each scenario building on the last: a fresh HA cluster, a second
 converge that changes nothing, scale-out with the first workers already joined, a converge while the API
-server does not answer (nothing reset), a rebuilt worker rejoining, a rebuilt control-plane host refused until its
-etcd member goes, a control-plane host replaced, a version bump. A one-host site recovers from an injected kubeadm
-init failure on the next run.
+server does not answer (nothing reset), the same for a cluster made before Sahab recorded kubeadm init, a rebuilt
+worker rejoining, a rebuilt control-plane host refused until its etcd member goes, a rebuilt first control-plane
+host refused a second cluster (joined by hand, it leads again), a control-plane host replaced, a version bump.
+A one-host site recovers from an injected kubeadm init failure on the next run.
 Every converge goes through the Pulumi component's own code path (PlaybookProvider) and Sahab's real playbooks.
 
-Run as root (`python -m tests.e2e.multihost.run [main] [solo] [hgx]`, default all three sites); prints
+Run as root (`python -m tests.e2e.multihost.run [main] [solo] [hgx]`, default all three sites; SAHAB_SITE_SCENARIOS,
+comma-separated, runs only those scenarios of the main site); prints
 `{"scenario", "hosts", "result", "seconds", "detail"}` per scenario, and the tally on stderr. Two or more sites run
 side by side, each in its own process: they share nothing (hosts, addresses, mirror, cluster), and a converge spends
 much of its time waiting (SSH round trips, hosts joining one at a time), so the short sites fit inside the main one.
@@ -17,6 +19,8 @@ much of its time waiting (SSH round trips, hosts joining one at a time), so the 
 from __future__ import annotations
 
 import json
+import os
+import secrets
 import shutil
 import subprocess
 import sys
@@ -182,6 +186,116 @@ class Life:
         check(sorted(state["etcdMembers"]) == self.control_plane, f"etcd members: {state['etcdMembers']}")
         check(state["nodes"]["cp-2"]["controlPlane"], "cp-2 is not a control plane")
         return ["cp-2"]
+
+    def etcd_marks(self, names: list[str]) -> dict[str, str]:
+        """A line only this scenario writes into each host's etcd data: gone if anything reset or re-created it."""
+        marks = {}
+        for name in names:
+            data = self.site.hosts[name].path("/var/lib/etcd/member/snap/db")
+            marks[name] = f"kept by the scenario on {name} {time.time()}\n"
+            data.write_text(data.read_text() + marks[name])
+        return marks
+
+    def check_etcd_marks(self, marks: dict[str, str]) -> None:
+        for name, mark in marks.items():
+            data = self.site.hosts[name].path("/var/lib/etcd/member/snap/db")
+            check(data.exists() and mark in data.read_text(), f"{name}'s etcd data was reset or re-created")
+
+    def pre_record_cluster_api_down_nothing_reset(self) -> list[str]:
+        """A cluster made before Sahab recorded kubeadm init (no record on any host) whose API server does not answer
+        on the first converge after the upgrade: cp-1 is not reset or initialised again, but fails naming what shows
+        the cluster exists (the other control planes' files; alone in the inventory, its own init's files); once the
+        API answers, a converge records the cluster on every control plane and changes nothing else."""
+        record = "/etc/kubernetes/sahab/cluster-initialised"
+        for name in self.control_plane:
+            self.site.hosts[name].path(record).unlink(missing_ok=True)
+        before = self.site.state()
+        marks = self.etcd_marks(self.control_plane)
+        refused = "was refused - did you specify the right host or port?"
+        down = self.site.shared / "api-down"
+        down.write_text("")
+        try:
+            message = failure(lambda: self.site.converge(self.site.cluster_props(self.control_plane, self.minor)))
+            check(self.site.state() == before, f"the cluster changed: {self.site.state().get('history', [])[-5:]}")
+            self.check_etcd_marks(marks)
+            check("cp-1: failed (sahab_control_plane : Fail when a cluster exists that kubeadm reset or init here "
+                  "would destroy or split" in message, f"cp-1: {message}")
+            check(refused in message and "cp-2 holds kubelet.conf, admin.conf, etcd data" in message
+                  and "Sahab runs neither" in message, f"cp-1's message: {message}")
+            # A one-control-plane cluster has no other host to ask: cp-1's own files from a completed init say it.
+            message = failure(lambda: self.site.converge({
+                **self.site.cluster_props(self.control_plane[:1], self.minor), "tags": ["control_plane"]}))
+            check("this host's kubeadm files lack super-admin.conf" in message and "Sahab runs neither" in message,
+                  f"cp-1 alone: {message}")
+        finally:
+            down.unlink()
+        check(self.site.state() == before, f"the cluster changed: {self.site.state().get('history', [])[-5:]}")
+        self.check_etcd_marks(marks)
+        cluster = self.site.converge(self.site.cluster_props(self.control_plane, self.minor))
+        check(cluster["failed_hosts"] == [], f"failed: {cluster['failed_hosts']}")
+        check(self.site.state()["history"] == before["history"], "the cluster changed once it answered")
+        for name in self.control_plane:
+            check(self.site.hosts[name].exists(record), f"{name} holds no record once the cluster answered")
+        return self.control_plane
+
+    def rebuilt_first_control_plane_refused(self) -> list[str]:
+        """The first control-plane host reinstalled under its name (no record, no kubeadm files): kubeadm init there
+        would start a second, empty cluster beside the one cp-2 and cp-3 hold. The converge refuses, naming what
+        they hold; nothing is reset or initialised. As the message says, its etcd member and Node are removed on
+        cp-2 and it is joined by hand as a control plane: the next converge finds it initialised and it leads again."""
+        peers = self.control_plane[1:]
+        marks = self.etcd_marks(peers)
+        kept = {name: self.site.hosts[name].path("/etc/kubernetes/kubelet.conf").read_text() for name in peers}
+        self.rebuild("cp-1")
+        before = self.site.state()
+        message = failure(lambda: self.site.converge(self.site.cluster_props(self.control_plane, self.minor)))
+        check(self.site.state() == before, f"the cluster changed: {self.site.state().get('history', [])[-5:]}")
+        self.check_etcd_marks(marks)
+        for name in peers:
+            check(self.site.hosts[name].path("/etc/kubernetes/kubelet.conf").read_text() == kept[name],
+                  f"{name}'s kubelet.conf changed")
+        first = self.site.hosts["cp-1"]
+        check(not first.exists("/var/lib/etcd/member") and not first.exists("/etc/kubernetes/admin.conf"),
+              "kubeadm init ran on the rebuilt cp-1")
+        check("cp-1: failed (sahab_control_plane : Fail when a cluster exists that kubeadm reset or init here would "
+              "destroy or split" in message and "and no /etc/kubernetes/admin.conf" in message
+              and "cp-2 holds Sahab's record, kubelet.conf" in message
+              and "kubectl delete node cp-1" in message, f"cp-1: {message}")
+        # What the message asks of the operator: on cp-2, remove cp-1's etcd member and Node, mint a token and share
+        # the certificates; on cp-1, kubeadm join as a control plane.
+        second = self.site.hosts["cp-2"]
+        admin = ["kubectl", "--kubeconfig", "/etc/kubernetes/admin.conf"]
+        etcdctl = [*admin, "--namespace", "kube-system", "exec", "etcd-cp-2", "--", "etcdctl"]
+        members = json.loads(self.site.run(second, [*etcdctl, "member", "list", "-w", "json"]))["members"]
+        stale = next(m["ID"] for m in members if m["name"] == "cp-1")
+        self.site.run(second, [*etcdctl, "member", "remove", f"{stale:x}"])
+        self.site.run(second, [*admin, "delete", "node", "cp-1"])
+        token = self.site.run(second, ["kubeadm", "token", "create", "--ttl", "10m"]).strip()
+        key = secrets.token_hex(32)
+        self.site.run(second, ["kubeadm", "init", "phase", "upload-certs", "--upload-certs", "--certificate-key", key,
+                               "--skip-certificate-key-print"])
+        join = {"apiVersion": "kubeadm.k8s.io/v1beta4", "kind": "JoinConfiguration",
+                "nodeRegistration": {"name": "cp-1", "criSocket": "unix:///run/containerd/containerd.sock",
+                                     "taints": [{"key": "node-role.kubernetes.io/control-plane",
+                                                 "effect": "NoSchedule"}]},
+                "discovery": {"bootstrapToken": {"apiServerEndpoint": before["endpoint"], "token": token,
+                                                 "caCertHashes": [self.site.ca_hash]}},
+                "controlPlane": {"certificateKey": key,
+                                 "localAPIEndpoint": {"advertiseAddress": first.address, "bindPort": 6443}}}
+        first.path("/root/kubeadm-join.json").write_text(json.dumps(join))
+        self.site.run(first, ["kubeadm", "join", "--config", "/root/kubeadm-join.json"])
+        first.path("/root/kubeadm-join.json").unlink()
+        cluster = self.site.converge(self.site.cluster_props(self.control_plane, self.minor))
+        state = self.site.state()
+        check(cluster["failed_hosts"] == [], f"failed once cp-1 joined: {cluster['failed_hosts']}")
+        check(sorted(state["etcdMembers"]) == self.control_plane, f"etcd members: {state['etcdMembers']}")
+        check(state["nodes"]["cp-1"]["controlPlane"], "cp-1 is not a control plane")
+        check(state["history"].count("init cp-1") == before["history"].count("init cp-1"), "kubeadm init ran again")
+        check(first.exists("/etc/kubernetes/sahab/cluster-initialised"), "cp-1 holds no record")
+        pool = self.site.converge(self.site.pool_props(self.control_plane, self.workers, self.minor))
+        check(pool["failed_hosts"] == [] and all(v == 0 for v in changed(pool).values()),
+              f"workers once cp-1 leads again: {changed(pool)}")
+        return self.control_plane
 
     def control_plane_replaced(self) -> list[str]:
         self.site.hosts["cp-3"].stop()  # the server died
@@ -413,6 +527,9 @@ def run_all(base: Path, client_key, sites: set[str]) -> int:
         print(json.dumps(line), flush=True)
         return line["result"] == "passed"
 
+    # SAHAB_SITE_SCENARIOS=a,b,...: only these scenarios of the main site, in the site's order (each still builds on
+    # the one before it that ran); unset, every one.
+    only = {name for name in os.environ.get("SAHAB_SITE_SCENARIOS", "").split(",") if name}
     if "main" in sites:
         site = Site("main", base, client_key)
         try:
@@ -425,11 +542,17 @@ def run_all(base: Path, client_key, sites: set[str]) -> int:
                                ("second-converge-changes-nothing", life.second_converge_changes_nothing),
                                ("scale-out-with-first-worker-joined", life.scale_out),
                                ("api-server-down-nothing-reset", life.api_down_keeps_the_cluster),
+                               ("pre-record-cluster-api-down-nothing-reset",
+                                life.pre_record_cluster_api_down_nothing_reset),
                                ("rebuilt-worker-rejoins", life.rebuilt_worker_rejoins),
                                ("rebuilt-control-plane-refused-until-its-member-goes",
                                 life.rebuilt_control_plane_refused),
+                               ("rebuilt-first-control-plane-refused-no-second-cluster",
+                                life.rebuilt_first_control_plane_refused),
                                ("control-plane-host-replaced", life.control_plane_replaced),
                                ("version-bump", life.version_bump)):
+                if only and name not in only:
+                    continue
                 if ok:
                     ok = report(name, step, [])
                 else:  # each step stands on the one before

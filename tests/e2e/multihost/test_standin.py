@@ -187,3 +187,16 @@ def test_while_the_api_server_does_not_answer_kubectl_and_kubeadm_fail_and_the_c
     assert first.run("kubeadm", "reset", "--force").returncode == 0
     assert (shared / "cluster.json").read_text() == before
     assert state(shared)["etcdMembers"] == ["cp-1"] and "cp-1" in state(shared)["nodes"]
+
+
+def test_init_on_a_fresh_host_starts_a_second_cluster_where_one_answers(site):
+    """kubeadm init's preflight checks this host's own files and ports (InitNodeChecks), never whether a cluster
+    answers at controlPlaneEndpoint: a reinstalled first host that runs it starts a new, empty cluster."""
+    tmp, shared, _, _ = site
+    before = state(shared)
+    rebuilt = Host(tmp / "cp-1-rebuilt", shared, "cp-1", "1.34.7", "1.34.7")
+    done = rebuilt.run("kubeadm", "init", "--config", rebuilt.config("init.json", init_docs("cp-1")))
+    assert done.returncode == 0, done.stderr
+    after = state(shared)
+    # A new cluster: the old one's bootstrap tokens are gone with it.
+    assert before["tokens"] and after["tokens"] and after["tokens"].keys().isdisjoint(before["tokens"])

@@ -278,11 +278,10 @@ def init_phase(phase, args, init, clusterconf, registration, name, endpoint, cer
         if phase == "preflight":
             if os.geteuid() != 0:
                 raise Fail("[preflight] user is not running as root")
+            # kubeadm checks this host's own files and ports only (InitNodeChecks), never whether a cluster answers
+            # at the endpoint already: an init there starts a second cluster (wait-control-plane replaces it here).
             check_fresh_node()
             check_kubelet_skew(version)
-            with cluster(required=False) as box:
-                if box["state"] is not None:
-                    raise Fail(f"a cluster already answers at {box['state']['endpoint']}: join it, do not init")
         elif phase == "certs":
             cert, key, _ = site_ca()
             write(PKI / "ca.crt", cert, 0o644)
