@@ -419,7 +419,8 @@ def program_resource(value: str, ctx: Context, prop_urns=(), types=()) -> Resour
 
 # S3 bucket names are one namespace of S3's own: a bucket name names a bucket, never another kind of resource that
 # happens to carry the same name (a topic, a function, an object uploaded to someone else's bucket).
-S3_BUCKET_TYPES = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2", "aws-native:s3:Bucket")
+S3_BUCKET_TYPES = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2", "aws:s3/directoryBucket:DirectoryBucket",
+                   "aws-native:s3:Bucket")
 
 
 def program_bucket(name: str, ctx: Context) -> ResourceView | None:

@@ -230,3 +230,20 @@ def test_an_explicit_provider_without_a_region_is_not_given_the_stacks():
     pinned = Res("aws:ec2/vpc:Vpc", {"cidrBlock": "10.0.0.0/16"}, name="vpc",
                  provider={"profile": "partner", "region": "me-central-1"}, provider_name="partner")
     assert run("aws-all-resource-region-allowed", Stack([pinned], config)) == []
+
+
+def test_a_bucket_name_names_only_a_bucket():
+    """S3 bucket names are one global namespace: a topic of the program that carries a partner bucket's name does not
+    place that bucket, while the program's own buckets (general purpose or directory) are found by name and ARN."""
+    from sahab.policies.residency import place_of_reference
+
+    me = {"region": "me-central-1"}
+    topic = ResourceView("aws:sns/topic:Topic", "decoy", "urn:decoy", {"name": "partner-archive", **me},
+                         identities=frozenset({"partner-archive"}))
+    directory = ResourceView("aws:s3/directoryBucket:DirectoryBucket", "fast", "urn:fast",
+                             {"bucket": "fast--mec1-az1--x-s3", **me}, identities=frozenset({"fast--mec1-az1--x-s3"}))
+    ctx = Context(resources=(topic, directory))
+    for reference in ("arn:aws:s3:::partner-archive", "s3://partner-archive/x", "https://partner-archive.s3.amazonaws.com/x"):
+        assert place_of_reference(reference, ctx).resource is None, reference
+    for reference in ("arn:aws:s3:::fast--mec1-az1--x-s3", "s3://fast--mec1-az1--x-s3/x"):
+        assert place_of_reference(reference, ctx).resource == "urn:fast", reference
