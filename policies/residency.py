@@ -133,6 +133,8 @@ def _declared_parameters(module: str, cls: str) -> set[str] | None:
     import importlib.util
     from pathlib import Path
 
+    from .syntax import parse
+
     try:
         spec = importlib.util.find_spec(module.split(".")[0])
         if spec is None or not spec.submodule_search_locations:
@@ -145,7 +147,7 @@ def _declared_parameters(module: str, cls: str) -> set[str] | None:
             found = re.search(rf"^class {cls}\b.*?(?=^\S)", text + "\n.", re.M | re.S)
             if found is None or f"'{cls}'" not in text:  # not there, or not in the file's __all__
                 continue
-            (node,) = ast.parse(found.group(0)).body
+            (node,) = parse(found.group(0)).body  # judged on the analyzer's threads
             init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
             if init is None or init.decorator_list:
                 return None

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sahab.policies.syntax import parse
+
 SCALARS = {"str": "str", "int": "int", "float": "float", "bool": "bool", "Any": "any", "object": "any",
            "dict": ("map", "any"), "list": ("list", "any")}
 
@@ -175,7 +177,7 @@ def _class_fields(text: str, ref: Ref, outputs: bool) -> dict[str, Field] | None
     fields: dict[str, Field] = {}
     for match in _GETTER.finditer(body):
         try:
-            node = ast.parse(match.group("ann").strip(), mode="eval").body
+            node = _parse_annotation(match.group("ann").strip())
         except SyntaxError:
             continue
         if outputs:
@@ -185,6 +187,10 @@ def _class_fields(text: str, ref: Ref, outputs: bool) -> dict[str, Field] | None
         typ, optional = _type(node, ref)
         fields[match.group("wire") or match.group("py")] = Field(typ, optional)
     return fields
+
+
+def _parse_annotation(text: str) -> ast.expr:
+    return parse(text, mode="eval").body  # read on the monitor's thread pool: parsed one thread at a time
 
 
 def _dotted(node: ast.AST) -> str:
@@ -199,7 +205,7 @@ def _type(node: ast.AST, ref: Ref) -> tuple[Any, bool]:
     """(type, optional) of an annotation node."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):  # a forward reference: 'outputs.X'
         try:
-            return _type(ast.parse(node.value, mode="eval").body, ref)
+            return _type(_parse_annotation(node.value), ref)
         except SyntaxError:
             return "any", False
     if isinstance(node, ast.Subscript):

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import re
 import sysconfig
 import textwrap
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from sahab.engine.sdk_types import Ref, SdkTypes
@@ -61,3 +64,24 @@ def test_every_output_type_of_the_largest_sdk_file_is_found():
     types = SdkTypes((site,))
     empty = [name for name in names if not types.fields(Ref(file, name))]
     assert empty == []
+
+
+def test_types_are_read_on_many_threads_at_once():
+    """The monitor reads types on its thread pool. On CPython 3.11 two threads parsing at once (one switched out
+    mid-parse by a garbage collection, forced here) failed a plan with "AST constructor recursion depth mismatch"."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    file = site / "pulumi_azure_native" / "network" / "outputs.py"
+    names = re.findall(r"^class (\w+)\(dict\):", file.read_text(encoding="utf-8"), re.M)[:150]
+    def switch(phase, info):
+        time.sleep(0)
+
+    threshold = gc.get_threshold()
+    gc.callbacks.append(switch)  # the collector's own list: a replaced attribute would never be called
+    gc.set_threshold(5)
+    try:
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            read = list(pool.map(lambda _: [SdkTypes((site,)).fields(Ref(file, n)) for n in names], range(4)))
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(switch)
+    assert all(fields for run in read for fields in run) and read[0] == read[1] == read[2] == read[3]
