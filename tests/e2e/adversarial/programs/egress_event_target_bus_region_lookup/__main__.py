@@ -8,4 +8,5 @@ import pulumi_aws as aws
 abroad = aws.get_region_output(region="eu-west-1")
 rule = aws.cloudwatch.EventRule("orders", event_pattern='{"source": ["app.orders"]}')
 aws.cloudwatch.EventTarget("forward", rule=rule.name, role_arn="arn:aws:iam::111122223333:role/events",
-                           arn=pulumi.Output.concat("arn:aws:events:", abroad.region, ":111122223333:event-bus/central"))
+                           arn=pulumi.Output.concat("arn:aws:events:", abroad.region,
+                                                    ":111122223333:event-bus/central"))

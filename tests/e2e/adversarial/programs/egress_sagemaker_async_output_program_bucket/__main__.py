@@ -25,6 +25,6 @@ def private_bucket(name):
 results = private_bucket("inference-results")
 aws.sagemaker.EndpointConfiguration("async", kms_key_arn=key.arn, production_variants=[{
     "variant_name": "main", "model_name": "scorer", "initial_instance_count": 1, "instance_type": "ml.m5.large"}],
-    async_inference_config={"output_config": {"s3_output_path": pulumi.Output.concat("s3://", results.bucket, "/out"),
-                                              "s3_failure_path": pulumi.Output.concat("s3://", results.bucket, "/failed"),
-                                              "kms_key_id": key.arn}})
+    async_inference_config={"output_config": {
+        "s3_output_path": pulumi.Output.concat("s3://", results.bucket, "/out"),
+        "s3_failure_path": pulumi.Output.concat("s3://", results.bucket, "/failed"), "kms_key_id": key.arn}})
