@@ -423,6 +423,20 @@ def _is_output_path(words: list[str]) -> bool:
     return len(words) >= 2 and words[-1] == "path" and bool({"s3", "output", "outputs"} & set(words[:-1]))
 
 
+# Multi-region data constructs a resource joins by a top-level input (`globalClusterIdentifier` of a DocumentDB or
+# Neptune cluster, "The global cluster identifier specified on `docdb.GlobalCluster`"): the construct's other
+# members, wherever they are, hold copies of what this one holds (kind `global`, as the reviewed overrides below).
+# A global *network* (Network Manager) holds topology, not data.
+GLOBAL_DATA_CONSTRUCTS = {"cluster", "table", "replication", "datastore", "database"}
+
+
+def _joins_global(words: list[str]) -> str | None:
+    if len(words) >= 3 and words[0] == "global" and words[-1] in OWN_IDENTIFIER_WORDS \
+            and GLOBAL_DATA_CONSTRUCTS & set(words[1:-1]):
+        return "destination:global"
+    return None
+
+
 def _is_reference(words: list[str]) -> bool:
     if words[-1] in REFERENCE_WORDS or _is_output_path(words):
         return True
@@ -565,7 +579,7 @@ def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope,
                     in REMOTE_VOLUME_FIELDS:
                 verdict = "destination:volume"
         if verdict is None and not overridden:
-            verdict = _classify(path, field)
+            verdict = (_joins_global(_words(field.camel)) if depth == 0 else None) or _classify(path, field)
         if verdict == "source":
             entry.sources.append(full)
         elif verdict and depth == 0 and not overridden and field.camel.lower() in entry.own:
