@@ -280,6 +280,8 @@ def public_registries() -> frozenset[str]:
 def host_of(text: str) -> str | None:
     """The host a URL, `host[:port][/path]` or bare host names; None for text that is not one."""
     candidate = text.strip()
+    if candidate[:5].lower() == "jdbc:":
+        candidate = candidate[5:]  # a JDBC URL wraps the driver's URL: `jdbc:redshift://host:5439/db`
     if "://" in candidate:
         candidate = urlsplit(candidate).hostname or ""
     else:

@@ -360,6 +360,10 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     # An AppSync HTTP data source sends each resolver's request (the GraphQL arguments) to `endpoint` ("HTTP URL"),
     # as an API Gateway integration does to its URI.
     ("aws:appsync/dataSource:DataSource", "httpConfig.endpoint"): "destination:delivery",
+    # A Firehose stream's Redshift destination loads every record into the cluster at this JDBC URL ("The jdbcurl of
+    # the redshift cluster"), a field name the reader does not split into a reference word.
+    ("aws:kinesis/firehoseDeliveryStream:FirehoseDeliveryStream", "redshiftConfiguration.clusterJdbcurl"):
+        "destination:delivery",
     # An IoT rule's S3 action writes every matching message into the bucket it names ("The Amazon S3 bucket
     # name"), in this Region or not: the doc has no word of a transfer.
     ("aws:iot/topicRule:TopicRule", "s3.bucketName"): "destination:delivery",
