@@ -94,6 +94,7 @@ def places_in_text(text: str) -> set[str]:
 
 _NAME_KEY = re.compile(r"(name|prefix|id|bucket)$", re.IGNORECASE)
 _PLACE_KEY = re.compile(r"region|location|zone|endpoint|url|uri|arn", re.IGNORECASE)
+_PLACES_BLOCK = re.compile(r"region|location|zone", re.IGNORECASE)
 ARN = re.compile(r"^arn:[a-z0-9-]+:([a-z0-9-]+):([a-z0-9-]*):([0-9]*):?(.*)$", re.S)
 ARM_ID = re.compile(r"^/subscriptions/[^/]+/", re.IGNORECASE)
 _LOCATIONS_SEGMENT = re.compile(r"/locations/([^/?#]+)", re.IGNORECASE)
@@ -104,9 +105,12 @@ def _is_name(path: str, value: str) -> bool:
     westeurope-legacy`) is the identity of a resource, not a place, whatever it spells; place-bearing keys
     (`locationName`, `regionName`) still count, and a reference under a name key (an ARN, an ARM id, a URL) is
     read as the reference it is (`places_in_value`)."""
-    key = re.split(r"[.\[]", path)[-1] if path else ""
+    steps = [s for s in re.split(r"[.\[]", path) if not s.rstrip("]").isdigit()] if path else []
+    key = steps[-1] if steps else ""
     if not _NAME_KEY.search(key) or _PLACE_KEY.search(key):
         return False
+    if len(steps) > 1 and _PLACES_BLOCK.search(steps[-2]) and whole_place(value):
+        return False  # the name of an entry of a list of places (`regions[].name`) is the place itself
     return not (ARN.match(value) or ARM_ID.match(value) or "://" in value)
 
 
@@ -280,6 +284,8 @@ def public_registries() -> frozenset[str]:
 def host_of(text: str) -> str | None:
     """The host a URL, `host[:port][/path]` or bare host names; None for text that is not one."""
     candidate = text.strip()
+    if candidate[:5].lower() == "jdbc:":
+        candidate = candidate[5:]  # a JDBC URL wraps the driver's URL: `jdbc:redshift://host:5439/db`
     if "://" in candidate:
         candidate = urlsplit(candidate).hostname or ""
     else:

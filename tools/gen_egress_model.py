@@ -349,6 +349,29 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     # S3 Bucket"): the task's `destinationLocationArn` places the location resource, not the bucket it stands for,
     # and a bucket ARN carries no region.
     ("aws:datasync/s3Location:S3Location", "s3BucketArn"): "destination:delivery",
+    # The other DataSync locations stand for storage on a server named by host ("The name of the self-managed
+    # object storage server", "the IP address or DNS name of the NFS server"; an Azure container's URL): a task
+    # writes there, wherever that server is, while the location resource itself sits in the region.
+    ("aws:datasync/locationObjectStorage:LocationObjectStorage", "serverHostname"): "destination:delivery",
+    ("aws:datasync/nfsLocation:NfsLocation", "serverHostname"): "destination:delivery",
+    ("aws:datasync/locationSmb:LocationSmb", "serverHostname"): "destination:delivery",
+    ("aws:datasync/locationHdfs:LocationHdfs", "nameNodes.hostname"): "destination:delivery",
+    ("aws:datasync/locationAzureBlob:LocationAzureBlob", "containerUrl"): "destination:delivery",
+    # An AppSync HTTP data source sends each resolver's request (the GraphQL arguments) to `endpoint` ("HTTP URL"),
+    # as an API Gateway integration does to its URI.
+    ("aws:appsync/dataSource:DataSource", "httpConfig.endpoint"): "destination:delivery",
+    # A Firehose stream's Redshift destination loads every record into the cluster at this JDBC URL ("The jdbcurl of
+    # the redshift cluster"), a field name the reader does not split into a reference word.
+    ("aws:kinesis/firehoseDeliveryStream:FirehoseDeliveryStream", "redshiftConfiguration.clusterJdbcurl"):
+        "destination:delivery",
+    # An IoT rule's S3 action writes every matching message into the bucket it names ("The Amazon S3 bucket
+    # name"), in this Region or not: the doc has no word of a transfer.
+    ("aws:iot/topicRule:TopicRule", "s3.bucketName"): "destination:delivery",
+    ("aws:iot/topicRule:TopicRule", "errorAction.s3.bucketName"): "destination:delivery",
+    # Security Lake's rollup Regions receive the data lake's objects ("Replication enables automatic, asynchronous
+    # copying of objects ... The destination buckets can be in different AWS Regions"); the doc's "as the source
+    # bucket" read it as a source.
+    ("aws:securitylake/dataLake:DataLake", "configuration.replicationConfiguration.regions"): "destination:replication",
     # Not transfers, though their names or docs read like one (None: reviewed, not a destination):
     # the AWS Backup vault a vault's policy, lock or notification settings belong to ("Name of the backup vault to
     # add policy for"): the resource's parent, where it is, not where it sends data (pulumi-aws has no getter of
@@ -398,8 +421,28 @@ def _names_itself(cls: str, camel: str) -> bool:
     return len(words) >= 2 and words[-1] in OWN_IDENTIFIER_WORDS and words[:-1] == _words(cls)
 
 
+def _is_output_path(words: list[str]) -> bool:
+    """An S3 or output path (`s3OutputPath`, `s3FailurePath`: "S3 location to upload inference responses to"): a
+    place data is written to, unlike the local file paths `path` otherwise names."""
+    return len(words) >= 2 and words[-1] == "path" and bool({"s3", "output", "outputs"} & set(words[:-1]))
+
+
+# Multi-region data constructs a resource joins by a top-level input (`globalClusterIdentifier` of a DocumentDB or
+# Neptune cluster, "The global cluster identifier specified on `docdb.GlobalCluster`"): the construct's other
+# members, wherever they are, hold copies of what this one holds (kind `global`, as the reviewed overrides below).
+# A global *network* (Network Manager) holds topology, not data.
+GLOBAL_DATA_CONSTRUCTS = {"cluster", "table", "replication", "datastore", "database"}
+
+
+def _joins_global(words: list[str]) -> str | None:
+    if len(words) >= 3 and words[0] == "global" and words[-1] in OWN_IDENTIFIER_WORDS \
+            and GLOBAL_DATA_CONSTRUCTS & set(words[1:-1]):
+        return "destination:global"
+    return None
+
+
 def _is_reference(words: list[str]) -> bool:
-    if words[-1] in REFERENCE_WORDS:
+    if words[-1] in REFERENCE_WORDS or _is_output_path(words):
         return True
     return len(words) >= 2 and words[-1] == "name" and words[-2] in NAMED_RESOURCES
 
@@ -436,7 +479,8 @@ def _classify(path: list[tuple[str, str]], field: Field) -> str | None:
     doc = field.doc
     if SOURCE_WORDS & set(words) or SOURCE_WORDS & set(parents) or SOURCE_DOC.search(doc):
         return "source"
-    if NOT_A_DESTINATION & set(words) or NOT_A_DESTINATION_BLOCK & set(parents):
+    named = set(words) - {"path"} if _is_output_path(words) else set(words)
+    if NOT_A_DESTINATION & named or NOT_A_DESTINATION_BLOCK & set(parents):
         return None
     if re.search(r"\bunique (identifier|id|name)\b", doc, re.I) or words in (["subscription", "id"],
                                                                            ["account", "id"], ["account"]):
@@ -539,7 +583,7 @@ def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope,
                     in REMOTE_VOLUME_FIELDS:
                 verdict = "destination:volume"
         if verdict is None and not overridden:
-            verdict = _classify(path, field)
+            verdict = (_joins_global(_words(field.camel)) if depth == 0 else None) or _classify(path, field)
         if verdict == "source":
             entry.sources.append(full)
         elif verdict and depth == 0 and not overridden and field.camel.lower() in entry.own:

@@ -69,3 +69,11 @@ def test_a_resource_identity_is_not_a_place_but_its_arn_region_and_host_are():
         "scope": "/subscriptions/s/providers/Microsoft.Compute/locations/westeurope/x",
     }
     assert {place for _, place in places_in(leaks)} == {"eu-west-1", "ap-south-1", "westeurope"}
+
+
+def test_the_name_of_an_entry_of_a_list_of_places_is_that_place():
+    """An Incident Manager replication set lists its Regions as `regions[].name`: a name there that is wholly a
+    place is the place; one that merely spells a region, or a name outside a list of places, stays a name."""
+    props = {"regions": [{"name": "me-central-1"}, {"name": "eu-west-1"}, {"name": "orders-ap-south-1"}],
+             "replicas": [{"name": "sa-east-1"}]}
+    assert {place for _, place in places_in(props)} == {"me-central-1", "eu-west-1"}
