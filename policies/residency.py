@@ -384,6 +384,16 @@ AZURE_HOSTS = {"blob.core.windows.net": _STORAGE, "dfs.core.windows.net": _STORA
                "documents.azure.com": ("accountName", ("azure-native:documentdb:DatabaseAccount",)),
                "azurecr.io": ("registryName", ("azure-native:containerregistry:Registry",)),
                "ods.opinsights.azure.com": ("customerId", ("azure-native:operationalinsights:Workspace",))}
+# The hosts of those whose services store or receive data (the host form of DATA_SINK_PROVIDERS): one naming a store
+# this program does not create is a destination whose place cannot be shown wherever it is named (a Data Factory
+# linked service's endpoint, an app setting, an audit policy's `storageEndpoint`). Key Vault and registry hosts
+# are read from, not written to: the key and registry rules judge them.
+AZURE_SINK_HOSTS = frozenset(d for d in AZURE_HOSTS if d not in ("vault.azure.net", "azurecr.io"))
+# A host inside a connection string: a URL of any scheme (`Endpoint=sb://ns.servicebus.windows.net/`), or a storage
+# account's `AccountName=` (its blob host; the suffix defaults to core.windows.net, as the storage SDKs assume).
+_URL_HOST = re.compile(r"\b[a-z][a-z0-9+.-]*://([^/\s\"';]+)", re.I)
+_ACCOUNT_NAME = re.compile(r"(?:^|;)\s*AccountName=([a-z0-9]+)\s*(?:;|$)", re.I)
+_ENDPOINT_SUFFIX = re.compile(r"(?:^|;)\s*EndpointSuffix=([a-z0-9.-]+)", re.I)
 
 
 def _own_place_keys(view: ResourceView) -> tuple[str, ...]:
@@ -715,6 +725,12 @@ def _policy_statements(document: Any) -> list | None:
     return None
 
 
+# A place input other than its own (a Cosmos DB account's `locations[].locationName`, an API Management service's
+# `additionalLocations[].location`): a second place the resource keeps or serves data in. Its value, when known, is
+# scanned as any place; unknown (a lookup's location), it is a place that cannot be shown.
+_NESTED_PLACE = re.compile(r"(?:^|[.\]])(?:location|region|\w*[a-z0-9](?:Location|Region))s?(?:Name)?(?:\[\d+\])?$")
+
+
 def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
           inbound: frozenset[str] = frozenset()) -> Iterator[tuple[str, str, Any]]:
     """(path, kind, what) for every place, host and data-store reference named in `value`, skipping metadata,
@@ -723,6 +739,9 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
     if depth > 12 or (path and (is_source(view.type, path) or is_filtered(view.type, path) or path in inbound)):
         return
     value = _unwrap(value)
+    if (value is UNKNOWN or (isinstance(value, str) and value in UNKNOWN_SENTINELS)) and _NESTED_PLACE.search(path):
+        yield path, "unknown-place", UNKNOWN
+        return
     if isinstance(value, str):
         inner = _decoded(value)
         if inner is not None:
@@ -732,12 +751,14 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
             yield path, "place", place
         host = host_of(value) if ("://" in value or "." in value) and " " not in value.strip() else None
         if host is None and value.strip()[:1].isalpha() and len(value) < 2000:
-            match = re.search(r"https?://([^/\s\"']+)", value)
+            match = _URL_HOST.search(value)
             host = host_of(match.group(1)) if match else None
         if host is not None and not places_in_host(host):
             known = place_of_host(host)
             if known is not None and not (known.country and not known.edge and known.country.upper() == "AE"):
                 yield path, "host", known
+        for store in _azure_store_hosts(value, host):
+            yield path, "sink-host", store
         if _ARM_ID.match(value) and any(p in value.lower() for p in DATA_SINK_PROVIDERS) \
                 and "/locations/" not in value.lower():
             yield path, "sink", value
@@ -759,6 +780,17 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
     if isinstance(value, (list, tuple)):
         for i, child in enumerate(value):
             yield from _scan(child, f"{path}[{i}]", view, depth + 1, inbound)
+
+
+def _azure_store_hosts(value: str, host: str | None) -> list[str]:
+    """The hosts of Azure data stores a text names: the URL's host, or a connection string's storage account."""
+    found = [host] if host is not None and host.partition(".")[2] in AZURE_SINK_HOSTS else []
+    account = _ACCOUNT_NAME.search(value) if len(value) < 2000 else None
+    if account:
+        suffix = _ENDPOINT_SUFFIX.search(value)
+        found.append(f"{account.group(1).lower()}.blob.{suffix.group(1).lower() if suffix else 'core.windows.net'}")
+    # `privatelink.<service host>` is the service's Private Link DNS zone (a private DNS zone's name), not a store.
+    return [h for h in found if h.partition(".")[2] in AZURE_SINK_HOSTS and not h.startswith("privatelink.")]
 
 
 def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
@@ -793,6 +825,25 @@ def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
             reported.add(path)
             yield f"`{path}` names {what}, an Azure data store this program does not create whose id carries " \
                   "no location; its place cannot be shown, so it fails closed"
+        elif kind == "unknown-place":
+            top = _path_steps(path)[0]
+            place = place_of_reference(UNKNOWN, ctx, view.property_dependencies.get(str(top), ()))
+            if place_allowed(place, ctx):
+                continue
+            reported.add(path)
+            shown = (f"unknown {'after the update phase' if ctx.phase == 'update' else 'during preview'} that no "
+                     "resource of this program produces" if place.value is UNKNOWN else describe_place(place))
+            yield f"`{path}` names a place {shown}; the resource would keep or serve data there, and " \
+                  "that place is not shown to be allowed, so it fails closed"
+        elif kind == "sink-host":
+            # A store of this program is judged by its own place rule (one verdict per fact).
+            value = lookup(props, *_path_steps(path))
+            if _program_host(what, ctx) is not None or (isinstance(value, str) and _allowed_destination(value, ctx)) \
+                    or _allowed_destination(what, ctx):
+                continue
+            reported.add(path)
+            yield f"`{path}` names {what}, the host of an Azure data store this program does not create; its " \
+                  "place cannot be shown, so it fails closed"
     for dest in destinations(view, ctx):
         if dest.path in reported:
             continue
