@@ -389,10 +389,15 @@ AZURE_HOSTS = {"blob.core.windows.net": _STORAGE, "dfs.core.windows.net": _STORA
 # linked service's endpoint, an app setting, an audit policy's `storageEndpoint`). Key Vault and registry hosts
 # are read from, not written to: the key and registry rules judge them.
 AZURE_SINK_HOSTS = frozenset(d for d in AZURE_HOSTS if d not in ("vault.azure.net", "azurecr.io"))
+_SINK_DOMAINS = "|".join(re.escape(d) for d in sorted(AZURE_SINK_HOSTS))
+_AZURE_SINK_HOST = re.compile(rf"(?<![\w.-])[a-z0-9][a-z0-9-]*\.(?:{_SINK_DOMAINS})(?![\w-])", re.I)
 # A host inside a connection string: a URL of any scheme (`Endpoint=sb://ns.servicebus.windows.net/`), or a storage
 # account's `AccountName=` (its blob host; the suffix defaults to core.windows.net, as the storage SDKs assume).
 _URL_HOST = re.compile(r"\b[a-z][a-z0-9+.-]*://([^/\s\"';]+)", re.I)
 _ACCOUNT_NAME = re.compile(r"(?:^|;)\s*AccountName=([a-z0-9]+)\s*(?:;|$)", re.I)
+# A server named by a key of a connection string (`Server=tcp:srv.database.windows.net,1433;`, `Data Source=...`).
+_SERVER_KEY = re.compile(r"(?:^|;)\s*(?:Server|Data Source|Address|Addr|Network Address|Host)\s*=\s*(?:tcp:)?"
+                         r"([a-z0-9.-]+)", re.I)
 _ENDPOINT_SUFFIX = re.compile(r"(?:^|;)\s*EndpointSuffix=([a-z0-9.-]+)", re.I)
 
 
@@ -785,12 +790,15 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
 def _azure_store_hosts(value: str, host: str | None) -> list[str]:
     """The hosts of Azure data stores a text names: the URL's host, or a connection string's storage account."""
     found = [host] if host is not None and host.partition(".")[2] in AZURE_SINK_HOSTS else []
+    found += [m.group(0).lower() for m in _AZURE_SINK_HOST.finditer(value)]  # in a script or an expression too
+    found += [m.group(1).lower() for m in _SERVER_KEY.finditer(value)] if len(value) < 2000 else []
     account = _ACCOUNT_NAME.search(value) if len(value) < 2000 else None
     if account:
         suffix = _ENDPOINT_SUFFIX.search(value)
         found.append(f"{account.group(1).lower()}.blob.{suffix.group(1).lower() if suffix else 'core.windows.net'}")
     # `privatelink.<service host>` is the service's Private Link DNS zone (a private DNS zone's name), not a store.
-    return [h for h in found if h.partition(".")[2] in AZURE_SINK_HOSTS and not h.startswith("privatelink.")]
+    return list(dict.fromkeys(h for h in found if h.partition(".")[2] in AZURE_SINK_HOSTS
+                              and not h.startswith("privatelink.")))
 
 
 def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
