@@ -471,7 +471,10 @@ def _classify(path: list[tuple[str, str]], field: Field, owner: list[str] = ()) 
     doc = field.doc
     if SOURCE_WORDS & set(words) or SOURCE_WORDS & set(parents) or SOURCE_DOC.search(doc):
         return "source"
-    if NOT_A_DESTINATION & set(words) or NOT_A_DESTINATION_BLOCK & set(parents):
+    # What a block is, is named before any `with` (Event Grid's `deliveryWithResourceIdentity`: a delivery, made
+    # with the topic's identity, not an identity block).
+    blocks = [w for camel, _ in path[-2:] for w in " ".join(_words(camel)).split(" with ", 1)[0].split()]
+    if NOT_A_DESTINATION & set(words) or NOT_A_DESTINATION_BLOCK & set(blocks):
         return None
     if re.search(r"\bunique (identifier|id|name)\b", doc, re.I) or words in (["subscription", "id"],
                                                                            ["account", "id"], ["account"]):
