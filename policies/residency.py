@@ -568,6 +568,10 @@ def walk_model_path(value: Any, steps: list[str], path: str = "") -> Iterator[tu
                 yield from walk_model_path(child, rest, f"{path}.{key}")
         return
     child = lookup(value, step) if isinstance(value, dict) else MISSING
+    if child is MISSING and isinstance(value, dict) and step != (snake := _snake(step)):
+        # A block of a union type (a Stream Analytics output's `datasource`) holding an output reaches the engine
+        # with its keys as the program wrote them: the SDK cannot tell which type's names to translate them to.
+        child, step = lookup(value, snake), (snake if snake in value else step)
     if child is MISSING:
         if not rest:
             yield (f"{path}.{step}" if path else step), MISSING
@@ -576,6 +580,10 @@ def walk_model_path(value: Any, steps: list[str], path: str = "") -> Iterator[tu
         yield (f"{path}.{step}" if path else step), UNKNOWN
         return
     yield from walk_model_path(child, rest, f"{path}.{step}" if path else step)
+
+
+def _snake(camel: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", camel).lower()
 
 
 def model_steps(model_path: str) -> list[str]:
@@ -643,7 +651,7 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
 def _named_kinds(view: ResourceView, path: str) -> tuple[str, ...]:
     """The kinds of resource a destination input can name: an AWS input named for a bucket names an S3 bucket (one
     namespace for the world), never a resource of another kind that carries the same name; any kind otherwise."""
-    leaf = re.sub(r"\[\d+\]", "", path).rsplit(".", 1)[-1].lower()
+    leaf = re.sub(r"\[\d+\]", "", path).rsplit(".", 1)[-1].lower().replace("_", "")
     return S3_BUCKET_TYPES if view.package in AWS_PACKAGES and "bucket" in leaf else ()
 
 
@@ -693,7 +701,7 @@ def _relative_name(view: ResourceView, dest: Destination) -> bool:
     if not _PLAIN.match(dest.value) or dest.kind in GLOBAL_KINDS:
         return False
     leaf = re.split(r"[.\[]", dest.path.rstrip("]"))[-1] if "." in dest.path else dest.path
-    leaf = re.sub(r"\[\d+\]$", "", dest.path.split(".")[-1]).lower()
+    leaf = re.sub(r"\[\d+\]$", "", dest.path.split(".")[-1]).lower().replace("_", "")
     if view.package in AWS_PACKAGES:
         return not any(word in leaf for word in _GLOBAL_NAME_WORDS) or dest.value.isdigit()
     if view.package == "kubernetes":
