@@ -842,8 +842,10 @@ def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
             yield f"`{path}` names {what}, an Azure data store this program does not create whose id carries " \
                   "no location; its place cannot be shown, so it fails closed"
         elif kind == "unknown-place":
-            top = _path_steps(path)[0]
-            place = place_of_reference(UNKNOWN, ctx, view.property_dependencies.get(str(top), ()))
+            # After the update phase the resources of this program have given their values: a place still unknown
+            # comes from outside (a lookup, another stack), whatever else the block depends on.
+            urns = () if ctx.phase == "update" else view.property_dependencies.get(str(_path_steps(path)[0]), ())
+            place = place_of_reference(UNKNOWN, ctx, urns)
             if place_allowed(place, ctx):
                 continue
             reported.add(path)
