@@ -295,16 +295,20 @@ def site_places(ctx: Context) -> Iterator[tuple[str, str | None, Place]]:
                 break
 
 
-# Azure data stores whose children take no location of their own (a blob, a container, a share, a queue, a secret,
-# an event hub, a Cosmos container): a child lives, and its data is written, in the store it names, wherever that
-# is. Azure module -> the input naming the store, and the store's type. Each store's name is global (DNS), so the
-# name alone says which store it is. (A SQL database or a registry replication takes a location, judged as its own;
-# the children of a server or registry without one are settings, not data.)
+# Azure data stores whose children have no place of their own (a blob, a container, a share, a queue, a secret, an
+# event hub, a Cosmos container, a PostgreSQL or MySQL database): a child lives, and its data is written, in the
+# store it names, wherever that is. A Cosmos child's `location` is only its resource group's ("The location of the
+# resource group to which the resource belongs"), not where the account keeps it: the store decides first. Azure
+# module -> the input naming the store, and the store's type. Each store's name is global (DNS), so the name alone
+# says which store it is. (A SQL database or a registry replication takes a location Azure holds to its server's or
+# registry's, judged as its own; the children of a server or registry without one are settings, not data.)
 AZURE_DATA_PARENTS = {"storage": ("accountName", "azure-native:storage:StorageAccount"),
                       "keyvault": ("vaultName", "azure-native:keyvault:Vault"),
                       "eventhub": ("namespaceName", "azure-native:eventhub:Namespace"),
                       "servicebus": ("namespaceName", "azure-native:servicebus:Namespace"),
-                      "documentdb": ("accountName", "azure-native:documentdb:DatabaseAccount")}
+                      "cosmosdb": ("accountName", "azure-native:cosmosdb:DatabaseAccount"),
+                      "dbforpostgresql": ("serverName", "azure-native:dbforpostgresql:Server"),
+                      "dbformysql": ("serverName", "azure-native:dbformysql:Server")}
 
 
 def _parent_problem(view: ResourceView, ctx: Context) -> str | None:
@@ -318,7 +322,8 @@ def _parent_problem(view: ResourceView, ctx: Context) -> str | None:
         return None
     key, store_type = known
     name = lookup(view.props, key)
-    if name is MISSING or ctx.resolve(name, view.property_dependencies.get(key, ()), (store_type,)) is not None:
+    if view.type == store_type or name is MISSING \
+            or ctx.resolve(name, view.property_dependencies.get(key, ()), (store_type,)) is not None:
         return None
     shown = "unknown until the update runs" if name is UNKNOWN else repr(name)
     return f"it lives in the {store_type.split(':')[-1]} {shown} (`{key}`), which this program does not create: " \
@@ -332,9 +337,12 @@ def place_problem(view: ResourceView, ctx: Context) -> str | None:
     if view.package in NO_UAE_REGION:
         return (f"{NO_UAE_REGION[view.package]} ({view.package}) has no region in the UAE: any place it offers "
                 "is outside the allowed set")
+    parent = _parent_problem(view, ctx)
+    if parent is not None:
+        return parent
     if view.package in AZURE_PACKAGES and lookup(view.props, "location") is MISSING \
             and view.type not in AZURE_GROUP_TYPES and not _takes_location(view.type):
-        return _parent_problem(view, ctx)  # a child resource (container, agent pool) lives where its parent does
+        return None  # a child resource (container, agent pool) lives where its parent does
     place = effective_place(view, ctx)
     value = place.value
     if value is UNKNOWN:
