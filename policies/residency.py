@@ -295,16 +295,20 @@ def site_places(ctx: Context) -> Iterator[tuple[str, str | None, Place]]:
                 break
 
 
-# Azure data stores whose children take no location of their own (a blob, a container, a share, a queue, a secret,
-# an event hub, a Cosmos container): a child lives, and its data is written, in the store it names, wherever that
-# is. Azure module -> the input naming the store, and the store's type. Each store's name is global (DNS), so the
-# name alone says which store it is. (A SQL database or a registry replication takes a location, judged as its own;
-# the children of a server or registry without one are settings, not data.)
+# Azure data stores whose children have no place of their own (a blob, a container, a share, a queue, a secret, an
+# event hub, a Cosmos container, a PostgreSQL or MySQL database): a child lives, and its data is written, in the
+# store it names, wherever that is. A Cosmos child's `location` is only its resource group's ("The location of the
+# resource group to which the resource belongs"), not where the account keeps it: the store decides first. Azure
+# module -> the input naming the store, and the store's type. Each store's name is global (DNS), so the name alone
+# says which store it is. (A SQL database or a registry replication takes a location Azure holds to its server's or
+# registry's, judged as its own; the children of a server or registry without one are settings, not data.)
 AZURE_DATA_PARENTS = {"storage": ("accountName", "azure-native:storage:StorageAccount"),
                       "keyvault": ("vaultName", "azure-native:keyvault:Vault"),
                       "eventhub": ("namespaceName", "azure-native:eventhub:Namespace"),
                       "servicebus": ("namespaceName", "azure-native:servicebus:Namespace"),
-                      "documentdb": ("accountName", "azure-native:documentdb:DatabaseAccount")}
+                      "cosmosdb": ("accountName", "azure-native:cosmosdb:DatabaseAccount"),
+                      "dbforpostgresql": ("serverName", "azure-native:dbforpostgresql:Server"),
+                      "dbformysql": ("serverName", "azure-native:dbformysql:Server")}
 
 
 def _parent_problem(view: ResourceView, ctx: Context) -> str | None:
@@ -318,7 +322,8 @@ def _parent_problem(view: ResourceView, ctx: Context) -> str | None:
         return None
     key, store_type = known
     name = lookup(view.props, key)
-    if name is MISSING or ctx.resolve(name, view.property_dependencies.get(key, ()), (store_type,)) is not None:
+    if view.type == store_type or name is MISSING \
+            or ctx.resolve(name, view.property_dependencies.get(key, ()), (store_type,)) is not None:
         return None
     shown = "unknown until the update runs" if name is UNKNOWN else repr(name)
     return f"it lives in the {store_type.split(':')[-1]} {shown} (`{key}`), which this program does not create: " \
@@ -332,9 +337,12 @@ def place_problem(view: ResourceView, ctx: Context) -> str | None:
     if view.package in NO_UAE_REGION:
         return (f"{NO_UAE_REGION[view.package]} ({view.package}) has no region in the UAE: any place it offers "
                 "is outside the allowed set")
+    parent = _parent_problem(view, ctx)
+    if parent is not None:
+        return parent
     if view.package in AZURE_PACKAGES and lookup(view.props, "location") is MISSING \
             and view.type not in AZURE_GROUP_TYPES and not _takes_location(view.type):
-        return _parent_problem(view, ctx)  # a child resource (container, agent pool) lives where its parent does
+        return None  # a child resource (container, agent pool) lives where its parent does
     place = effective_place(view, ctx)
     value = place.value
     if value is UNKNOWN:
@@ -384,6 +392,21 @@ AZURE_HOSTS = {"blob.core.windows.net": _STORAGE, "dfs.core.windows.net": _STORA
                "documents.azure.com": ("accountName", ("azure-native:documentdb:DatabaseAccount",)),
                "azurecr.io": ("registryName", ("azure-native:containerregistry:Registry",)),
                "ods.opinsights.azure.com": ("customerId", ("azure-native:operationalinsights:Workspace",))}
+# The hosts of those whose services store or receive data (the host form of DATA_SINK_PROVIDERS): one naming a store
+# this program does not create is a destination whose place cannot be shown wherever it is named (a Data Factory
+# linked service's endpoint, an app setting, an audit policy's `storageEndpoint`). Key Vault and registry hosts
+# are read from, not written to: the key and registry rules judge them.
+AZURE_SINK_HOSTS = frozenset(d for d in AZURE_HOSTS if d not in ("vault.azure.net", "azurecr.io"))
+_SINK_DOMAINS = "|".join(re.escape(d) for d in sorted(AZURE_SINK_HOSTS))
+_AZURE_SINK_HOST = re.compile(rf"(?<![\w.-])[a-z0-9][a-z0-9-]*\.(?:{_SINK_DOMAINS})(?![\w-])", re.I)
+# A host inside a connection string: a URL of any scheme (`Endpoint=sb://ns.servicebus.windows.net/`), or a storage
+# account's `AccountName=` (its blob host; the suffix defaults to core.windows.net, as the storage SDKs assume).
+_URL_HOST = re.compile(r"\b[a-z][a-z0-9+.-]*://([^/\s\"';]+)", re.I)
+_ACCOUNT_NAME = re.compile(r"(?:^|;)\s*AccountName=([a-z0-9]+)\s*(?:;|$)", re.I)
+# A server named by a key of a connection string (`Server=tcp:srv.database.windows.net,1433;`, `Data Source=...`).
+_SERVER_KEY = re.compile(r"(?:^|;)\s*(?:Server|Data Source|Address|Addr|Network Address|Host)\s*=\s*(?:tcp:)?"
+                         r"([a-z0-9.-]+)", re.I)
+_ENDPOINT_SUFFIX = re.compile(r"(?:^|;)\s*EndpointSuffix=([a-z0-9.-]+)", re.I)
 
 
 def _own_place_keys(view: ResourceView) -> tuple[str, ...]:
@@ -553,6 +576,10 @@ def walk_model_path(value: Any, steps: list[str], path: str = "") -> Iterator[tu
                 yield from walk_model_path(child, rest, f"{path}.{key}")
         return
     child = lookup(value, step) if isinstance(value, dict) else MISSING
+    if child is MISSING and isinstance(value, dict) and step != (snake := _snake(step)):
+        # A block of a union type (a Stream Analytics output's `datasource`) holding an output reaches the engine
+        # with its keys as the program wrote them: the SDK cannot tell which type's names to translate them to.
+        child, step = lookup(value, snake), (snake if snake in value else step)
     if child is MISSING:
         if not rest:
             yield (f"{path}.{step}" if path else step), MISSING
@@ -561,6 +588,10 @@ def walk_model_path(value: Any, steps: list[str], path: str = "") -> Iterator[tu
         yield (f"{path}.{step}" if path else step), UNKNOWN
         return
     yield from walk_model_path(child, rest, f"{path}.{step}" if path else step)
+
+
+def _snake(camel: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", camel).lower()
 
 
 def model_steps(model_path: str) -> list[str]:
@@ -628,7 +659,7 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
 def _named_kinds(view: ResourceView, path: str) -> tuple[str, ...]:
     """The kinds of resource a destination input can name: an AWS input named for a bucket names an S3 bucket (one
     namespace for the world), never a resource of another kind that carries the same name; any kind otherwise."""
-    leaf = re.sub(r"\[\d+\]", "", path).rsplit(".", 1)[-1].lower()
+    leaf = re.sub(r"\[\d+\]", "", path).rsplit(".", 1)[-1].lower().replace("_", "")
     return S3_BUCKET_TYPES if view.package in AWS_PACKAGES and "bucket" in leaf else ()
 
 
@@ -678,7 +709,7 @@ def _relative_name(view: ResourceView, dest: Destination) -> bool:
     if not _PLAIN.match(dest.value) or dest.kind in GLOBAL_KINDS:
         return False
     leaf = re.split(r"[.\[]", dest.path.rstrip("]"))[-1] if "." in dest.path else dest.path
-    leaf = re.sub(r"\[\d+\]$", "", dest.path.split(".")[-1]).lower()
+    leaf = re.sub(r"\[\d+\]$", "", dest.path.split(".")[-1]).lower().replace("_", "")
     if view.package in AWS_PACKAGES:
         return not any(word in leaf for word in _GLOBAL_NAME_WORDS) or dest.value.isdigit()
     if view.package == "kubernetes":
@@ -715,6 +746,12 @@ def _policy_statements(document: Any) -> list | None:
     return None
 
 
+# A place input other than its own (a Cosmos DB account's `locations[].locationName`, an API Management service's
+# `additionalLocations[].location`): a second place the resource keeps or serves data in. Its value, when known, is
+# scanned as any place; unknown (a lookup's location), it is a place that cannot be shown.
+_NESTED_PLACE = re.compile(r"(?:^|[.\]])(?:location|region|\w*[a-z0-9](?:Location|Region))s?(?:Name)?(?:\[\d+\])?$")
+
+
 def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
           inbound: frozenset[str] = frozenset()) -> Iterator[tuple[str, str, Any]]:
     """(path, kind, what) for every place, host and data-store reference named in `value`, skipping metadata,
@@ -723,6 +760,9 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
     if depth > 12 or (path and (is_source(view.type, path) or is_filtered(view.type, path) or path in inbound)):
         return
     value = _unwrap(value)
+    if (value is UNKNOWN or (isinstance(value, str) and value in UNKNOWN_SENTINELS)) and _NESTED_PLACE.search(path):
+        yield path, "unknown-place", UNKNOWN
+        return
     if isinstance(value, str):
         inner = _decoded(value)
         if inner is not None:
@@ -732,12 +772,14 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
             yield path, "place", place
         host = host_of(value) if ("://" in value or "." in value) and " " not in value.strip() else None
         if host is None and value.strip()[:1].isalpha() and len(value) < 2000:
-            match = re.search(r"https?://([^/\s\"']+)", value)
+            match = _URL_HOST.search(value)
             host = host_of(match.group(1)) if match else None
         if host is not None and not places_in_host(host):
             known = place_of_host(host)
             if known is not None and not (known.country and not known.edge and known.country.upper() == "AE"):
                 yield path, "host", known
+        for store in _azure_store_hosts(value, host):
+            yield path, "sink-host", store
         if _ARM_ID.match(value) and any(p in value.lower() for p in DATA_SINK_PROVIDERS) \
                 and "/locations/" not in value.lower():
             yield path, "sink", value
@@ -759,6 +801,20 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
     if isinstance(value, (list, tuple)):
         for i, child in enumerate(value):
             yield from _scan(child, f"{path}[{i}]", view, depth + 1, inbound)
+
+
+def _azure_store_hosts(value: str, host: str | None) -> list[str]:
+    """The hosts of Azure data stores a text names: the URL's host, or a connection string's storage account."""
+    found = [host] if host is not None and host.partition(".")[2] in AZURE_SINK_HOSTS else []
+    found += [m.group(0).lower() for m in _AZURE_SINK_HOST.finditer(value)]  # in a script or an expression too
+    found += [m.group(1).lower() for m in _SERVER_KEY.finditer(value)] if len(value) < 2000 else []
+    account = _ACCOUNT_NAME.search(value) if len(value) < 2000 else None
+    if account:
+        suffix = _ENDPOINT_SUFFIX.search(value)
+        found.append(f"{account.group(1).lower()}.blob.{suffix.group(1).lower() if suffix else 'core.windows.net'}")
+    # `privatelink.<service host>` is the service's Private Link DNS zone (a private DNS zone's name), not a store.
+    return list(dict.fromkeys(h for h in found if h.partition(".")[2] in AZURE_SINK_HOSTS
+                              and not h.startswith("privatelink.")))
 
 
 def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
@@ -793,6 +849,27 @@ def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
             reported.add(path)
             yield f"`{path}` names {what}, an Azure data store this program does not create whose id carries " \
                   "no location; its place cannot be shown, so it fails closed"
+        elif kind == "unknown-place":
+            # After the update phase the resources of this program have given their values: a place still unknown
+            # comes from outside (a lookup, another stack), whatever else the block depends on.
+            urns = () if ctx.phase == "update" else view.property_dependencies.get(str(_path_steps(path)[0]), ())
+            place = place_of_reference(UNKNOWN, ctx, urns)
+            if place_allowed(place, ctx):
+                continue
+            reported.add(path)
+            shown = (f"unknown {'after the update phase' if ctx.phase == 'update' else 'during preview'} that no "
+                     "resource of this program produces" if place.value is UNKNOWN else describe_place(place))
+            yield f"`{path}` names a place {shown}; the resource would keep or serve data there, and " \
+                  "that place is not shown to be allowed, so it fails closed"
+        elif kind == "sink-host":
+            # A store of this program is judged by its own place rule (one verdict per fact).
+            value = lookup(props, *_path_steps(path))
+            if _program_host(what, ctx) is not None or (isinstance(value, str) and _allowed_destination(value, ctx)) \
+                    or _allowed_destination(what, ctx):
+                continue
+            reported.add(path)
+            yield f"`{path}` names {what}, the host of an Azure data store this program does not create; its " \
+                  "place cannot be shown, so it fails closed"
     for dest in destinations(view, ctx):
         if dest.path in reported:
             continue

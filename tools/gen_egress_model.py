@@ -78,12 +78,22 @@ def _getter_name(func: ast.FunctionDef) -> str | None:
     return name if is_property else None
 
 
+class Fields(list):
+    """An Args class's fields, with the class's own doc (what the block it types is: "The target Event Hub to which
+    event data will be exported")."""
+
+    doc = ""
+
+
 def _args_classes(tree: ast.Module) -> dict[str, list[Field]]:
     classes: dict[str, list[Field]] = {}
     for node in tree.body:
         if not isinstance(node, ast.ClassDef) or not node.name.endswith("Args"):
             continue
-        fields = []
+        fields = Fields()
+        init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+        # The class doc is the constructor's docstring up to its `:param` lines.
+        fields.doc = " ".join((ast.get_docstring(init) or "").split(":param", 1)[0].split()) if init else ""
         for item in node.body:
             if isinstance(item, ast.FunctionDef) and item.returns is not None:
                 camel = _getter_name(item)
@@ -225,6 +235,8 @@ REFERENCE_WORDS = {"arn", "arns", "id", "ids", "uri", "uris", "url", "urls", "en
 NAMED_RESOURCES = {"bucket", "topic", "queue", "stream", "workspace", "vault", "registry", "hub", "container",
                    "share", "server", "domain", "function", "account", "namespace", "index", "cluster", "host",
                    "region", "location"}
+# `<service> namespace` names an Event Hubs or Service Bus namespace: the host messages are sent to.
+MESSAGING_WORDS = {"bus", "hub", "hubs"}
 # Name words that mark an outbound transfer, and the kind of egress each one is.
 DESTINATION_WORDS = {
     "destination": "delivery", "destinations": "delivery", "target": "delivery", "targets": "delivery",
@@ -265,7 +277,11 @@ DESTINATION_DOC = [
 # Docs of a block that is the configuration of a destination (a Firehose delivery stream's `extendedS3Configuration`:
 # "Enhanced configuration options for the s3 destination"; `redshiftConfiguration`: "Configuration options when
 # `destination` is `redshift`"): a reference inside it (`bucketArn`) is where the data is delivered.
-BLOCK_DESTINATION_DOC = re.compile(r"\bwhen `destination` is\b|\boptions for the [\w ]{1,30} destination\b", re.I)
+# So is a block whose own type says data is exported into it (Defender for Cloud continuous export: "The target
+# Event Hub to which event data will be exported").
+BLOCK_DESTINATION_DOC = re.compile(r"\bwhen `destination` is\b|\boptions for the [\w ]{1,30} destination\b|"
+                                   r"\bto which (\w+ ){0,4}(will be|is|are) "
+                                   r"(exported|sent|delivered|written|streamed)\b", re.I)
 SOURCE_WORDS = {"source", "sources", "src", "upstream", "origin", "from"}
 # Inputs that select or exclude: what they name is a condition, never where data goes.
 FILTER_WORDS = {"pattern", "patterns", "filter", "filters", "condition", "conditions", "exclude", "excluded",
@@ -396,6 +412,10 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     ("azure-native:hybridcompute:Machine", "licenseProfile.esuProfile.assignedLicense.licenseDetails.target"): None,
     ("azure-native:agricultureplatform:AgriService", "properties.installedSolutions.value.partnerId"): None,
     ("azure-native:agricultureplatform:AgriService", "properties.installedSolutions.value.saasSubscriptionId"): None,
+    # the field of a Stream Analytics job's Cosmos DB output events that holds the document's key ("The name of the
+    # field in output events used to specify the primary key"), not where they go;
+    ("azure-native:streamanalytics:Output", "datasource.documentId"): None,
+    ("azure-native:streamanalytics:StreamingJob", "outputs.datasource.documentId"): None,
     # subscriptions allowed to use a GPU capacity reservation: they share the reserved capacity, not data.
     ("azure-native:machinelearningservices:CapacityReservationGroup",
      "capacityReservationGroupProperties.sharingProfile.subscriptionIds.id"): None,
@@ -441,9 +461,22 @@ def _joins_global(words: list[str]) -> str | None:
     return None
 
 
+# The last words of a type's name that make the resource itself a destination: whatever a Stream Analytics `Output`
+# names is where the job writes. (Not `...Destination`, `...Export`, `...Subscription`, `...Target`: their inputs
+# name the source or the parent as often as the destination, as a DynamoDB `TableExport`'s `tableArn` does.)
+OWNER_DESTINATION_WORDS = {"output", "outputs"}
+
+
+def _owner_words(token: str) -> list[str]:
+    last = _words(token.rsplit(":", 1)[-1])[-1:]
+    return last if last and last[0] in OWNER_DESTINATION_WORDS else []
+
+
 def _is_reference(words: list[str]) -> bool:
     if words[-1] in REFERENCE_WORDS or _is_output_path(words):
         return True
+    if len(words) >= 2 and words[-1] == "namespace" and words[-2] in MESSAGING_WORDS:
+        return True  # a messaging namespace by name (`serviceBusNamespace`), not a metric's, XML's or a cluster's
     return len(words) >= 2 and words[-1] == "name" and words[-2] in NAMED_RESOURCES
 
 
@@ -470,8 +503,10 @@ def _is_transit(words: list[str]) -> bool:
     return {"in", "transit"} <= ws or {"transit", "encryption"} <= ws or {"secure", "transport"} <= ws
 
 
-def _classify(path: list[tuple[str, str]], field: Field) -> str | None:
-    """'destination:<kind>', 'source', or None for a text field at `path` (its ancestors' names and docs)."""
+def _classify(path: list[tuple[str, str]], field: Field, owner: list[str] = ()) -> str | None:
+    """'destination:<kind>', 'source', or None for a text field at `path` (its ancestors' names and docs). `owner`:
+    the resource type's own name when it says what the resource is for (a Stream Analytics `Output`: everything it
+    names is where the job's results are written)."""
     words = _words(field.camel)
     if not words or not _is_reference(words):
         return None
@@ -479,13 +514,16 @@ def _classify(path: list[tuple[str, str]], field: Field) -> str | None:
     doc = field.doc
     if SOURCE_WORDS & set(words) or SOURCE_WORDS & set(parents) or SOURCE_DOC.search(doc):
         return "source"
+    # What a block is, is named before any `with` (Event Grid's `deliveryWithResourceIdentity`: a delivery, made
+    # with the topic's identity, not an identity block).
+    blocks = [w for camel, _ in path[-2:] for w in " ".join(_words(camel)).split(" with ", 1)[0].split()]
     named = set(words) - {"path"} if _is_output_path(words) else set(words)
-    if NOT_A_DESTINATION & named or NOT_A_DESTINATION_BLOCK & set(parents):
+    if NOT_A_DESTINATION & named or NOT_A_DESTINATION_BLOCK & set(blocks):
         return None
     if re.search(r"\bunique (identifier|id|name)\b", doc, re.I) or words in (["subscription", "id"],
                                                                            ["account", "id"], ["account"]):
         return None
-    for word in [*words, *reversed(parents)]:
+    for word in [*words, *reversed(parents), *owner]:
         if word in DESTINATION_WORDS:
             return f"destination:{DESTINATION_WORDS[word]}"
     for pattern, kind in DESTINATION_DOC:
@@ -569,7 +607,8 @@ def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope,
             for name, bare in nested:
                 sub, sub_scope = _resolve(name, bare, scope, index)
                 if sub is not None and name not in seen:  # a type inside itself (recursive schemas) once
-                    _walk(token, index, sub_scope, sub, [*path, (field.camel + step, field.doc)], entry, depth + 1,
+                    doc = f"{field.doc} {getattr(sub, 'doc', '')}".strip()
+                    _walk(token, index, sub_scope, sub, [*path, (field.camel + step, doc)], entry, depth + 1,
                           seen | {name})
             continue
         if not _is_text(field.annotation):
@@ -583,7 +622,8 @@ def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope,
                     in REMOTE_VOLUME_FIELDS:
                 verdict = "destination:volume"
         if verdict is None and not overridden:
-            verdict = (_joins_global(_words(field.camel)) if depth == 0 else None) or _classify(path, field)
+            verdict = (_joins_global(_words(field.camel)) if depth == 0 else None) or \
+                _classify(path, field, _owner_words(token))
         if verdict == "source":
             entry.sources.append(full)
         elif verdict and depth == 0 and not overridden and field.camel.lower() in entry.own:

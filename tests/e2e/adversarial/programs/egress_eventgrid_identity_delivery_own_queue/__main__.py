@@ -1,0 +1,27 @@
+"""Look-alike: an Event Grid system topic subscription delivering with the topic's managed identity to a queue of
+a storage account this program creates in UAE North."""
+# expect: pass
+
+import pulumi_azure_native as azure_native
+
+rg = azure_native.resources.ResourceGroup("rg", location="uaenorth")
+identity = azure_native.managedidentity.UserAssignedIdentity("id", resource_group_name=rg.name)
+vault = azure_native.keyvault.Vault("vault", resource_group_name=rg.name, properties={
+    "tenant_id": "00000000-0000-0000-0000-000000000000", "sku": {"family": "A", "name": "standard"},
+    "enable_purge_protection": True, "enable_rbac_authorization": True, "public_network_access": "Disabled"})
+azure_native.keyvault.Key("key", resource_group_name=rg.name, vault_name=vault.name, key_name="data",
+                          properties={"kty": "RSA", "key_size": 3072})
+account = azure_native.storage.StorageAccount(
+    "events", resource_group_name=rg.name, account_name="sahabevents", kind="StorageV2",
+    sku={"name": "Standard_ZRS"}, minimum_tls_version="TLS1_2", enable_https_traffic_only=True,
+    allow_blob_public_access=False,
+    identity={"type": "UserAssigned", "user_assigned_identities": [identity.id]},
+    encryption={"key_source": "Microsoft.Keyvault", "identity": {"user_assigned_identity": identity.id},
+                "key_vault_properties": {"key_name": "data", "key_vault_uri": vault.properties.vault_uri}})
+topic = azure_native.eventgrid.SystemTopic(
+    "storage-events", resource_group_name=rg.name, location="uaenorth", topic_type="Microsoft.Storage.StorageAccounts",
+    source=account.id, identity={"type": "SystemAssigned"})
+azure_native.eventgrid.SystemTopicEventSubscription(
+    "blob-events", resource_group_name=rg.name, system_topic_name=topic.name, event_delivery_schema="EventGridSchema",
+    delivery_with_resource_identity={"identity": {"type": "SystemAssigned"}, "destination": {
+        "endpoint_type": "StorageQueue", "resource_id": account.id, "queue_name": "events"}})
