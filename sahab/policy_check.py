@@ -389,6 +389,8 @@ def _policy_objects(resources: list[PlannedResource], reads: _Reads):
                 state[key] = value
         for key in _own_name_keys(res.type):  # the name the provider gave it (an auto-name): known in preview
             value = res.outputs.get(key)
+            if value is None and res.type.startswith("azure-native:"):
+                value = res.outputs.get("name")  # azure-native returns its own-name parameter as `name`
             if isinstance(value, str) and value and value != UNKNOWN and key not in state:
                 state[key] = value
         stack_resources[res.urn] = PolicyResource(res.type, _tracked(state, reads, res.urn, []), res.urn, res.name,
