@@ -388,6 +388,10 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     # copying of objects ... The destination buckets can be in different AWS Regions"); the doc's "as the source
     # bucket" read it as a source.
     ("aws:securitylake/dataLake:DataLake", "configuration.replicationConfiguration.regions"): "destination:replication",
+    # An RDS restore from S3 reads the backup in `s3Import.bucketName` ("The bucket name where your backup is
+    # stored"): data comes into the database from there, and none goes out.
+    ("aws:rds/instance:Instance", "s3Import.bucketName"): "source",
+    ("aws:rds/cluster:Cluster", "s3Import.bucketName"): "source",
     # Not transfers, though their names or docs read like one (None: reviewed, not a destination):
     # the AWS Backup vault a vault's policy, lock or notification settings belong to ("Name of the backup vault to
     # add policy for"): the resource's parent, where it is, not where it sends data (pulumi-aws has no getter of
