@@ -13,6 +13,7 @@ import json
 import os
 import pickle
 import socket
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -156,6 +157,22 @@ def test_a_checkpoint_round_trips_with_a_signed_manifest_over_every_file(saved, 
     assert state["w"].tolist() == [0.0, 1.0, 2.0, 3.0] and state["extra"]["lr"] == 0.1
     assert loaded["first_loss"] == 2.5
     assert not list(Path(checkpoint.Checkpointer(str(store), True, True).staging_root).glob("load-*"))
+
+
+def test_saves_and_loads_leave_nothing_in_the_nodes_temporary_folder(tmp_path, key, monkeypatch):
+    """A node runs job after job: neither a save, a load nor a refused load may leave a folder behind."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    store = tmp_path / "store"
+    checkpoint.Checkpointer(str(store), True, True).save(STEP, {"w": torch.arange(4.0)}, {"first_loss": 1.0})
+    assert not list(scratch.iterdir())
+    checkpoint.Checkpointer(str(store), True, True).load(STEP, {"w": torch.zeros(4)})
+    assert not list(scratch.iterdir())
+    (store / checkpoint.data_prefix(STEP) / ".metadata").write_bytes(b"changed")
+    with pytest.raises(CheckpointRefused):
+        checkpoint.Checkpointer(str(store), True, True).load(STEP, {"w": torch.zeros(4)})
+    assert not list(scratch.iterdir())
 
 
 @pytest.mark.parametrize("tamper", list(TAMPERINGS), ids=[t.__name__ for t in TAMPERINGS])

@@ -22,6 +22,7 @@ A local path must be one file system for every node of a multi-node job (one nod
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -118,7 +119,7 @@ class Checkpointer:
                 key = f"{data_prefix(step)}/{path.name}"
                 digests[key] = sha256_file(path)  # of the bytes this node wrote, before they leave it
                 self.store.upload(key, path)
-            shutil.rmtree(directory, ignore_errors=True)
+            self._remove(directory)
         digests = {k: v for node in _gathered(digests) for k, v in node.items()}  # every node's shards are in place
         if self.is_main:
             stale = [key for key in self.store.list(data_prefix(step) + "/") if key not in digests]
@@ -137,7 +138,7 @@ class Checkpointer:
         problem = next((p for p in _gathered(problem) if p), None)
         if problem:
             if self.is_node_main:
-                shutil.rmtree(directory, ignore_errors=True)
+                self._remove(directory)
             raise CheckpointRefused(refusal(step, self.store.uri, problem))
         import torch.distributed.checkpoint as dcp
 
@@ -145,8 +146,15 @@ class Checkpointer:
                  no_dist=not (dist.is_available() and dist.is_initialized()))
         _barrier()
         if self.is_node_main:
-            shutil.rmtree(directory, ignore_errors=True)
+            self._remove(directory)
         return manifest
+
+    def _remove(self, directory: Path) -> None:
+        """Remove a staging directory, and the node's staging root once nothing else is in it (a long-lived node
+        runs many jobs: each would otherwise leave an empty folder in its temporary directory)."""
+        shutil.rmtree(directory, ignore_errors=True)
+        with contextlib.suppress(OSError):  # not empty: another save or load of this node is under way
+            self.staging_root.rmdir()
 
     def _fetch(self, step: int, manifest: dict, directory: Path) -> str | None:
         """The manifest's files into this node's own directory (DCP reads those copies, never the store, so nothing
