@@ -67,8 +67,8 @@ class OnpremCluster(_ClusterBase):
     Default: unset."""
     control_plane_hosts: tuple[str, ...] = ()
     """Hosts that run the control plane: one, or three or more for a highly available control plane (etcd needs
-    a majority; two would be less available than one). The first runs `kubeadm init`, the others join it as
-    control planes. Default: none."""
+    a majority; two would be less available than one). The first by name (sorted, not as listed) runs
+    `kubeadm init`, the others join it as control planes. Default: none."""
     control_plane_vip: Annotated[str, _fits(validation.host_address)] | None = None
     """The virtual IP the API server answers on (kube-vip moves it between the control-plane hosts). Required with
     three or more control-plane hosts; an unused address in the hosts' network. Default: none (the first

@@ -31,7 +31,8 @@ class OnPremClusterArgs(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     control_plane_hosts: tuple[OnPremHostArgs, ...] = Field(
-        min_length=1, description="Control-plane servers: 1, or 3 or more (HA); the first runs kubeadm init."
+        min_length=1,
+        description="Control-plane servers: 1, or 3 or more (HA); the first by name (sorted) runs kubeadm init.",
     )
     vip: str | None = Field(
         default=None,
@@ -79,8 +80,10 @@ class OnPremClusterArgs(BaseModel):
 
 
 def control_plane_inventory(args: OnPremClusterArgs) -> list[Host]:
-    """The control-plane hosts in the control_plane group, in order (the first runs kubeadm init); a host that
-    also runs workloads carries its pool's variables and is in its pool's group as well."""
+    """The control-plane hosts in the control_plane group; a host that also runs workloads carries its pool's
+    variables and is in its pool's group as well. The inventory lists a group's hosts sorted by name, so the first
+    by name runs kubeadm init, whatever their order here. It stays so: on an existing cluster, a different first
+    host would refuse to converge."""
     hosts = []
     for spec in args.control_plane_hosts:
         pool_vars = args.node_vars.get(spec.name, {})

@@ -315,3 +315,22 @@ def test_forks_are_capped_however_many_hosts(monkeypatch, tmp_path):
         with pytest.raises(RuntimeError, match="stop here"):
             runner.run_playbook(hosts, private_key=None, known_hosts="", playbook_dir=tmp_path)
         assert seen["forks"] == forks
+
+
+def test_the_host_that_runs_kubeadm_init_is_the_first_by_name_whatever_the_listed_order(tmp_path):
+    """site.yml's first control_plane host initialises the cluster: Ansible's own inventory parser reads the
+    inventory Sahab writes, and the group comes out sorted by name, as the cluster's field documents."""
+    from ansible.inventory.manager import InventoryManager
+    from ansible.parsing.dataloader import DataLoader
+    from sahab.components.onprem.cluster import OnPremClusterArgs, control_plane_inventory
+    from sahab.components.onprem.host_args import OnPremAccessArgs, OnPremHostArgs
+
+    listed = ("venus", "earth", "mars")
+    cluster = OnPremClusterArgs(
+        control_plane_hosts=tuple(OnPremHostArgs(name=n, address=f"127.0.0.{i}") for i, n in enumerate(listed, 5)),
+        vip="127.0.0.20", access=OnPremAccessArgs(ssh_private_key="key"))
+    path = tmp_path / "inventory.json"
+    path.write_text(runner.ansible_json(runner.build_inventory(control_plane_inventory(cluster))))
+    parsed = InventoryManager(loader=DataLoader(), sources=[str(path)])
+    assert [h.name for h in parsed.groups["control_plane"].get_hosts()] == ["earth", "mars", "venus"]
+    assert "first by name" in OnPremClusterArgs.model_fields["control_plane_hosts"].description
