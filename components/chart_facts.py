@@ -1,8 +1,9 @@
 """Chart fact sheets: what each chart version Sahab pins runs, read from the chart's own source at that version
 (components/charts/<chart>-<version>.yaml): the images its templates, subcharts and operator pull by default, how
 each template joins a reference, the flags and environment it passes to the binaries Sahab pins, the service
-accounts its pods run as. Facts about the world, each with the file and tag it comes from; Sahab's pins
-(components.artifacts) are checked against them, and readiness reads a release's pulls through them.
+accounts its pods run as, and (`keys`) where the chart has each values key Sahab sets. Facts about the world, each
+with the file and tag it comes from; Sahab's pins (components.artifacts) and values are checked against them, and
+readiness reads a release's pulls through them.
 
 A chart version without a sheet is an error that says what to read and where: a version bump starts there.
 """
@@ -80,6 +81,7 @@ class Sheet:
     binaries: dict[str, Any] = field(default_factory=dict)
     service_accounts: tuple[dict[str, Any], ...] = ()
     kind: str = "chart"
+    keys: dict[str, Any] = field(default_factory=dict)  # dotted values key: where the chart has it and what reads it
 
     def image(self, name: str) -> ImageFact | None:
         return next((i for i in self.images if i.image == name), None)
@@ -106,7 +108,7 @@ def sheet(chart: str, version: str) -> Sheet:
                              tuple(i.get("mirrors") or ()))
                    for i in doc.get("images") or ())
     return Sheet(chart, version, doc["source"], images, doc.get("binaries") or {},
-                 tuple(doc.get("service_accounts") or ()), doc.get("kind", "chart"))
+                 tuple(doc.get("service_accounts") or ()), doc.get("kind", "chart"), doc.get("keys") or {})
 
 
 def sheets() -> list[Sheet]:

@@ -53,7 +53,9 @@ def helm_values(args: CiliumArgs) -> dict:
         "ipam": {"mode": "kubernetes"},
         "routingMode": "tunnel",
         "tunnelProtocol": "vxlan",
-        # Pod-to-pod traffic between nodes leaves a node only inside WireGuard.
+        # Pod-to-pod traffic between nodes goes through WireGuard (cilium-config enable-wireguard). Strict mode
+        # (encryption.strictMode) stays off, so a pod's first packets to an endpoint its node has not yet learnt
+        # can still leave unencrypted (Cilium's transparent-encryption docs, known issues).
         "encryption": {"enabled": True, "type": "wireguard"},
         # "default": a pod selected by any NetworkPolicy allows only what the policies allow.
         "policyEnforcementMode": "default",
@@ -62,8 +64,9 @@ def helm_values(args: CiliumArgs) -> dict:
         # templates/cilium-configmap.yaml policy-cidr-match-mode).
         "policyCIDRMatchMode": ["nodes"],
         "hubble": {"enabled": True, "relay": {"enabled": False}, "ui": {"enabled": False}},
-        # Every image the chart pulls with these values, from the fleet's registry. No L7 proxy is used, so
-        # the separate Envoy DaemonSet stays off (its image would be one more to mirror).
+        # Every image the chart pulls with these values, from the fleet's registry. The separate Envoy DaemonSet
+        # stays off (its image would be one more to mirror); l7Proxy keeps its default (true), so the agent runs
+        # the L7 proxy itself (cilium-config external-envoy-proxy "false").
         "image": args.images.values("cilium"),
         "operator": {"replicas": args.operator_replicas, "image": args.images.values("cilium-operator")},
         "envoy": {"enabled": False},

@@ -146,3 +146,48 @@ def test_the_digest_spellings_of_issue_31():
     assert exporter == {"registry": HOST, "repository": "quay/prometheus/node-exporter", "tag": "v1.12.1",
                         "distroless": True, "digest": DIGEST}
     assert f"{HOST}/quay/prometheus/node-exporter:v1.12.1-distroless" in digests  # the tag the chart pulls
+
+
+# Keys Sahab writes for its own readers that the chart does not read, each with why.
+NOT_FOR_THE_CHART = {
+    # image_refs.render_cilium_operator: the policy pack reads {repository, tag, digest}; the chart joins genericDigest
+    ("cilium", "operator.image.digest"),
+}
+JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", type(None): "null"}
+
+
+def _leaves(values: dict, prefix: str = ""):
+    for key, value in values.items():
+        if isinstance(value, dict) and value:
+            yield from _leaves(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+def _as_template_string(value) -> str:
+    """How a template's toString/join sees a value: booleans as Go prints them."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+@pytest.mark.parametrize("digest", [None, DIGEST], ids=["no-digest", "digest"])
+@pytest.mark.parametrize("replicas", [1, 2])
+def test_every_cilium_value_sahab_sets_is_a_key_the_chart_reads(digest, replicas):
+    """Helm ignores a values key the chart does not have: a misspelt or moved key would turn a feature off without a
+    word. Each key Sahab sets is one the pinned chart has (the sheet's `keys`, read from its values.yaml and
+    values.schema.json), of a type its schema allows and, where the chart lists them, a value it acts on."""
+    from sahab.components.kubernetes.cilium import CHART_VERSION, CiliumArgs, helm_values
+
+    images = Images(host=HOST)
+    digests = {images.ref(n).name: digest for n in ("cilium", "cilium-operator")} if digest else {}
+    values = helm_values(CiliumArgs(api_server="10.20.0.5:6443", operator_replicas=replicas,
+                                    images=Images(host=HOST, digests=digests)))
+    keys = sheet("cilium", CHART_VERSION).keys
+    for path, value in _leaves(values):
+        if ("cilium", path) in NOT_FOR_THE_CHART:
+            continue
+        assert path in keys, f"cilium {CHART_VERSION} has no values key {path}: Helm would ignore it"
+        fact = keys[path]
+        assert JSON_TYPES[type(value)] in fact["type"], f"{path}: {value!r} is not of {fact['type']}"
+        if "accepts" in fact:
+            given = value if isinstance(value, list) else [value]
+            assert {_as_template_string(v) for v in given} <= set(fact["accepts"]), f"{path}: {value!r}"
