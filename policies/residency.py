@@ -639,7 +639,10 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
     inbound = inbound_blocks(view)
     for model_path, kind in _destination_paths(view).items():
         top = model_steps(model_path)[0]
-        urns = view.property_dependencies.get(top, ())
+        # After the update phase the resources of this program have given their values: a value still unknown comes
+        # from outside (another stack, a lookup), and a resource of this program it also depends on vouches for
+        # nothing (`Output.all(own.id, other).apply(...)`).
+        urns = () if ctx.phase == "update" else view.property_dependencies.get(top, ())
         for path, value in walk_model_path(_props(view), model_steps(model_path), ""):
             if _under(path, inbound):
                 continue  # the other end is the source: data comes in through it
