@@ -706,6 +706,10 @@ GLOBAL_KINDS = ("global", "endpoint")
 _GLOBAL_NAME_WORDS = ("bucket",)
 _AZURE_SUB_RESOURCE_WORDS = ("container", "table", "queue", "share", "index", "blob", "path", "directory",
                              "database", "collection", "topic", "subscription", "hub", "name")
+# ...but the name of a store itself (an account, a workspace, a function app, a server, a namespace) is global, never
+# resolved below the resource's own parent.
+_AZURE_TOP_LEVEL_NAMES = ("account", "accountname", "workspace", "workspacename", "appname", "servername",
+                          "namespacename", "vaultname", "clustername")
 
 
 def _relative_name(view: ResourceView, dest: Destination) -> bool:
@@ -718,8 +722,7 @@ def _relative_name(view: ResourceView, dest: Destination) -> bool:
     if view.package == "kubernetes":
         return True
     if view.package in AZURE_PACKAGES:
-        return leaf.endswith(_AZURE_SUB_RESOURCE_WORDS) and not leaf.endswith(("account", "accountname",
-                                                                            "workspace", "workspacename"))
+        return leaf.endswith(_AZURE_SUB_RESOURCE_WORDS) and not leaf.endswith(_AZURE_TOP_LEVEL_NAMES)
     return False
 
 
