@@ -32,7 +32,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core import MISSING, UNKNOWN, UNKNOWN_SENTINELS, Context, ResourceView, lookup
-from .egress import HELM_TYPES, chart_entries, destination_paths, directed_blocks, is_filtered, is_source
+from .egress import (
+    HELM_TYPES,
+    chart_entries,
+    destination_paths,
+    directed_blocks,
+    is_filtered,
+    is_source,
+    own_name_input,
+)
 from .places import (
     AZURE_PAIRS,
     METADATA_KEYS,
@@ -786,6 +794,9 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
                 yield path, "host", known
         for store in _azure_store_hosts(value, host):
             yield path, "sink-host", store
+        if view.package in AZURE_PACKAGES:
+            for outside in _connection_hosts(value):
+                yield path, "store-host", outside
         if _ARM_ID.match(value) and any(p in value.lower() for p in DATA_SINK_PROVIDERS) \
                 and "/locations/" not in value.lower():
             yield path, "sink", value
@@ -821,6 +832,138 @@ def _azure_store_hosts(value: str, host: str | None) -> list[str]:
     # `privatelink.<service host>` is the service's Private Link DNS zone (a private DNS zone's name), not a store.
     return list(dict.fromkeys(h for h in found if h.partition(".")[2] in AZURE_SINK_HOSTS
                               and not h.startswith("privatelink.")))
+
+
+# A connection string, or a URL of a data store's own protocol, is a credentialed link to a store: the resource reads
+# from and writes to it (a function app's binding connection, an app setting the code connects with).
+_STORE_SCHEMES = frozenset({"mongodb", "mongodb+srv", "postgres", "postgresql", "mysql", "mariadb", "redis", "rediss",
+                            "amqp", "amqps", "sb", "kafka", "sqlserver", "mssql", "oracle", "cassandra", "s3", "s3a",
+                            "gs", "sftp", "ftp", "ftps", "snowflake", "clickhouse", "couchbase", "couchbases",
+                            "neo4j", "neo4j+s", "bolt", "nats", "mqtt", "mqtts", "hdfs", "abfs", "abfss", "wasbs"})
+_STORE_URL = re.compile(r"(?:^|[^a-z0-9+.-])(?:jdbc:)?([a-z][a-z0-9+.-]*)://([^/\s\"';?]+)", re.I)
+# Azure's own service domains: a host under one whose first label is the name of a resource of this program is
+# that resource (a function app's `*.azurewebsites.net`, a Synapse workspace's `*.sql.azuresynapse.net`).
+_AZURE_DOMAINS = (".windows.net", ".azure.net", ".azure.com", ".azuresynapse.net", ".azurewebsites.net",
+                  ".azuredatabricks.net", ".azurecr.io", ".azurehdinsight.net", ".azure-devices.net",
+                  ".azurefd.net", ".azure-api.net", ".fabric.microsoft.com")
+
+
+def _connection_hosts(value: str) -> list[str]:
+    """The hosts a connection string (`Host=...;Port=...`) or a store-protocol URL (`mongodb+srv://...`) names."""
+    if len(value) > 2000:
+        return []
+    found = [m.group(2) for m in _STORE_URL.finditer(value) if m.group(1).lower() in _STORE_SCHEMES]
+    if ";" in value and "=" in value:
+        found += [m.group(1) for m in _SERVER_KEY.finditer(value)]
+    hosts = (host_of(h) for h in found)
+    return list(dict.fromkeys(h for h in hosts if h is not None and _looks_like_host(h)))
+
+
+def _looks_like_host(host: str) -> bool:
+    """A DNS name with a top-level domain, or an IP address (not a version like `1.2`)."""
+    return is_public_address(host) or is_private_address(host) or host.rsplit(".", 1)[-1].isalpha()
+
+
+def _program_named_host(host: str, ctx: Context) -> ResourceView | None:
+    """The Azure resource of this program whose name is the first label of a host under an Azure service domain."""
+    label = host.partition(".")[0]
+    if not host.endswith(_AZURE_DOMAINS):
+        return None
+    for r in ctx.resources:
+        if r.package != "azure-native":
+            continue
+        own = own_name_input(r.type)
+        if (own and lookup(r.props, own) == label) or lookup(r.props, "name") == label:
+            return r
+    return None
+
+
+def _host_problem(host: str, ctx: Context) -> str | None:
+    """Why data kept at `host` is not shown to stay in the allowed places; None when it is, or when another scan
+    judges the host (one that names its region, a vendor of the endpoint table, an Azure store's host)."""
+    if is_private_address(host) or places_in_host(host) or place_of_host(host) is not None:
+        return None
+    if host.partition(".")[2] in AZURE_HOSTS or _program_host(host, ctx) is not None:
+        return None
+    target = _program_named_host(host, ctx)
+    if target is not None:
+        place = effective_place(target, ctx) if in_scope(target) else Place(MISSING, "no place of its own")
+        if place_allowed(place, ctx) or place.value is MISSING:
+            return None  # the resource's own place rule judges it
+        return f"{host}, the {target.type.split(':')[-1]} {target.name!r} of this program in {place.value!r}"
+    if is_public_address(host):
+        return f"the public address {host}, whose location cannot be shown"
+    return f"{host}, which is not a resource of this program and whose location cannot be shown"
+
+
+# A Data Factory linked service is a store the factory's pipelines copy data to and from, of any kind (SFTP, HTTP,
+# another cloud's bucket, a SaaS API, an ODBC source): every host it names is where data goes, and one of a kind
+# outside Azure that names no host shows no place (another cloud's default endpoint, a SaaS tenant).
+_CONNECTOR_SUFFIX = "LinkedService"
+# Inputs of a connector that never name where its store is: credentials, who connects, free text.
+_CONNECTOR_SKIP_WORDS = frozenset({"description", "annotations", "password", "secret", "key", "token", "credential",
+                                   "credentials", "user", "username", "principal", "tenant", "encrypted", "version",
+                                   "connect", "via", "parameters", "type", "authentication", "certificate",
+                                   "thumbprint", "fingerprint", "scope", "scopes"})
+
+
+def _azure_kind(kind: Any) -> bool:
+    return isinstance(kind, str) and kind.lower().startswith(("azure", "cosmosdb"))
+
+
+def _connector_values(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, Any]]:
+    value = _unwrap(value)
+    if depth > 8:
+        return
+    if isinstance(value, dict):
+        for key in list(value):
+            words = {w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", str(key))}
+            if key in METADATA_KEYS or words & _CONNECTOR_SKIP_WORDS:
+                continue
+            yield from _connector_values(value[key], f"{path}.{key}" if path else str(key), depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for i, child in enumerate(value):
+            yield from _connector_values(child, f"{path}[{i}]", depth + 1)
+    else:
+        yield path, value
+
+
+def _connector_findings(view: ResourceView, ctx: Context, props: Any) -> Iterator[tuple[str, str]]:
+    if view.package != "azure-native" or not view.type.endswith(_CONNECTOR_SUFFIX) or not isinstance(props, dict):
+        return
+    properties = _unwrap(props.get("properties"))
+    if not isinstance(properties, dict):
+        return
+    kind = _unwrap(properties.get("type"))
+    named = False
+    for path, value in _connector_values(properties, "properties"):
+        if value is UNKNOWN or (isinstance(value, str) and value in UNKNOWN_SENTINELS):
+            named = True
+            if ctx.phase == "update":  # the program's own values are known by now: this one comes from outside
+                yield path, f"`{path}` names where the linked service's store is by a value unknown after the " \
+                            "update phase that no resource of this program produces; its place cannot be shown, " \
+                            "so it fails closed"
+            continue
+        if not isinstance(value, str) or not value.strip():
+            continue
+        text = value.strip()
+        hosts = _connection_hosts(text)
+        if not hosts and " " not in text:
+            host = host_of(text)
+            hosts = [host] if host is not None and _looks_like_host(host) else []
+        if hosts or _ARM_ID.match(text):
+            named = True
+        for host in hosts:
+            problem = _host_problem(host, ctx)
+            if problem is not None and not _allowed_destination(text, ctx) and not _allowed_destination(host, ctx):
+                yield path, f"`{path}` names a store the factory copies data to and from at {problem}; its " \
+                            "place cannot be shown, so it fails closed"
+                break
+    if not named and not _azure_kind(kind):
+        shown = repr(kind) if isinstance(kind, str) else "unknown"
+        yield "properties", f"the linked service (type {shown}) names no host or resource its store's place could " \
+                            "be read from (another cloud's default endpoint, a SaaS tenant): the factory copies data " \
+                            "to and from it, and its place cannot be shown, so it fails closed"
 
 
 def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
@@ -876,6 +1019,18 @@ def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
             reported.add(path)
             yield f"`{path}` names {what}, the host of an Azure data store this program does not create; its " \
                   "place cannot be shown, so it fails closed"
+        elif kind == "store-host":
+            value = lookup(props, *_path_steps(path))
+            problem = _host_problem(what, ctx)
+            if problem is None or (isinstance(value, str) and _allowed_destination(value, ctx)) \
+                    or _allowed_destination(what, ctx):
+                continue
+            reported.add(path)
+            yield f"`{path}` connects to the data store at {problem}; its place cannot be shown, so it fails closed"
+    for path, problem in _connector_findings(view, ctx, props):
+        if path not in reported:
+            reported.add(path)
+            yield problem
     for dest in destinations(view, ctx):
         if dest.path in reported:
             continue
