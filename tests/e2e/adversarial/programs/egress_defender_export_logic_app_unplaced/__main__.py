@@ -12,5 +12,6 @@ azure_native.security.Automation(
     scopes=[{"description": "subscription", "scope_path": subscription}],
     sources=[{"event_source": "Alerts"}],
     actions=[{"action_type": "LogicApp",
-              "logic_app_resource_id": "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/soc/providers/Microsoft.Logic/workflows/triage",
+              "logic_app_resource_id": "/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/soc/"
+                                       "providers/Microsoft.Logic/workflows/triage",
               "uri": "https://soc-triage.partner-analytics.io/hooks/defender"}])

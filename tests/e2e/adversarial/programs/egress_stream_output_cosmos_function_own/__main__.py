@@ -2,7 +2,6 @@
 in UAE North."""
 # expect: pass
 
-import pulumi
 import pulumi_azure_native as azure_native
 
 rg = azure_native.resources.ResourceGroup("rg", location="uaenorth")

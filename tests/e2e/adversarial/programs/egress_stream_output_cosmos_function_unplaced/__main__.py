@@ -4,7 +4,6 @@ this program does not create, each named by a plain name."""
 # expect: cloud-all-resource-references-in-country to-function
 # expect: cloud-all-resource-references-in-country to-cosmos-inline
 
-import pulumi
 import pulumi_azure_native as azure_native
 
 rg = azure_native.resources.ResourceGroup("rg", location="uaenorth")

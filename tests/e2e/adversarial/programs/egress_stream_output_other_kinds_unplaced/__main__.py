@@ -5,7 +5,6 @@ Synapse) naming stores this program does not create."""
 # expect: cloud-all-resource-references-in-country to-lake
 # expect: cloud-all-resource-references-in-country to-synapse
 
-import pulumi
 import pulumi_azure_native as azure_native
 
 rg = azure_native.resources.ResourceGroup("rg", location="uaenorth")
