@@ -966,6 +966,80 @@ def _connector_findings(view: ResourceView, ctx: Context, props: Any) -> Iterato
                             "to and from it, and its place cannot be shown, so it fails closed"
 
 
+# Workflow steps that send a request, its body the workflow's data, to a URL: a Logic App's HTTP actions, a Data
+# Factory pipeline's Web and WebHook activities. The step's type, lower case -> where its URL is in the step.
+_WEB_ACTIVITY = (("url",), ("typeProperties", "url"))
+_REQUEST_STEPS = {"http": (("inputs", "uri"),),
+                  "httpwebhook": (("inputs", "subscribe", "uri"), ("inputs", "unsubscribe", "uri")),
+                  "webactivity": _WEB_ACTIVITY, "webhook": _WEB_ACTIVITY}
+_PARAMETER_REF = re.compile(r"^@\{?parameters\('([^']+)'\)\}?$")
+_QUOTED_URL = re.compile(r"'(https?://[^'\s]+)'", re.I)
+
+
+def _request_steps(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, Any]]:
+    """(path, url) of every request step in a definition (nested scopes, branches and loops included)."""
+    value = _unwrap(value)
+    if depth > 14:
+        return
+    if isinstance(value, str):
+        inner = _decoded(value)
+        if isinstance(inner, (dict, list)):
+            yield from _request_steps(inner, path, depth + 1)
+        return
+    if isinstance(value, dict):
+        kind = _unwrap(value.get("type"))
+        for steps in _REQUEST_STEPS.get(kind.lower(), ()) if isinstance(kind, str) else ():
+            url = lookup(value, *steps)
+            if url is not MISSING:
+                yield ".".join([path, *steps]) if path else ".".join(steps), url
+        for key in list(value):
+            # A trigger polls its URL: data comes in through it.
+            if key not in METADATA_KEYS and key != "triggers":
+                yield from _request_steps(value[key], f"{path}.{key}" if path else str(key), depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for i, child in enumerate(value):
+            yield from _request_steps(child, f"{path}[{i}]", depth + 1)
+
+
+def _workflow_parameter(props: dict, name: str) -> Any:
+    """The value a Logic App gives a workflow parameter: its `parameters` input, else the definition's default."""
+    given = lookup(props, "parameters", name, "value")
+    if given is not MISSING:
+        return _unwrap(given)
+    definition = _unwrap(props.get("definition"))
+    definition = _decoded(definition) if isinstance(definition, str) else definition
+    return _unwrap(lookup(definition, "parameters", name, "defaultValue")) if isinstance(definition, dict) else MISSING
+
+
+def _request_findings(view: ResourceView, ctx: Context, props: Any) -> Iterator[tuple[str, str]]:
+    if view.package != "azure-native" or not isinstance(props, dict):
+        return
+    for path, url in _request_steps(props, ""):
+        if isinstance(url, str) and (ref := _PARAMETER_REF.match(url.strip())):
+            url = _workflow_parameter(props, ref.group(1))
+        if url is UNKNOWN or (isinstance(url, str) and url in UNKNOWN_SENTINELS):
+            if ctx.phase == "update":
+                yield path, f"`{path}` sends the workflow's data to a URL unknown after the update phase that no " \
+                            "resource of this program produces; its place cannot be shown, so it fails closed"
+            continue
+        if not isinstance(url, str) or not url.strip() or _allowed_destination(url, ctx):
+            continue
+        text = url.strip()
+        if text.startswith("@"):  # an expression: the host of a URL written in it, if any
+            quoted = _QUOTED_URL.search(text)
+            host = host_of(quoted.group(1)) if quoted else None
+        else:
+            host = host_of(text)
+        if host is None:
+            yield path, f"`{path}` sends the workflow's data to {text!r}, whose host cannot be read; its place " \
+                        "cannot be shown, so it fails closed"
+            continue
+        problem = _host_problem(host, ctx)
+        if problem is not None and not _allowed_destination(host, ctx):
+            yield path, f"`{path}` sends the workflow's data to {problem}; its place cannot be shown, so it fails " \
+                        "closed"
+
+
 def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
     """Every place named in the inputs outside the allowed set (region codes, locations, ARNs, endpoints, SaaS
     and CDN hosts), every Azure data store named by an id this program does not create, and every destination
@@ -1027,7 +1101,7 @@ def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
                 continue
             reported.add(path)
             yield f"`{path}` connects to the data store at {problem}; its place cannot be shown, so it fails closed"
-    for path, problem in _connector_findings(view, ctx, props):
+    for path, problem in (*_connector_findings(view, ctx, props), *_request_findings(view, ctx, props)):
         if path not in reported:
             reported.add(path)
             yield problem
