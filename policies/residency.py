@@ -717,7 +717,7 @@ _AZURE_SUB_RESOURCE_WORDS = ("container", "table", "queue", "share", "index", "b
 # ...but the name of a store itself (an account, a workspace, a function app, a server, a namespace) is global, never
 # resolved below the resource's own parent.
 _AZURE_TOP_LEVEL_NAMES = ("account", "accountname", "workspace", "workspacename", "appname", "servername",
-                          "namespacename", "vaultname", "clustername")
+                          "namespacename", "vaultname", "clustername", "storename")
 
 
 def _relative_name(view: ResourceView, dest: Destination) -> bool:

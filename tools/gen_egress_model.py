@@ -396,6 +396,12 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     # triggered Logic App Azure Resource ID", "The Logic App trigger URI endpoint"): docs with no transfer word.
     ("azure-native:security:Automation", "actions.logicAppResourceId"): "destination:webhook",
     ("azure-native:security:Automation", "actions.uri"): "destination:webhook",
+    # A machine learning workspace's datastore is storage its jobs write their outputs and models into: the account,
+    # Data Lake store, server or OneLake workspace it names ("Storage account name", "The ADLS store name").
+    **{("azure-native:machinelearningservices:Datastore", f"properties.{f}"): "destination:delivery"
+       for f in ("accountName", "storeName", "oneLakeWorkspaceName")},
+    **{("azure-native:machinelearningservices:MachineLearningDatastore", f): "destination:delivery"
+       for f in ("accountName", "storeName", "serverName")},
     # Not transfers, though their names or docs read like one (None: reviewed, not a destination):
     # the AWS Backup vault a vault's policy, lock or notification settings belong to ("Name of the backup vault to
     # add policy for"): the resource's parent, where it is, not where it sends data (pulumi-aws has no getter of
@@ -485,6 +491,13 @@ def _owner_words(token: str) -> list[str]:
 OWNER_NAMED_RESOURCES = NAMED_RESOURCES | {"app"}
 
 
+def _names_action_group(words: list[str]) -> bool:
+    """An Azure Monitor action group an alert notifies (`actionGroups`, `actionGroupId`, `actionGroupIds`): every
+    alert, with its context and a log search alert's results, goes to the group's receivers."""
+    return words[-2:] == ["action", "groups"] or (len(words) >= 3 and words[-3:-1] == ["action", "group"]
+                                                  and words[-1] in ("id", "ids"))
+
+
 def _is_reference(words: list[str], owner: list[str] = ()) -> bool:
     if words[-1] in REFERENCE_WORDS or _is_output_path(words):
         return True
@@ -523,6 +536,8 @@ def _classify(path: list[tuple[str, str]], field: Field, owner: list[str] = ()) 
     the resource type's own name when it says what the resource is for (a Stream Analytics `Output`: everything it
     names is where the job's results are written)."""
     words = _words(field.camel)
+    if _names_action_group(words):
+        return "destination:delivery"
     if not words or not _is_reference(words, owner):
         return None
     parents = [w for camel, _ in path[-2:] for w in _words(camel)]
