@@ -1040,6 +1040,24 @@ def _request_findings(view: ResourceView, ctx: Context, props: Any) -> Iterator[
                         "closed"
 
 
+# Model deployments whose SKU has the model served wherever Azure has capacity, not where the account is: `Global*`
+# in any Azure region, `DataZone*` in any region of a data zone (the US or the EU; none holds the UAE). Prompts,
+# completions and batch files go there.
+_SPREAD_SKU = re.compile(r"^(global|datazone)", re.I)
+
+
+def _processing_findings(view: ResourceView, props: Any) -> Iterator[tuple[str, str]]:
+    module, _, name = view.type.removeprefix("azure-native:").partition(":")
+    if view.package != "azure-native" or module.split("/")[0] != "cognitiveservices" \
+            or not name.endswith("Deployment") or not isinstance(props, dict):
+        return
+    sku = _unwrap(lookup(props, "sku", "name"))
+    if isinstance(sku, str) and _SPREAD_SKU.match(sku.strip()):
+        yield "sku.name", f"`sku.name` is {sku!r}: the deployment serves the model, with the prompts and data sent " \
+                          "to it, in whichever Azure region has capacity (a global or data-zone deployment), not " \
+                          "where its account is; use a regional SKU (`Standard`, `ProvisionedManaged`)"
+
+
 def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
     """Every place named in the inputs outside the allowed set (region codes, locations, ARNs, endpoints, SaaS
     and CDN hosts), every Azure data store named by an id this program does not create, and every destination
@@ -1101,7 +1119,8 @@ def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
                 continue
             reported.add(path)
             yield f"`{path}` connects to the data store at {problem}; its place cannot be shown, so it fails closed"
-    for path, problem in (*_connector_findings(view, ctx, props), *_request_findings(view, ctx, props)):
+    for path, problem in (*_connector_findings(view, ctx, props), *_request_findings(view, ctx, props),
+                          *_processing_findings(view, props)):
         if path not in reported:
             reported.add(path)
             yield problem
