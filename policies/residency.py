@@ -526,7 +526,7 @@ def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth:
     if host is not None:
         if is_private_address(host):
             return Place("private network", "a private address, inside the resource's own network", "network")
-        target = _program_host(host, ctx)
+        target = _program_host(host, ctx) or _program_named_host(host, ctx)
         if target is not None:
             place = effective_place(target, ctx)
             return Place(place.value, f"the {target.type.split(':')[-1]} {target.name!r} of this program "

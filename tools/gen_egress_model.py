@@ -402,6 +402,14 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
        for f in ("accountName", "storeName", "oneLakeWorkspaceName")},
     **{("azure-native:machinelearningservices:MachineLearningDatastore", f): "destination:delivery"
        for f in ("accountName", "storeName", "serverName")},
+    # An API Management backend, and an API's service URL, receive every request the gateway forwards (bodies
+    # included), as an API Gateway integration's URI does.
+    **{("azure-native:apimanagement:" + t, f): "destination:delivery"
+       for t, f in (("Backend", "url"), ("WorkspaceBackend", "url"), ("Api", "serviceUrl"),
+                    ("WorkspaceApi", "serviceUrl"))},
+    # A web app's storage mounts set as their own resource (a map of mounts: no mount block's name to read).
+    ("azure-native:web:WebAppAzureStorageAccounts", "properties.accountName"): "destination:volume",
+    ("azure-native:web:WebAppAzureStorageAccountsSlot", "properties.accountName"): "destination:volume",
     # Not transfers, though their names or docs read like one (None: reviewed, not a destination):
     # the AWS Backup vault a vault's policy, lock or notification settings belong to ("Name of the backup vault to
     # add policy for"): the resource's parent, where it is, not where it sends data (pulumi-aws has no getter of
@@ -491,6 +499,19 @@ def _owner_words(token: str) -> list[str]:
 OWNER_NAMED_RESOURCES = NAMED_RESOURCES | {"app"}
 
 
+# Blocks that mount an Azure Files share or a storage container into compute (a container group's `azureFile`
+# volume, a web app's `azureStorageAccounts`, a Container Apps environment's `azureFile`): what is written to the
+# mount is kept in the account they name.
+MOUNT_BLOCK_WORDS = ({"azure", "file"}, {"azure", "storage", "accounts"}, {"azure", "blob"})
+
+
+def _names_mounted_account(words: list[str], path: list[tuple[str, str]]) -> bool:
+    if words[-2:] != ["account", "name"] or not path:
+        return False
+    block = set(_words(path[-1][0].rstrip("[]{}")))
+    return any(mount <= block for mount in MOUNT_BLOCK_WORDS)
+
+
 def _names_action_group(words: list[str]) -> bool:
     """An Azure Monitor action group an alert notifies (`actionGroups`, `actionGroupId`, `actionGroupIds`): every
     alert, with its context and a log search alert's results, goes to the group's receivers."""
@@ -538,6 +559,8 @@ def _classify(path: list[tuple[str, str]], field: Field, owner: list[str] = ()) 
     words = _words(field.camel)
     if _names_action_group(words):
         return "destination:delivery"
+    if _names_mounted_account(words, path):
+        return "destination:volume"
     if not words or not _is_reference(words, owner):
         return None
     parents = [w for camel, _ in path[-2:] for w in _words(camel)]

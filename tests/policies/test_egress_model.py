@@ -81,6 +81,12 @@ def test_the_model_is_generated_from_the_installed_sdks():
     ("azure-native:monitor:ScheduledQueryRule", "actions.actionGroups[]", "delivery"),
     ("azure-native:monitor:MetricAlert", "actions[].actionGroupId", "delivery"),
     ("azure-native:machinelearningservices:Datastore", "properties.accountName", "delivery"),
+    # An API Management backend receives every request forwarded to it; a mounted file share keeps what is written.
+    ("azure-native:apimanagement:Backend", "url", "delivery"),
+    ("azure-native:apimanagement:Api", "serviceUrl", "delivery"),
+    ("azure-native:containerinstance:ContainerGroup", "volumes[].azureFile.storageAccountName", "volume"),
+    ("azure-native:web:WebApp", "siteConfig.azureStorageAccounts{}.accountName", "volume"),
+    ("azure-native:app:ManagedEnvironmentsStorage", "properties.azureFile.accountName", "volume"),
 ])
 def test_destinations_read_from_the_sdks(type_, path, kind):
     assert destination_paths(type_).get(path) == kind
