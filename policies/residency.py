@@ -898,7 +898,8 @@ def _host_problem(host: str, ctx: Context) -> str | None:
 
 # A Data Factory linked service is a store the factory's pipelines copy data to and from, of any kind (SFTP, HTTP,
 # another cloud's bucket, a SaaS API, an ODBC source): every host it names is where data goes, and one of a kind
-# outside Azure that names no host shows no place (another cloud's default endpoint, a SaaS tenant).
+# outside Azure that names no host shows no place (another cloud's default endpoint, a SaaS tenant). So is a Logic
+# Apps managed API connection (an SFTP server's `hostName`) for the workflows that use it.
 _CONNECTOR_SUFFIX = "LinkedService"
 # Inputs of a connector that never name where its store is: credentials, who connects, free text.
 _CONNECTOR_SKIP_WORDS = frozenset({"description", "annotations", "password", "secret", "key", "token", "credential",
@@ -928,19 +929,32 @@ def _connector_values(value: Any, path: str, depth: int = 0) -> Iterator[tuple[s
         yield path, value
 
 
+def _connector_block(view: ResourceView, props: dict) -> tuple[str, Any, bool]:
+    """(path, block) of a connector's settings, and whether its `type` says the kind of store (a linked service's
+    does; a Logic Apps API connection's `parameterValues` name the store's host, if it has one); ('', None, False)
+    for any other resource."""
+    if view.package != "azure-native":
+        return "", None, False
+    if view.type.endswith(_CONNECTOR_SUFFIX):
+        return "properties", _unwrap(props.get("properties")), True
+    if view.type.split(":")[1].split("/")[0] == "web" and view.type.endswith(":Connection"):
+        return "properties.parameterValues", _unwrap(lookup(props, "properties", "parameterValues")), False
+    return "", None, False
+
+
 def _connector_findings(view: ResourceView, ctx: Context, props: Any) -> Iterator[tuple[str, str]]:
-    if view.package != "azure-native" or not view.type.endswith(_CONNECTOR_SUFFIX) or not isinstance(props, dict):
+    if not isinstance(props, dict):
         return
-    properties = _unwrap(props.get("properties"))
+    where, properties, typed = _connector_block(view, props)
     if not isinstance(properties, dict):
         return
-    kind = _unwrap(properties.get("type"))
-    named = False
-    for path, value in _connector_values(properties, "properties"):
+    kind = _unwrap(properties.get("type")) if typed else None
+    named = not typed
+    for path, value in _connector_values(properties, where):
         if value is UNKNOWN or (isinstance(value, str) and value in UNKNOWN_SENTINELS):
             named = True
             if ctx.phase == "update":  # the program's own values are known by now: this one comes from outside
-                yield path, f"`{path}` names where the linked service's store is by a value unknown after the " \
+                yield path, f"`{path}` names where the connection's store is by a value unknown after the " \
                             "update phase that no resource of this program produces; its place cannot be shown, " \
                             "so it fails closed"
             continue
@@ -956,8 +970,8 @@ def _connector_findings(view: ResourceView, ctx: Context, props: Any) -> Iterato
         for host in hosts:
             problem = _host_problem(host, ctx)
             if problem is not None and not _allowed_destination(text, ctx) and not _allowed_destination(host, ctx):
-                yield path, f"`{path}` names a store the factory copies data to and from at {problem}; its " \
-                            "place cannot be shown, so it fails closed"
+                yield path, f"`{path}` names a store data is copied to and from at {problem}; its place cannot " \
+                            "be shown, so it fails closed"
                 break
     if not named and not _azure_kind(kind):
         shown = repr(kind) if isinstance(kind, str) else "unknown"

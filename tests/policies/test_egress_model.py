@@ -347,6 +347,15 @@ def test_a_linked_service_is_a_store_its_hosts_place(properties, leaks):
     assert bool(findings) is leaks, findings
 
 
+@pytest.mark.parametrize(("host", "leaks"), [("sftp.partner.example.com", True), ("10.5.0.9", False)])
+def test_a_logic_apps_api_connection_names_its_store(host, leaks):
+    connection = _azure("azure-native:web:Connection", "sftp", {"location": "uaenorth", "properties": {
+        "api": {"id": "/subscriptions/0/providers/Microsoft.Web/locations/uaenorth/managedApis/sftpwithssh"},
+        "parameterValues": {"hostName": host, "userName": "etl"}}})
+    findings = list(reference_findings(connection, Context(resources=(connection,))))
+    assert bool(findings) is leaks, findings
+
+
 @pytest.mark.parametrize(("value", "leaks"), [
     ("mongodb+srv://u:p@cluster0.ab12c.mongodb.net/db", True),
     ("Host=pg.partner.example.com;Port=5432;Database=d", True),
