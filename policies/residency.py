@@ -873,7 +873,7 @@ def _program_named_host(host: str, ctx: Context) -> ResourceView | None:
         if r.package != "azure-native":
             continue
         own = own_name_input(r.type)
-        if (own and lookup(r.props, own) == label) or lookup(r.props, "name") == label:
+        if (own and lookup(r.props, own) == label) or lookup(r.props, "name") == label or label in r.identities:
             return r
     return None
 
@@ -1025,8 +1025,13 @@ def _workflow_parameter(props: dict, name: str) -> Any:
     return _unwrap(lookup(definition, "parameters", name, "defaultValue")) if isinstance(definition, dict) else MISSING
 
 
+# The services whose definitions hold such steps (a workflow's `definition`, a pipeline's `activities`).
+_WORKFLOW_MODULES = frozenset({"logic", "datafactory", "synapse"})
+
+
 def _request_findings(view: ResourceView, ctx: Context, props: Any) -> Iterator[tuple[str, str]]:
-    if view.package != "azure-native" or not isinstance(props, dict):
+    if view.package != "azure-native" or view.type.split(":")[1].split("/")[0] not in _WORKFLOW_MODULES \
+            or not isinstance(props, dict):
         return
     for path, url in _request_steps(props, ""):
         if isinstance(url, str) and (ref := _PARAMETER_REF.match(url.strip())):

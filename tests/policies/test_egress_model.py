@@ -406,3 +406,15 @@ def test_after_the_update_an_unknown_destination_is_not_vouched_for_by_what_it_d
     resources = (workspace, setting)
     assert not list(reference_findings(setting, Context(resources=resources, phase="preview")))
     assert list(reference_findings(setting, Context(resources=resources, phase="update")))
+
+
+def test_an_azure_host_named_after_a_resource_of_the_program_is_that_resource():
+    """`<name>.azurewebsites.net`, `<server>.postgres.database.azure.com`: the program's own function app or server
+    (auto-named: known by the name its provider gave it), judged where it is."""
+    provider = ProviderView("pulumi:providers:azure-native", "default", "urn:pulumi:dev::p::azure-native", {})
+    server = _azure("azure-native:dbforpostgresql:Server", "pg", {"location": "uaenorth"}, provider=provider,
+                    identities=frozenset({"pg1a2b3c"}))
+    app = _azure("azure-native:web:WebApp", "app", {"location": "uaenorth", "siteConfig": {"appSettings": [
+        {"name": "DB", "value": "Host=pg1a2b3c.postgres.database.azure.com;Port=5432;Database=d"}]}})
+    assert not list(reference_findings(app, Context(resources=(server, app))))
+    assert list(reference_findings(app, Context(resources=(app,))))
