@@ -840,6 +840,8 @@ _STORE_SCHEMES = frozenset({"mongodb", "mongodb+srv", "postgres", "postgresql", 
                             "amqp", "amqps", "sb", "kafka", "sqlserver", "mssql", "oracle", "cassandra", "s3", "s3a",
                             "gs", "sftp", "ftp", "ftps", "snowflake", "clickhouse", "couchbase", "couchbases",
                             "neo4j", "neo4j+s", "bolt", "nats", "mqtt", "mqtts", "hdfs", "abfs", "abfss", "wasbs"})
+# S3's global endpoint (`bucket.s3.amazonaws.com`): a bucket, of whichever region, by a host that shows none.
+_S3_GLOBAL_HOST = re.compile(r"(?:^|[.@])s3(?:-external-1)?\.amazonaws\.com(?::\d+)?$", re.I)
 _STORE_URL = re.compile(r"(?:^|[^a-z0-9+.-])(?:jdbc:)?([a-z][a-z0-9+.-]*)://([^/\s\"';?]+)", re.I)
 # Azure's own service domains: a host under one whose first label is the name of a resource of this program is
 # that resource (a function app's `*.azurewebsites.net`, a Synapse workspace's `*.sql.azuresynapse.net`).
@@ -852,7 +854,8 @@ def _connection_hosts(value: str) -> list[str]:
     """The hosts a connection string (`Host=...;Port=...`) or a store-protocol URL (`mongodb+srv://...`) names."""
     if len(value) > 2000:
         return []
-    found = [m.group(2) for m in _STORE_URL.finditer(value) if m.group(1).lower() in _STORE_SCHEMES]
+    found = [m.group(2) for m in _STORE_URL.finditer(value)
+             if m.group(1).lower() in _STORE_SCHEMES or _S3_GLOBAL_HOST.search(m.group(2))]
     if ";" in value and "=" in value:
         found += [m.group(1) for m in _SERVER_KEY.finditer(value)]
     hosts = (host_of(h) for h in found)

@@ -362,6 +362,8 @@ def test_a_logic_apps_api_connection_names_its_store(host, leaks):
     ("mongodb://u:p@10.1.0.5:27017/db", False),
     ("Host=10.1.0.4;Port=5432;Database=d", False),
     ("https://api.partner.example.com/v1", False),  # a URL, not a store's connection: the app calls an API
+    ("https://partner-drop.s3.amazonaws.com/in/", True),  # a bucket by S3's global endpoint: no region shown
+    ("https://sahab-drop.s3.me-central-1.amazonaws.com/in/", False),
     ("1.2.3", False),
 ])
 def test_a_connection_string_of_an_azure_resource_names_its_store(value, leaks):
