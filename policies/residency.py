@@ -32,7 +32,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core import MISSING, UNKNOWN, UNKNOWN_SENTINELS, Context, ResourceView, lookup
-from .egress import HELM_TYPES, chart_entries, destination_paths, directed_blocks, is_filtered, is_source
+from .egress import (
+    HELM_TYPES,
+    chart_entries,
+    destination_paths,
+    directed_blocks,
+    is_filtered,
+    is_source,
+    own_name_input,
+)
 from .places import (
     AZURE_PAIRS,
     METADATA_KEYS,
@@ -518,7 +526,7 @@ def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth:
     if host is not None:
         if is_private_address(host):
             return Place("private network", "a private address, inside the resource's own network", "network")
-        target = _program_host(host, ctx)
+        target = _program_host(host, ctx) or _program_named_host(host, ctx)
         if target is not None:
             place = effective_place(target, ctx)
             return Place(place.value, f"the {target.type.split(':')[-1]} {target.name!r} of this program "
@@ -639,7 +647,10 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
     inbound = inbound_blocks(view)
     for model_path, kind in _destination_paths(view).items():
         top = model_steps(model_path)[0]
-        urns = view.property_dependencies.get(top, ())
+        # After the update phase the resources of this program have given their values: a value still unknown comes
+        # from outside (another stack, a lookup), and a resource of this program it also depends on vouches for
+        # nothing (`Output.all(own.id, other).apply(...)`).
+        urns = () if ctx.phase == "update" else view.property_dependencies.get(top, ())
         for path, value in walk_model_path(_props(view), model_steps(model_path), ""):
             if _under(path, inbound):
                 continue  # the other end is the source: data comes in through it
@@ -703,6 +714,10 @@ GLOBAL_KINDS = ("global", "endpoint")
 _GLOBAL_NAME_WORDS = ("bucket",)
 _AZURE_SUB_RESOURCE_WORDS = ("container", "table", "queue", "share", "index", "blob", "path", "directory",
                              "database", "collection", "topic", "subscription", "hub", "name")
+# ...but the name of a store itself (an account, a workspace, a function app, a server, a namespace) is global, never
+# resolved below the resource's own parent.
+_AZURE_TOP_LEVEL_NAMES = ("account", "accountname", "workspace", "workspacename", "appname", "servername",
+                          "namespacename", "vaultname", "clustername", "storename")
 
 
 def _relative_name(view: ResourceView, dest: Destination) -> bool:
@@ -715,8 +730,7 @@ def _relative_name(view: ResourceView, dest: Destination) -> bool:
     if view.package == "kubernetes":
         return True
     if view.package in AZURE_PACKAGES:
-        return leaf.endswith(_AZURE_SUB_RESOURCE_WORDS) and not leaf.endswith(("account", "accountname",
-                                                                            "workspace", "workspacename"))
+        return leaf.endswith(_AZURE_SUB_RESOURCE_WORDS) and not leaf.endswith(_AZURE_TOP_LEVEL_NAMES)
     return False
 
 
@@ -780,6 +794,9 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
                 yield path, "host", known
         for store in _azure_store_hosts(value, host):
             yield path, "sink-host", store
+        if view.package in AZURE_PACKAGES:
+            for outside in _connection_hosts(value):
+                yield path, "store-host", outside
         if _ARM_ID.match(value) and any(p in value.lower() for p in DATA_SINK_PROVIDERS) \
                 and "/locations/" not in value.lower():
             yield path, "sink", value
@@ -815,6 +832,252 @@ def _azure_store_hosts(value: str, host: str | None) -> list[str]:
     # `privatelink.<service host>` is the service's Private Link DNS zone (a private DNS zone's name), not a store.
     return list(dict.fromkeys(h for h in found if h.partition(".")[2] in AZURE_SINK_HOSTS
                               and not h.startswith("privatelink.")))
+
+
+# A connection string, or a URL of a data store's own protocol, is a credentialed link to a store: the resource reads
+# from and writes to it (a function app's binding connection, an app setting the code connects with).
+_STORE_SCHEMES = frozenset({"mongodb", "mongodb+srv", "postgres", "postgresql", "mysql", "mariadb", "redis", "rediss",
+                            "amqp", "amqps", "sb", "kafka", "sqlserver", "mssql", "oracle", "cassandra", "s3", "s3a",
+                            "gs", "sftp", "ftp", "ftps", "snowflake", "clickhouse", "couchbase", "couchbases",
+                            "neo4j", "neo4j+s", "bolt", "nats", "mqtt", "mqtts", "hdfs", "abfs", "abfss", "wasbs"})
+# S3's global endpoint (`bucket.s3.amazonaws.com`): a bucket, of whichever region, by a host that shows none.
+_S3_GLOBAL_HOST = re.compile(r"(?:^|[.@])s3(?:-external-1)?\.amazonaws\.com(?::\d+)?$", re.I)
+_STORE_URL = re.compile(r"(?:^|[^a-z0-9+.-])(?:jdbc:)?([a-z][a-z0-9+.-]*)://([^/\s\"';?]+)", re.I)
+# Azure's own service domains: a host under one whose first label is the name of a resource of this program is
+# that resource (a function app's `*.azurewebsites.net`, a Synapse workspace's `*.sql.azuresynapse.net`).
+_AZURE_DOMAINS = (".windows.net", ".azure.net", ".azure.com", ".azuresynapse.net", ".azurewebsites.net",
+                  ".azuredatabricks.net", ".azurecr.io", ".azurehdinsight.net", ".azure-devices.net",
+                  ".azurefd.net", ".azure-api.net", ".fabric.microsoft.com")
+
+
+def _connection_hosts(value: str) -> list[str]:
+    """The hosts a connection string (`Host=...;Port=...`) or a store-protocol URL (`mongodb+srv://...`) names."""
+    if len(value) > 2000:
+        return []
+    found = [m.group(2) for m in _STORE_URL.finditer(value)
+             if m.group(1).lower() in _STORE_SCHEMES or _S3_GLOBAL_HOST.search(m.group(2))]
+    if ";" in value and "=" in value:
+        found += [m.group(1) for m in _SERVER_KEY.finditer(value)]
+    hosts = (host_of(h) for h in found)
+    return list(dict.fromkeys(h for h in hosts if h is not None and _looks_like_host(h)))
+
+
+def _looks_like_host(host: str) -> bool:
+    """A DNS name with a top-level domain, or an IP address (not a version like `1.2`)."""
+    return is_public_address(host) or is_private_address(host) or host.rsplit(".", 1)[-1].isalpha()
+
+
+def _program_named_host(host: str, ctx: Context) -> ResourceView | None:
+    """The Azure resource of this program whose name is the first label of a host under an Azure service domain."""
+    label = host.partition(".")[0]
+    if not host.endswith(_AZURE_DOMAINS):
+        return None
+    for r in ctx.resources:
+        if r.package != "azure-native":
+            continue
+        own = own_name_input(r.type)
+        if (own and lookup(r.props, own) == label) or lookup(r.props, "name") == label or label in r.identities:
+            return r
+    return None
+
+
+def _host_problem(host: str, ctx: Context) -> str | None:
+    """Why data kept at `host` is not shown to stay in the allowed places; None when it is, or when another scan
+    judges the host (one that names its region, a vendor of the endpoint table, an Azure store's host)."""
+    if is_private_address(host) or places_in_host(host) or place_of_host(host) is not None:
+        return None
+    if host.partition(".")[2] in AZURE_HOSTS or _program_host(host, ctx) is not None:
+        return None
+    target = _program_named_host(host, ctx)
+    if target is not None:
+        place = effective_place(target, ctx) if in_scope(target) else Place(MISSING, "no place of its own")
+        if place_allowed(place, ctx) or place.value is MISSING:
+            return None  # the resource's own place rule judges it
+        return f"{host}, the {target.type.split(':')[-1]} {target.name!r} of this program in {place.value!r}"
+    if is_public_address(host):
+        return f"the public address {host}, whose location cannot be shown"
+    return f"{host}, which is not a resource of this program and whose location cannot be shown"
+
+
+# A Data Factory linked service is a store the factory's pipelines copy data to and from, of any kind (SFTP, HTTP,
+# another cloud's bucket, a SaaS API, an ODBC source): every host it names is where data goes, and one of a kind
+# outside Azure that names no host shows no place (another cloud's default endpoint, a SaaS tenant). So is a Logic
+# Apps managed API connection (an SFTP server's `hostName`) for the workflows that use it.
+_CONNECTOR_SUFFIX = "LinkedService"
+# Inputs of a connector that never name where its store is: credentials, who connects, free text.
+_CONNECTOR_SKIP_WORDS = frozenset({"description", "annotations", "password", "secret", "key", "token", "credential",
+                                   "credentials", "user", "username", "principal", "tenant", "encrypted", "version",
+                                   "connect", "via", "parameters", "type", "authentication", "certificate",
+                                   "thumbprint", "fingerprint", "scope", "scopes"})
+
+
+def _azure_kind(kind: Any) -> bool:
+    return isinstance(kind, str) and kind.lower().startswith(("azure", "cosmosdb"))
+
+
+def _connector_values(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, Any]]:
+    value = _unwrap(value)
+    if depth > 8:
+        return
+    if isinstance(value, dict):
+        for key in list(value):
+            words = {w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", str(key))}
+            if key in METADATA_KEYS or words & _CONNECTOR_SKIP_WORDS:
+                continue
+            yield from _connector_values(value[key], f"{path}.{key}" if path else str(key), depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for i, child in enumerate(value):
+            yield from _connector_values(child, f"{path}[{i}]", depth + 1)
+    else:
+        yield path, value
+
+
+def _connector_block(view: ResourceView, props: dict) -> tuple[str, Any, bool]:
+    """(path, block) of a connector's settings, and whether its `type` says the kind of store (a linked service's
+    does; a Logic Apps API connection's `parameterValues` name the store's host, if it has one); ('', None, False)
+    for any other resource."""
+    if view.package != "azure-native":
+        return "", None, False
+    if view.type.endswith(_CONNECTOR_SUFFIX):
+        return "properties", _unwrap(props.get("properties")), True
+    if view.type.split(":")[1].split("/")[0] == "web" and view.type.endswith(":Connection"):
+        return "properties.parameterValues", _unwrap(lookup(props, "properties", "parameterValues")), False
+    return "", None, False
+
+
+def _connector_findings(view: ResourceView, ctx: Context, props: Any) -> Iterator[tuple[str, str]]:
+    if not isinstance(props, dict):
+        return
+    where, properties, typed = _connector_block(view, props)
+    if not isinstance(properties, dict):
+        return
+    kind = _unwrap(properties.get("type")) if typed else None
+    named = not typed
+    for path, value in _connector_values(properties, where):
+        if value is UNKNOWN or (isinstance(value, str) and value in UNKNOWN_SENTINELS):
+            named = True
+            if ctx.phase == "update":  # the program's own values are known by now: this one comes from outside
+                yield path, f"`{path}` names where the connection's store is by a value unknown after the " \
+                            "update phase that no resource of this program produces; its place cannot be shown, " \
+                            "so it fails closed"
+            continue
+        if not isinstance(value, str) or not value.strip():
+            continue
+        text = value.strip()
+        hosts = _connection_hosts(text)
+        if not hosts and " " not in text:
+            host = host_of(text)
+            hosts = [host] if host is not None and _looks_like_host(host) else []
+        if hosts or _ARM_ID.match(text):
+            named = True
+        for host in hosts:
+            problem = _host_problem(host, ctx)
+            if problem is not None and not _allowed_destination(text, ctx) and not _allowed_destination(host, ctx):
+                yield path, f"`{path}` names a store data is copied to and from at {problem}; its place cannot " \
+                            "be shown, so it fails closed"
+                break
+    if not named and not _azure_kind(kind):
+        shown = repr(kind) if isinstance(kind, str) else "unknown"
+        yield "properties", f"the linked service (type {shown}) names no host or resource its store's place could " \
+                            "be read from (another cloud's default endpoint, a SaaS tenant): the factory copies data " \
+                            "to and from it, and its place cannot be shown, so it fails closed"
+
+
+# Workflow steps that send a request, its body the workflow's data, to a URL: a Logic App's HTTP actions, a Data
+# Factory pipeline's Web and WebHook activities. The step's type, lower case -> where its URL is in the step.
+_WEB_ACTIVITY = (("url",), ("typeProperties", "url"))
+_REQUEST_STEPS = {"http": (("inputs", "uri"),),
+                  "httpwebhook": (("inputs", "subscribe", "uri"), ("inputs", "unsubscribe", "uri")),
+                  "webactivity": _WEB_ACTIVITY, "webhook": _WEB_ACTIVITY}
+_PARAMETER_REF = re.compile(r"^@\{?parameters\('([^']+)'\)\}?$")
+_QUOTED_URL = re.compile(r"'(https?://[^'\s]+)'", re.I)
+
+
+def _request_steps(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, Any]]:
+    """(path, url) of every request step in a definition (nested scopes, branches and loops included)."""
+    value = _unwrap(value)
+    if depth > 14:
+        return
+    if isinstance(value, str):
+        inner = _decoded(value)
+        if isinstance(inner, (dict, list)):
+            yield from _request_steps(inner, path, depth + 1)
+        return
+    if isinstance(value, dict):
+        kind = _unwrap(value.get("type"))
+        for steps in _REQUEST_STEPS.get(kind.lower(), ()) if isinstance(kind, str) else ():
+            url = lookup(value, *steps)
+            if url is not MISSING:
+                yield ".".join([path, *steps]) if path else ".".join(steps), url
+        for key in list(value):
+            # A trigger polls its URL: data comes in through it.
+            if key not in METADATA_KEYS and key != "triggers":
+                yield from _request_steps(value[key], f"{path}.{key}" if path else str(key), depth + 1)
+    elif isinstance(value, (list, tuple)):
+        for i, child in enumerate(value):
+            yield from _request_steps(child, f"{path}[{i}]", depth + 1)
+
+
+def _workflow_parameter(props: dict, name: str) -> Any:
+    """The value a Logic App gives a workflow parameter: its `parameters` input, else the definition's default."""
+    given = lookup(props, "parameters", name, "value")
+    if given is not MISSING:
+        return _unwrap(given)
+    definition = _unwrap(props.get("definition"))
+    definition = _decoded(definition) if isinstance(definition, str) else definition
+    return _unwrap(lookup(definition, "parameters", name, "defaultValue")) if isinstance(definition, dict) else MISSING
+
+
+# The services whose definitions hold such steps (a workflow's `definition`, a pipeline's `activities`).
+_WORKFLOW_MODULES = frozenset({"logic", "datafactory", "synapse"})
+
+
+def _request_findings(view: ResourceView, ctx: Context, props: Any) -> Iterator[tuple[str, str]]:
+    if view.package != "azure-native" or view.type.split(":")[1].split("/")[0] not in _WORKFLOW_MODULES \
+            or not isinstance(props, dict):
+        return
+    for path, url in _request_steps(props, ""):
+        if isinstance(url, str) and (ref := _PARAMETER_REF.match(url.strip())):
+            url = _workflow_parameter(props, ref.group(1))
+        if url is UNKNOWN or (isinstance(url, str) and url in UNKNOWN_SENTINELS):
+            if ctx.phase == "update":
+                yield path, f"`{path}` sends the workflow's data to a URL unknown after the update phase that no " \
+                            "resource of this program produces; its place cannot be shown, so it fails closed"
+            continue
+        if not isinstance(url, str) or not url.strip() or _allowed_destination(url, ctx):
+            continue
+        text = url.strip()
+        if text.startswith("@"):  # an expression: the host of a URL written in it, if any
+            quoted = _QUOTED_URL.search(text)
+            host = host_of(quoted.group(1)) if quoted else None
+        else:
+            host = host_of(text)
+        if host is None:
+            yield path, f"`{path}` sends the workflow's data to {text!r}, whose host cannot be read; its place " \
+                        "cannot be shown, so it fails closed"
+            continue
+        problem = _host_problem(host, ctx)
+        if problem is not None and not _allowed_destination(host, ctx):
+            yield path, f"`{path}` sends the workflow's data to {problem}; its place cannot be shown, so it fails " \
+                        "closed"
+
+
+# Model deployments whose SKU has the model served wherever Azure has capacity, not where the account is: `Global*`
+# in any Azure region, `DataZone*` in any region of a data zone (the US or the EU; none holds the UAE). Prompts,
+# completions and batch files go there.
+_SPREAD_SKU = re.compile(r"^(global|datazone)", re.I)
+
+
+def _processing_findings(view: ResourceView, props: Any) -> Iterator[tuple[str, str]]:
+    module, _, name = view.type.removeprefix("azure-native:").partition(":")
+    if view.package != "azure-native" or module.split("/")[0] != "cognitiveservices" \
+            or not name.endswith("Deployment") or not isinstance(props, dict):
+        return
+    sku = _unwrap(lookup(props, "sku", "name"))
+    if isinstance(sku, str) and _SPREAD_SKU.match(sku.strip()):
+        yield "sku.name", f"`sku.name` is {sku!r}: the deployment serves the model, with the prompts and data sent " \
+                          "to it, in whichever Azure region has capacity (a global or data-zone deployment), not " \
+                          "where its account is; use a regional SKU (`Standard`, `ProvisionedManaged`)"
 
 
 def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
@@ -870,6 +1133,19 @@ def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
             reported.add(path)
             yield f"`{path}` names {what}, the host of an Azure data store this program does not create; its " \
                   "place cannot be shown, so it fails closed"
+        elif kind == "store-host":
+            value = lookup(props, *_path_steps(path))
+            problem = _host_problem(what, ctx)
+            if problem is None or (isinstance(value, str) and _allowed_destination(value, ctx)) \
+                    or _allowed_destination(what, ctx):
+                continue
+            reported.add(path)
+            yield f"`{path}` connects to the data store at {problem}; its place cannot be shown, so it fails closed"
+    for path, problem in (*_connector_findings(view, ctx, props), *_request_findings(view, ctx, props),
+                          *_processing_findings(view, props)):
+        if path not in reported:
+            reported.add(path)
+            yield problem
     for dest in destinations(view, ctx):
         if dest.path in reported:
             continue

@@ -392,6 +392,24 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     # stored"): data comes into the database from there, and none goes out.
     ("aws:rds/instance:Instance", "s3Import.bucketName"): "source",
     ("aws:rds/cluster:Cluster", "s3Import.bucketName"): "source",
+    # Defender for Cloud workflow automation hands every alert or recommendation to the Logic App it names ("The
+    # triggered Logic App Azure Resource ID", "The Logic App trigger URI endpoint"): docs with no transfer word.
+    ("azure-native:security:Automation", "actions.logicAppResourceId"): "destination:webhook",
+    ("azure-native:security:Automation", "actions.uri"): "destination:webhook",
+    # A machine learning workspace's datastore is storage its jobs write their outputs and models into: the account,
+    # Data Lake store, server or OneLake workspace it names ("Storage account name", "The ADLS store name").
+    **{("azure-native:machinelearningservices:Datastore", f"properties.{f}"): "destination:delivery"
+       for f in ("accountName", "storeName", "oneLakeWorkspaceName")},
+    **{("azure-native:machinelearningservices:MachineLearningDatastore", f): "destination:delivery"
+       for f in ("accountName", "storeName", "serverName")},
+    # An API Management backend, and an API's service URL, receive every request the gateway forwards (bodies
+    # included), as an API Gateway integration's URI does.
+    **{("azure-native:apimanagement:" + t, f): "destination:delivery"
+       for t, f in (("Backend", "url"), ("WorkspaceBackend", "url"), ("Api", "serviceUrl"),
+                    ("WorkspaceApi", "serviceUrl"))},
+    # A web app's storage mounts set as their own resource (a map of mounts: no mount block's name to read).
+    ("azure-native:web:WebAppAzureStorageAccounts", "properties.accountName"): "destination:volume",
+    ("azure-native:web:WebAppAzureStorageAccountsSlot", "properties.accountName"): "destination:volume",
     # Not transfers, though their names or docs read like one (None: reviewed, not a destination):
     # the AWS Backup vault a vault's policy, lock or notification settings belong to ("Name of the backup vault to
     # add policy for"): the resource's parent, where it is, not where it sends data (pulumi-aws has no getter of
@@ -476,8 +494,35 @@ def _owner_words(token: str) -> list[str]:
     return last if last and last[0] in OWNER_DESTINATION_WORDS else []
 
 
-def _is_reference(words: list[str]) -> bool:
+# In a type that is itself a destination (a Stream Analytics `Output`), `<noun> [app] name|id` names the store
+# written to (`accountId`: "The DocumentDB account name or ID", `functionAppName`).
+OWNER_NAMED_RESOURCES = NAMED_RESOURCES | {"app"}
+
+
+# Blocks that mount an Azure Files share or a storage container into compute (a container group's `azureFile`
+# volume, a web app's `azureStorageAccounts`, a Container Apps environment's `azureFile`): what is written to the
+# mount is kept in the account they name.
+MOUNT_BLOCK_WORDS = ({"azure", "file"}, {"azure", "storage", "accounts"}, {"azure", "blob"})
+
+
+def _names_mounted_account(words: list[str], path: list[tuple[str, str]]) -> bool:
+    if words[-2:] != ["account", "name"] or not path:
+        return False
+    block = set(_words(path[-1][0].rstrip("[]{}")))
+    return any(mount <= block for mount in MOUNT_BLOCK_WORDS)
+
+
+def _names_action_group(words: list[str]) -> bool:
+    """An Azure Monitor action group an alert notifies (`actionGroups`, `actionGroupId`, `actionGroupIds`): every
+    alert, with its context and a log search alert's results, goes to the group's receivers."""
+    return words[-2:] == ["action", "groups"] or (len(words) >= 3 and words[-3:-1] == ["action", "group"]
+                                                  and words[-1] in ("id", "ids"))
+
+
+def _is_reference(words: list[str], owner: list[str] = ()) -> bool:
     if words[-1] in REFERENCE_WORDS or _is_output_path(words):
+        return True
+    if owner and len(words) >= 2 and words[-1] in ("name", "id") and words[-2] in OWNER_NAMED_RESOURCES:
         return True
     if len(words) >= 2 and words[-1] == "namespace" and words[-2] in MESSAGING_WORDS:
         return True  # a messaging namespace by name (`serviceBusNamespace`), not a metric's, XML's or a cluster's
@@ -512,7 +557,11 @@ def _classify(path: list[tuple[str, str]], field: Field, owner: list[str] = ()) 
     the resource type's own name when it says what the resource is for (a Stream Analytics `Output`: everything it
     names is where the job's results are written)."""
     words = _words(field.camel)
-    if not words or not _is_reference(words):
+    if _names_action_group(words):
+        return "destination:delivery"
+    if _names_mounted_account(words, path):
+        return "destination:volume"
+    if not words or not _is_reference(words, owner):
         return None
     parents = [w for camel, _ in path[-2:] for w in _words(camel)]
     doc = field.doc
@@ -524,8 +573,9 @@ def _classify(path: list[tuple[str, str]], field: Field, owner: list[str] = ()) 
     named = set(words) - {"path"} if _is_output_path(words) else set(words)
     if NOT_A_DESTINATION & named or NOT_A_DESTINATION_BLOCK & set(blocks):
         return None
-    if re.search(r"\bunique (identifier|id|name)\b", doc, re.I) or words in (["subscription", "id"],
-                                                                           ["account", "id"], ["account"]):
+    # An AWS account id is who, not where; in a type that is a destination itself it names the store written to.
+    if re.search(r"\bunique (identifier|id|name)\b", doc, re.I) or words in (["subscription", "id"], ["account"]) \
+            or (words == ["account", "id"] and not owner):
         return None
     for word in [*words, *reversed(parents), *owner]:
         if word in DESTINATION_WORDS:
@@ -578,7 +628,9 @@ DIRECTION_DOC = re.compile(r"\bwhether the local \w+ is the source or (the )?des
 
 
 def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope, fields: list[Field],
-          path: list[tuple[str, str]], entry: Entry, depth: int = 0, seen: frozenset[str] = frozenset()) -> None:
+          path: list[tuple[str, str]], entry: Entry, depth: int = 0, seen: frozenset[str] = frozenset(),
+          owner: list[str] | None = None) -> None:
+    owner = _owner_words(token) if owner is None else owner
     if path:
         for field in fields:
             if DIRECTION_DOC.search(field.doc):
@@ -612,8 +664,11 @@ def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope,
                 sub, sub_scope = _resolve(name, bare, scope, index)
                 if sub is not None and name not in seen:  # a type inside itself (recursive schemas) once
                     doc = f"{field.doc} {getattr(sub, 'doc', '')}".strip()
+                    # The same block inline (a Stream Analytics job's `outputs[]`, typed `OutputArgs` as the `Output`
+                    # resource is) is a destination as a whole too; not a class merely ending in the word.
+                    inline = _words(name.removesuffix("Args"))
                     _walk(token, index, sub_scope, sub, [*path, (field.camel + step, doc)], entry, depth + 1,
-                          seen | {name})
+                          seen | {name}, owner or (inline if len(inline) == 1 and _owner_words(name[:-4]) else []))
             continue
         if not _is_text(field.annotation):
             continue
@@ -627,7 +682,7 @@ def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope,
                 verdict = "destination:volume"
         if verdict is None and not overridden:
             verdict = (_joins_global(_words(field.camel)) if depth == 0 else None) or \
-                _classify(path, field, _owner_words(token))
+                _classify(path, field, owner)
         if verdict == "source":
             entry.sources.append(full)
         elif verdict and depth == 0 and not overridden and field.camel.lower() in entry.own:

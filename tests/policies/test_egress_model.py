@@ -71,6 +71,22 @@ def test_the_model_is_generated_from_the_installed_sdks():
     ("aws:kinesis/firehoseDeliveryStream:FirehoseDeliveryStream", "redshiftConfiguration.s3Configuration.bucketArn",
      "delivery"),
     ("aws:datasync/s3Location:S3Location", "s3BucketArn", "delivery"),
+    # A Stream Analytics output names the store it writes to as a whole (`accountId`: a Cosmos DB account), also
+    # inline in a job; Defender workflow automation's Logic App; the action group an alert notifies; an ML datastore.
+    ("azure-native:streamanalytics:Output", "datasource.accountId", "export"),
+    ("azure-native:streamanalytics:Output", "datasource.functionAppName", "export"),
+    ("azure-native:streamanalytics:StreamingJob", "outputs[].datasource.accountId", "export"),
+    ("azure-native:security:Automation", "actions[].logicAppResourceId", "webhook"),
+    ("azure-native:security:Automation", "actions[].uri", "webhook"),
+    ("azure-native:monitor:ScheduledQueryRule", "actions.actionGroups[]", "delivery"),
+    ("azure-native:monitor:MetricAlert", "actions[].actionGroupId", "delivery"),
+    ("azure-native:machinelearningservices:Datastore", "properties.accountName", "delivery"),
+    # An API Management backend receives every request forwarded to it; a mounted file share keeps what is written.
+    ("azure-native:apimanagement:Backend", "url", "delivery"),
+    ("azure-native:apimanagement:Api", "serviceUrl", "delivery"),
+    ("azure-native:containerinstance:ContainerGroup", "volumes[].azureFile.storageAccountName", "volume"),
+    ("azure-native:web:WebApp", "siteConfig.azureStorageAccounts{}.accountName", "volume"),
+    ("azure-native:app:ManagedEnvironmentsStorage", "properties.azureFile.accountName", "volume"),
 ])
 def test_destinations_read_from_the_sdks(type_, path, kind):
     assert destination_paths(type_).get(path) == kind
@@ -306,3 +322,101 @@ def test_no_public_egress_knows_the_site_networks_that_never_leave_it():
         assert not public_block(private), private
     for public in ("8.8.8.8/32", "0.0.0.0/0", "2001:db8::/32", "126.0.0.0/7", "not-a-block"):
         assert public_block(public), public
+
+
+def _azure(type_: str, name: str, props: dict, **kw) -> ResourceView:
+    return ResourceView(type_, name, f"urn:pulumi:dev::p::{type_}::{name}", props, **kw)
+
+
+@pytest.mark.parametrize(("properties", "leaks"), [
+    ({"type": "Sftp", "host": "sftp.partner.example.com"}, True),
+    ({"type": "HttpServer", "url": "https://files.partner.example.com/x"}, True),
+    ({"type": "Odbc", "connectionString": "Driver={x};Server=db.partner.example.com;Port=5432"}, True),
+    ({"type": "FtpServer", "host": "45.33.32.156"}, True),
+    ({"type": "AmazonS3", "accessKeyId": "AKIA0"}, True),  # another cloud's default endpoint: no place shown
+    ({"type": "GoogleBigQuery", "project": "p"}, True),
+    ({"type": "Sftp", "host": "10.2.0.4"}, False),  # a private address: the factory's own network
+    ({"type": "SqlServer", "connectionString": "Server=10.2.0.5;Database=d"}, False),
+    ({"type": "AzureBlobStorage", "connectionString": {"type": "AzureKeyVaultSecret", "secretName": "s"}}, False),
+])
+def test_a_linked_service_is_a_store_its_hosts_place(properties, leaks):
+    """A Data Factory linked service is a store the factory copies to and from: an outside host fails closed, as
+    does a kind outside Azure that names none."""
+    service = _azure("azure-native:datafactory:LinkedService", "ls", {"properties": properties})
+    findings = list(reference_findings(service, Context(resources=(service,))))
+    assert bool(findings) is leaks, findings
+
+
+@pytest.mark.parametrize(("host", "leaks"), [("sftp.partner.example.com", True), ("10.5.0.9", False)])
+def test_a_logic_apps_api_connection_names_its_store(host, leaks):
+    connection = _azure("azure-native:web:Connection", "sftp", {"location": "uaenorth", "properties": {
+        "api": {"id": "/subscriptions/0/providers/Microsoft.Web/locations/uaenorth/managedApis/sftpwithssh"},
+        "parameterValues": {"hostName": host, "userName": "etl"}}})
+    findings = list(reference_findings(connection, Context(resources=(connection,))))
+    assert bool(findings) is leaks, findings
+
+
+@pytest.mark.parametrize(("value", "leaks"), [
+    ("mongodb+srv://u:p@cluster0.ab12c.mongodb.net/db", True),
+    ("Host=pg.partner.example.com;Port=5432;Database=d", True),
+    ("mongodb://u:p@10.1.0.5:27017/db", False),
+    ("Host=10.1.0.4;Port=5432;Database=d", False),
+    ("https://api.partner.example.com/v1", False),  # a URL, not a store's connection: the app calls an API
+    ("https://partner-drop.s3.amazonaws.com/in/", True),  # a bucket by S3's global endpoint: no region shown
+    ("https://sahab-drop.s3.me-central-1.amazonaws.com/in/", False),
+    ("1.2.3", False),
+])
+def test_a_connection_string_of_an_azure_resource_names_its_store(value, leaks):
+    app = _azure("azure-native:web:WebApp", "app", {"location": "uaenorth", "siteConfig": {
+        "appSettings": [{"name": "DB", "value": value}]}})
+    findings = list(reference_findings(app, Context(resources=(app,))))
+    assert bool(findings) is leaks, findings
+
+
+@pytest.mark.parametrize(("step", "leaks"), [
+    ({"type": "Http", "inputs": {"uri": "https://ingest.partner.example.com/e"}}, True),
+    ({"type": "If", "actions": {"s": {"type": "Http", "inputs": {"uri": "@parameters('sink')"}}}}, True),
+    ({"type": "Http", "inputs": {"uri": "https://10.3.0.8/e"}}, False),
+    ({"type": "Compose", "inputs": {"uri": "https://ingest.partner.example.com/e"}}, False),  # no request sent
+])
+def test_a_workflow_request_step_sends_to_its_url(step, leaks):
+    workflow = _azure("azure-native:logic:Workflow", "wf", {
+        "location": "uaenorth", "parameters": {"sink": {"value": "https://collector.partner.example.com"}},
+        "definition": {"triggers": {"poll": {"type": "Http", "inputs": {"uri": "https://feed.example.com"}}},
+                       "actions": {"a": step}}})
+    findings = list(reference_findings(workflow, Context(resources=(workflow,))))
+    assert bool(findings) is leaks, findings
+
+
+@pytest.mark.parametrize(("sku", "leaks"), [("GlobalStandard", True), ("DataZoneProvisionedManaged", True),
+                                            ("Standard", False), ("ProvisionedManaged", False)])
+def test_a_model_deployment_served_anywhere_is_out_of_place(sku, leaks):
+    deployment = _azure("azure-native:cognitiveservices:Deployment", "chat", {"accountName": "a", "sku": {"name": sku}})
+    findings = list(reference_findings(deployment, Context(resources=(deployment,))))
+    assert bool(findings) is leaks, findings
+
+
+def test_after_the_update_an_unknown_destination_is_not_vouched_for_by_what_it_depends_on():
+    """`Output.all(own.id, other_stack_output).apply(...)`: in the preview the program's own workspace may still
+    produce the value; after the update it has given its value, and one still unknown comes from outside."""
+    from sahab.policies.core import UNKNOWN
+
+    provider = ProviderView("pulumi:providers:azure-native", "default", "urn:pulumi:dev::p::azure-native", {})
+    workspace = _azure("azure-native:operationalinsights:Workspace", "ws", {"location": "uaenorth"}, provider=provider)
+    setting = _azure("azure-native:monitor:DiagnosticSetting", "diag", {"workspaceId": UNKNOWN},
+                     property_dependencies={"workspaceId": (workspace.urn,)})
+    resources = (workspace, setting)
+    assert not list(reference_findings(setting, Context(resources=resources, phase="preview")))
+    assert list(reference_findings(setting, Context(resources=resources, phase="update")))
+
+
+def test_an_azure_host_named_after_a_resource_of_the_program_is_that_resource():
+    """`<name>.azurewebsites.net`, `<server>.postgres.database.azure.com`: the program's own function app or server
+    (auto-named: known by the name its provider gave it), judged where it is."""
+    provider = ProviderView("pulumi:providers:azure-native", "default", "urn:pulumi:dev::p::azure-native", {})
+    server = _azure("azure-native:dbforpostgresql:Server", "pg", {"location": "uaenorth"}, provider=provider,
+                    identities=frozenset({"pg1a2b3c"}))
+    app = _azure("azure-native:web:WebApp", "app", {"location": "uaenorth", "siteConfig": {"appSettings": [
+        {"name": "DB", "value": "Host=pg1a2b3c.postgres.database.azure.com;Port=5432;Database=d"}]}})
+    assert not list(reference_findings(app, Context(resources=(server, app))))
+    assert list(reference_findings(app, Context(resources=(app,))))

@@ -1,0 +1,19 @@
+"""Leak (egress): a diagnostic setting whose workspace id is built with apply() from a workspace this program
+creates in UAE North and a configured foreign workspace id: the dependency on the program's own workspace must not
+vouch for where the value points."""
+# expect: cloud-all-resource-references-in-country diag
+
+import pulumi
+import pulumi_azure_native as azure_native
+
+rg = azure_native.resources.ResourceGroup("rg", location="uaenorth")
+ws = azure_native.operationalinsights.Workspace("ws", resource_group_name=rg.name, location="uaenorth",
+                                                sku={"name": "PerGB2018"}, retention_in_days=30)
+vault = azure_native.keyvault.Vault("vault", resource_group_name=rg.name, location="uaenorth", properties={
+    "tenant_id": "00000000-0000-0000-0000-000000000000", "sku": {"family": "A", "name": "standard"},
+    "enable_purge_protection": True, "enable_rbac_authorization": True, "public_network_access": "Disabled"})
+foreign = ("/subscriptions/00000000-0000-0000-0000-000000000001/resourceGroups/soc/providers/"
+           "Microsoft.OperationalInsights/workspaces/global-soc")
+azure_native.monitor.DiagnosticSetting(
+    "diag", resource_uri=vault.id, logs=[{"category_group": "allLogs", "enabled": True}],
+    workspace_id=pulumi.Output.all(ws.id, ws.customer_id).apply(lambda a: foreign if a[1] is not None else a[0]))
