@@ -32,7 +32,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core import MISSING, UNKNOWN, UNKNOWN_SENTINELS, Context, ResourceView, lookup
-from .egress import HELM_TYPES, chart_entries, destination_paths, directed_blocks, is_filtered, is_source
+from .egress import (
+    HELM_TYPES,
+    bucket_name_paths,
+    chart_entries,
+    destination_paths,
+    inbound_switches,
+    is_filtered,
+    is_source,
+)
 from .places import (
     AZURE_PAIRS,
     METADATA_KEYS,
@@ -613,25 +621,42 @@ def _props(view: ResourceView) -> dict:
     return dict(props) if props is not None else {}
 
 
-_DESTINATION_END = frozenset({"dst", "destination"})
-
-
 def inbound_blocks(view: ResourceView) -> frozenset[str]:
-    """The concrete paths of the blocks in which this resource is the destination end of a transfer, by the block's
+    """The concrete paths of the blocks in which this resource is the receiving end of a transfer, by the block's
     own direction input (Azure NetApp Files `dataProtection.replication.endpointType: dst`: the remote volume is
-    the source, its data comes in). What such a block names is a source, not a destination; a block whose
-    direction is not set, or unknown, keeps its destinations (fails closed)."""
+    the source, its data comes in; a DMS endpoint's `endpointType: source`, for the whole resource: every
+    destination input it has then names where data is read from). What such a block names is a source, not a
+    destination; a block whose direction is not set, or unknown, keeps its destinations (fails closed)."""
     found = set()
-    for block, direction in directed_blocks(view.type).items():
-        for path, value in walk_model_path(_props(view), model_steps(block), ""):
+    props = _props(view)
+    for block, (direction, inbound) in inbound_switches(view.type).items():
+        for path, value in walk_model_path(props, model_steps(block), ""):
             end = lookup(value, direction) if isinstance(value, dict) else MISSING
-            if isinstance(end, str) and end.lower() in _DESTINATION_END:
+            if not (isinstance(end, str) and end.lower() in inbound):
+                continue
+            if path:
                 found.add(path)
+                continue
+            for model_path in _destination_paths(view):  # the whole resource: each destination it names
+                found.update(p for p, _ in walk_model_path(props, model_steps(model_path), ""))
     return frozenset(found)
 
 
 def _under(path: str, blocks: frozenset[str]) -> bool:
-    return any(path.startswith(f"{block}.") for block in blocks)
+    return any(path == block or path.startswith((f"{block}.", f"{block}[")) for block in blocks)
+
+
+# Kind `argument`: a free-form argument map (a Glue job's `defaultArguments`) whose values are destinations only
+# where they are shaped as a reference (a URL of any scheme, an ARN); `python`, `true`, `pyarrow==14.0.1` are not.
+_REFERENCE_SHAPE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*://|arn:)", re.I)
+
+
+def _host_list(value: Any) -> list[str] | None:
+    """The hosts of a comma-separated list (Kafka's `broker`: `b-1.host:9092,b-2.host:9092`), else None."""
+    if not isinstance(value, str) or "," not in value:
+        return None
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    return parts if parts and all(host_of(p) for p in parts) else None
 
 
 def destinations(view: ResourceView, ctx: Context, include_missing: bool = False) -> Iterator[Destination]:
@@ -647,20 +672,33 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
                 if include_missing:
                     yield Destination(path, kind, MISSING, Place(MISSING, "not set"))
                 continue
-            values = value if isinstance(value, (list, tuple)) else [value]
+            hosts = _host_list(value)
+            values = value if isinstance(value, (list, tuple)) else hosts or [value]
             types = _named_kinds(view, path)
             for i, one in enumerate(values):
                 where = f"{path}[{i}]" if isinstance(value, (list, tuple)) else path
                 if one is None or isinstance(one, bool) or one == "":
                     continue
+                if kind == "argument" and not (isinstance(one, str) and _REFERENCE_SHAPE.match(one)) \
+                        and one is not UNKNOWN:
+                    continue
                 yield Destination(where, kind, one, place_of_reference(one, ctx, urns, types))
 
 
-def _named_kinds(view: ResourceView, path: str) -> tuple[str, ...]:
-    """The kinds of resource a destination input can name: an AWS input named for a bucket names an S3 bucket (one
-    namespace for the world), never a resource of another kind that carries the same name; any kind otherwise."""
+def _names_bucket(view: ResourceView, path: str) -> bool:
+    """Whether an AWS destination input names an S3 bucket: its name says so, or the model lists it (a CodeBuild
+    artifact's `location`)."""
+    if view.package not in AWS_PACKAGES:
+        return False
+    generic = re.sub(r"\[\d+\]", "[]", path)
     leaf = re.sub(r"\[\d+\]", "", path).rsplit(".", 1)[-1].lower().replace("_", "")
-    return S3_BUCKET_TYPES if view.package in AWS_PACKAGES and "bucket" in leaf else ()
+    return "bucket" in leaf or generic in bucket_name_paths(view.type)
+
+
+def _named_kinds(view: ResourceView, path: str) -> tuple[str, ...]:
+    """The kinds of resource a destination input can name: an AWS input naming a bucket names an S3 bucket (one
+    namespace for the world), never a resource of another kind that carries the same name; any kind otherwise."""
+    return S3_BUCKET_TYPES if _names_bucket(view, path) else ()
 
 
 def destination_problem(view: ResourceView, ctx: Context, dest: Destination,
@@ -711,7 +749,8 @@ def _relative_name(view: ResourceView, dest: Destination) -> bool:
     leaf = re.split(r"[.\[]", dest.path.rstrip("]"))[-1] if "." in dest.path else dest.path
     leaf = re.sub(r"\[\d+\]$", "", dest.path.split(".")[-1]).lower().replace("_", "")
     if view.package in AWS_PACKAGES:
-        return not any(word in leaf for word in _GLOBAL_NAME_WORDS) or dest.value.isdigit()
+        named_bucket = any(word in leaf for word in _GLOBAL_NAME_WORDS) or _names_bucket(view, dest.path)
+        return not named_bucket or dest.value.isdigit()
     if view.package == "kubernetes":
         return True
     if view.package in AZURE_PACKAGES:
