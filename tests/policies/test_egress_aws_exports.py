@@ -1,0 +1,127 @@
+"""AWS exports the word rules of tools/gen_egress_model.py miss, reviewed by hand: DMS target endpoints (judged by
+their `endpointType`), mail stored in S3, WAF logging, Glue data locations and job arguments, and services that
+write their output to a bucket or a server named by URL."""
+
+from __future__ import annotations
+
+import pytest
+from sahab.policies.core import UNKNOWN, Context, ProviderView, ResourceView
+from sahab.policies.egress import bucket_name_paths, destination_paths, entry
+from sahab.policies.pack import identities_of
+from sahab.policies.residency import destinations, reference_findings
+from sahab.policies.rules.data_stores import AWS_STORES
+from sahab.policies.rules.stores import judged_types
+
+
+@pytest.mark.parametrize(("type_", "path", "kind"), [
+    ("aws:dms/endpoint:Endpoint", "serverName", "delivery"),
+    ("aws:dms/endpoint:Endpoint", "kafkaSettings.broker", "delivery"),
+    ("aws:dms/endpoint:Endpoint", "kinesisSettings.streamArn", "delivery"),
+    ("aws:dms/endpoint:Endpoint", "elasticsearchSettings.endpointUri", "delivery"),
+    ("aws:dms/endpoint:Endpoint", "redshiftSettings.bucketName", "delivery"),
+    ("aws:dms/s3Endpoint:S3Endpoint", "bucketName", "delivery"),
+    ("aws:ses/receiptRule:ReceiptRule", "s3Actions[].bucketName", "delivery"),
+    ("aws:mailmanager/ruleSet:RuleSet", "rules[].actions[].writeToS3.s3Bucket", "delivery"),
+    ("aws:wafv2/webAclLoggingConfiguration:WebAclLoggingConfiguration", "logDestinationConfigs[]", "logging"),
+    ("aws:glue/catalogTable:CatalogTable", "storageDescriptor.location", "export"),
+    ("aws:glue/partition:Partition", "storageDescriptor.location", "export"),
+    ("aws:glue/catalogDatabase:CatalogDatabase", "locationUri", "export"),
+    ("aws:glue/job:Job", "defaultArguments{}", "argument"),
+    ("aws:glue/trigger:Trigger", "actions[].arguments{}", "argument"),
+    ("aws:codebuild/project:Project", "artifacts.location", "export"),
+    ("aws:synthetics/canary:Canary", "artifactS3Location", "export"),
+    ("aws:sagemaker/featureGroup:FeatureGroup", "offlineStoreConfig.s3StorageConfig.s3Uri", "export"),
+    ("aws:transfer/connector:Connector", "url", "delivery"),
+])
+def test_reviewed_aws_exports_are_destinations(type_, path, kind):
+    assert destination_paths(type_).get(path) == kind
+
+
+def test_a_crawler_reads_its_targets():
+    paths = destination_paths("aws:glue/crawler:Crawler")
+    assert not any(p.startswith(("s3Targets[].path", "jdbcTargets")) for p in paths)
+
+
+def test_a_dms_endpoint_is_directed_by_its_endpoint_type():
+    assert entry("aws:dms/endpoint:Endpoint")["inbound"] == {"": ["endpointType", ["source"]]}
+    assert entry("aws:dms/s3Endpoint:S3Endpoint")["inbound"] == {"": ["endpointType", ["source"]]}
+
+
+def _res(type_, name, props, region="me-central-1"):
+    provider = ProviderView("pulumi:providers:aws", "default", "urn:pulumi:dev::p::aws", {"region": region})
+    return ResourceView(type_, name, f"urn:pulumi:dev::p::{type_}::{name}", props, provider=provider,
+                        identities=identities_of(props, type_))
+
+
+@pytest.mark.parametrize(("end", "leaks"), [
+    ("target", True),
+    ("TARGET", True),
+    ("source", False),  # the server is read from: data comes in
+    ("Source", False),
+    (None, True),  # direction not said: fails closed
+    (UNKNOWN, True),  # unknown until the update runs: fails closed
+])
+@pytest.mark.parametrize(("type_", "props"), [
+    ("aws:dms/endpoint:Endpoint", {"engineName": "postgres", "serverName": "db.partner-hosting.com"}),
+    ("aws:dms/endpoint:Endpoint", {"engineName": "postgres",
+                                   "serverName": "reports.c9akciq32.eu-west-1.rds.amazonaws.com"}),
+    ("aws:dms/endpoint:Endpoint", {"engineName": "kafka", "kafkaSettings": {"broker": "k1.partner.io:9092"}}),
+    ("aws:dms/endpoint:Endpoint", {"engineName": "redshift", "serverName": "10.0.0.5",
+                                   "redshiftSettings": {"bucketName": "partner-staging"}}),
+    ("aws:dms/s3Endpoint:S3Endpoint", {"bucketName": "partner-landing"}),
+])
+def test_dms_endpoints_export_only_as_targets(type_, props, end, leaks):
+    view = _res(type_, "ep", {**props, **({"endpointType": end} if end is not None else {})})
+    findings = list(reference_findings(view, Context(resources=(view,))))
+    assert bool(findings) is leaks, findings
+
+
+def test_a_dms_target_into_the_programs_own_bucket_stays():
+    bucket = _res("aws:s3/bucketV2:BucketV2", "lake", {"bucket": "sahab-lake"})
+    for end in ("target", "source"):
+        view = _res("aws:dms/s3Endpoint:S3Endpoint", "ep", {"endpointType": end, "bucketName": "sahab-lake"})
+        assert not list(reference_findings(view, Context(resources=(bucket, view))))
+
+
+@pytest.mark.parametrize(("brokers", "leaks"), [
+    ("b-1.crm.abc.c2.kafka.me-central-1.amazonaws.com:9092,b-2.crm.abc.c2.kafka.me-central-1.amazonaws.com:9092",
+     False),
+    ("b-1.crm.abc.c2.kafka.me-central-1.amazonaws.com:9092,kafka.partner.io:9092", True),
+    ("b-1.crm.abc.c2.kafka.eu-west-1.amazonaws.com:9092", True),
+])
+def test_each_broker_of_a_list_is_judged(brokers, leaks):
+    view = _res("aws:dms/endpoint:Endpoint", "ep", {"endpointType": "target", "engineName": "kafka",
+                                                     "kafkaSettings": {"broker": brokers}})
+    assert bool(list(reference_findings(view, Context(resources=(view,))))) is leaks
+
+
+def test_glue_job_arguments_are_judged_where_they_name_a_place():
+    bucket = _res("aws:s3/bucketV2:BucketV2", "lake", {"bucket": "sahab-lake"})
+    args = {"--job-language": "python", "--enable-metrics": "true", "--conf": "spark.sql.shuffle.partitions=64",
+            "--additional-python-modules": "pyarrow==14.0.1,awswrangler==3.4.0",
+            "--TempDir": "s3://sahab-lake/tmp/"}
+    job = _res("aws:glue/job:Job", "etl", {"defaultArguments": args})
+    assert not list(reference_findings(job, Context(resources=(bucket, job))))
+    for value in ("s3://partner-scratch/tmp/", "https://files.partner.io/drop", UNKNOWN):
+        job = _res("aws:glue/job:Job", "etl", {"defaultArguments": {**args, "--out": value}})
+        (finding,) = list(reference_findings(job, Context(resources=(bucket, job))))
+        assert "defaultArguments.--out" in finding
+
+
+def test_a_bucket_named_by_a_plain_location_is_a_global_name():
+    """A CodeBuild artifact `location` is a bucket name: not a name resolved in the project's own region."""
+    assert "artifacts.location" in bucket_name_paths("aws:codebuild/project:Project")
+    bucket = _res("aws:s3/bucketV2:BucketV2", "artifacts", {"bucket": "sahab-artifacts"})
+    project = _res("aws:codebuild/project:Project", "build", {"artifacts": {"type": "S3",
+                                                                             "location": "sahab-artifacts"}})
+    (dest,) = destinations(project, Context(resources=(bucket, project)))
+    assert dest.place.resource == bucket.urn
+    project = _res("aws:codebuild/project:Project", "build", {"artifacts": {"type": "S3",
+                                                                             "location": "partner-artifacts"}})
+    assert list(reference_findings(project, Context(resources=(project,))))
+
+
+def test_dms_and_mail_stores_are_judged():
+    for type_ in ("aws:dms/replicationInstance:ReplicationInstance", "aws:dms/endpoint:Endpoint",
+                  "aws:dms/s3Endpoint:S3Endpoint", "aws:ses/receiptRule:ReceiptRule"):
+        assert type_ in AWS_STORES and type_ in judged_types()
