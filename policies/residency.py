@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core import MISSING, UNKNOWN, UNKNOWN_SENTINELS, Context, ResourceView, lookup
+from .documents import RUN_TIME, document_destinations
 from .egress import (
     HELM_TYPES,
     bucket_name_paths,
@@ -559,6 +560,7 @@ class Destination:
     kind: str
     value: Any  # the reference, UNKNOWN or MISSING (a block without it)
     place: Place
+    bucket: bool = False  # the value names an S3 bucket (a global name), whatever the path's last word
 
 
 def walk_model_path(value: Any, steps: list[str], path: str = "") -> Iterator[tuple[str, Any]]:
@@ -683,6 +685,13 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
                         and one is not UNKNOWN:
                     continue
                 yield Destination(where, kind, one, place_of_reference(one, ctx, urns, types))
+    for path, kind, value, bucket in document_destinations(view.type, _props(view)):
+        # A value chosen at run time (a JSONPath in a state machine) is placed by nothing: it fails closed.
+        urns = () if value is RUN_TIME else view.property_dependencies.get(path.split(".", 1)[0], ())
+        one_value = UNKNOWN if value is RUN_TIME else value
+        types = S3_BUCKET_TYPES if bucket else _named_kinds(view, path)
+        for one in _host_list(one_value) or [one_value]:
+            yield Destination(path, kind, one, place_of_reference(one, ctx, urns, types), bucket)
 
 
 def _names_bucket(view: ResourceView, path: str) -> bool:
@@ -749,7 +758,8 @@ def _relative_name(view: ResourceView, dest: Destination) -> bool:
     leaf = re.split(r"[.\[]", dest.path.rstrip("]"))[-1] if "." in dest.path else dest.path
     leaf = re.sub(r"\[\d+\]$", "", dest.path.split(".")[-1]).lower().replace("_", "")
     if view.package in AWS_PACKAGES:
-        named_bucket = any(word in leaf for word in _GLOBAL_NAME_WORDS) or _names_bucket(view, dest.path)
+        named_bucket = dest.bucket or any(word in leaf for word in _GLOBAL_NAME_WORDS) \
+            or _names_bucket(view, dest.path)
         return not named_bucket or dest.value.isdigit()
     if view.package == "kubernetes":
         return True
