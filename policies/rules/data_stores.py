@@ -215,6 +215,8 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
     "aws:dms/endpoint:Endpoint": ("DMS endpoint (connection settings)", _flag_and_key(None, "kmsKeyArn")),
     "aws:dms/s3Endpoint:S3Endpoint": ("DMS S3 endpoint (connection settings)", _flag_and_key(None, "kmsKeyArn")),
     "aws:ses/receiptRule:ReceiptRule": ("SES receipt rule (mail stored in S3)", _mail_s3_actions),
+    "aws:opensearchingest/pipeline:Pipeline": ("OpenSearch Ingestion pipeline (persistent buffer)",
+                                               _flag_and_key(None, "encryptionAtRestOptions", "kmsKeyArn")),
     "aws:sns/topic:Topic": ("SNS topic", _flag_and_key(None, "kmsMasterKeyId")),
     "aws:secretsmanager/secret:Secret": ("Secrets Manager secret", _secret),
     "aws:cloudwatch/logGroup:LogGroup": ("CloudWatch log group", _flag_and_key(None, "kmsKeyId")),
