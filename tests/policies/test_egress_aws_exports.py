@@ -125,3 +125,74 @@ def test_dms_and_mail_stores_are_judged():
     for type_ in ("aws:dms/replicationInstance:ReplicationInstance", "aws:dms/endpoint:Endpoint",
                   "aws:dms/s3Endpoint:S3Endpoint", "aws:ses/receiptRule:ReceiptRule"):
         assert type_ in AWS_STORES and type_ in judged_types()
+
+
+def _machine(states: dict) -> ResourceView:
+    import json
+
+    return _res("aws:sfn/stateMachine:StateMachine", "sm", {"definition": json.dumps({"StartAt": "A",
+                                                                                       "States": states})})
+
+
+@pytest.mark.parametrize(("state", "leaks"), [
+    ({"Type": "Task", "Resource": "arn:aws:states:::http:invoke",
+      "Parameters": {"ApiEndpoint": "https://hooks.partner.io/in", "Method": "POST"}}, True),
+    ({"Type": "Task", "Resource": "arn:aws:states:::http:invoke",
+      "Parameters": {"ApiEndpoint": "https://abc.execute-api.me-central-1.amazonaws.com/p", "Method": "POST"}}, False),
+    ({"Type": "Task", "Resource": "arn:aws:states:::http:invoke",  # chosen at run time: fails closed
+      "Parameters": {"ApiEndpoint.$": "$.target", "Method": "POST"}}, True),
+    ({"Type": "Task", "Resource": "arn:aws:states:::http:invoke", "QueryLanguage": "JSONata",
+      "Arguments": {"ApiEndpoint": "{% $states.input.url %}", "Method": "POST"}}, True),
+    ({"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:putObject",
+      "Parameters": {"Bucket": "partner-drop", "Key": "k", "Body.$": "$"}}, True),
+    ({"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:copyObject",
+      "Parameters": {"Bucket": "sahab-drop", "CopySource": "partner-src/k", "Key": "k"}}, False),
+    ({"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:getObject",  # a read
+      "Parameters": {"Bucket": "partner-src", "Key": "k"}}, False),
+    ({"Type": "Map", "ItemProcessor": {"StartAt": "B", "States": {"B": {"Type": "Pass", "End": True}}},
+      "ResultWriter": {"Resource": "arn:aws:states:::s3:putObject",
+                       "Parameters": {"Bucket": "partner-results", "Prefix": "out"}}}, True),
+])
+def test_state_machine_tasks_are_destinations(state, leaks):
+    bucket = _res("aws:s3/bucketV2:BucketV2", "drop", {"bucket": "sahab-drop"})
+    view = _machine({"A": {**state, "End": True}})
+    assert bool(list(reference_findings(view, Context(resources=(bucket, view))))) is leaks
+
+
+@pytest.mark.parametrize(("sink", "leaks"), [
+    ({"s3": {"bucket": "partner-archive"}}, True),
+    ({"s3": {"bucket": "sahab-archive"}}, False),
+    ({"opensearch": {"hosts": ["https://search.partner.net"], "index": "x"}}, True),
+    ({"opensearch": {"hosts": ["https://vpc-x-abc.me-central-1.es.amazonaws.com"], "index": "x",
+                     "dlq": {"s3": {"bucket": "partner-dlq"}}}}, True),
+    ({"pipeline": {"name": "other-sub-pipeline"}}, False),
+])
+def test_ingestion_pipeline_sinks_are_destinations(sink, leaks):
+    import yaml
+
+    bucket = _res("aws:s3/bucketV2:BucketV2", "archive", {"bucket": "sahab-archive"})
+    body = yaml.safe_dump({"version": "2", "p": {"source": {"http": {"path": "/x"}}, "sink": [sink]}})
+    view = _res("aws:opensearchingest/pipeline:Pipeline", "pl", {"pipelineConfigurationBody": body})
+    assert bool(list(reference_findings(view, Context(resources=(bucket, view))))) is leaks
+
+
+_BROKERS = "b-1.c.abc.c2.kafka.me-central-1.amazonaws.com:9098,b-2.c.abc.c2.kafka.me-central-1.amazonaws.com:9098"
+
+
+@pytest.mark.parametrize(("cls", "config", "brokers", "leaks"), [
+    ("io.confluent.connect.s3.S3SinkConnector", {"s3.bucket.name": "partner-archive"}, _BROKERS, True),
+    ("io.confluent.connect.s3.S3SinkConnector", {"s3.bucket.name": "sahab-archive"}, _BROKERS, False),
+    ("com.example.JdbcSinkConnector", {"connection.url": "jdbc:postgresql://db.partner.io:5432/x"}, _BROKERS, True),
+    ("io.debezium.connector.postgresql.PostgresConnector",  # neither word: both ends judged
+     {"database.hostname": "db.partner.io"}, "kafka.partner.io:9092", True),
+    ("io.debezium.connector.postgresql.PostgresConnector", {"database.hostname": "db.partner.io"}, _BROKERS, False),
+    ("com.example.JdbcSourceConnector",  # a source reads what it names
+     {"connection.url": "jdbc:postgresql://db.partner.io:5432/x"}, _BROKERS, False),
+    ("com.example.JdbcSourceConnector", {}, "kafka.partner.io:9092", True),
+])
+def test_msk_connectors_are_judged_by_their_direction(cls, config, brokers, leaks):
+    bucket = _res("aws:s3/bucketV2:BucketV2", "archive", {"bucket": "sahab-archive"})
+    view = _res("aws:mskconnect/connector:Connector", "c", {
+        "connectorConfiguration": {"connector.class": cls, "tasks.max": "1", **config},
+        "kafkaCluster": {"apacheKafkaCluster": {"bootstrapServers": brokers}}})
+    assert bool(list(reference_findings(view, Context(resources=(bucket, view))))) is leaks
