@@ -145,6 +145,27 @@ def _connector(props: dict) -> Found:
             yield ".".join(_BOOTSTRAP), "delivery", UNKNOWN if _unknown(cluster) else cluster, False
 
 
+# A DMS endpoint's extra connection attributes (`bucketName=...;bucketFolder=...`) name the target as its settings
+# blocks do; a source endpoint's name where data is read from.
+_DMS_ATTRIBUTES = {"bucketname": True, "servername": False, "broker": False, "endpointuri": False,
+                   "streamarn": False}
+
+
+def _dms_endpoint(props: dict) -> Found:
+    end = _unwrap(props.get("endpointType"))
+    if isinstance(end, str) and end.lower() == "source":
+        return
+    text = _unwrap(props.get("extraConnectionAttributes"))
+    if _unknown(text):
+        yield "extraConnectionAttributes", "delivery", UNKNOWN, False
+        return
+    for part in text.split(";") if isinstance(text, str) else ():
+        key, sep, value = part.partition("=")
+        bucket = _DMS_ATTRIBUTES.get(key.strip().lower())
+        if sep and bucket is not None and value.strip():
+            yield f"extraConnectionAttributes.{key.strip()}", "delivery", value.strip(), bucket
+
+
 def _json(text: str) -> Any:
     return json.loads(text)
 
@@ -163,6 +184,7 @@ DOCUMENTS: dict[str, tuple[str, Callable[[str], Any], Callable[[Any, str], Found
 
 READERS: dict[str, Callable[[dict], Found]] = {
     "aws:mskconnect/connector:Connector": _connector,
+    "aws:dms/endpoint:Endpoint": _dms_endpoint,
 }
 
 

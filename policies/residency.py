@@ -684,7 +684,10 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
                 if kind == "argument" and not (isinstance(one, str) and _REFERENCE_SHAPE.match(one)) \
                         and one is not UNKNOWN:
                     continue
-                yield Destination(where, kind, one, place_of_reference(one, ctx, urns, types))
+                place = place_of_reference(one, ctx, urns, types)
+                if kind == RELAY and place.resource is None:
+                    place = _relay_place(view, ctx, urns) or place
+                yield Destination(where, kind, one, place)
     for path, kind, value, bucket in document_destinations(view.type, _props(view)):
         # A value chosen at run time (a JSONPath in a state machine) is placed by nothing: it fails closed.
         urns = () if value is RUN_TIME else view.property_dependencies.get(path.split(".", 1)[0], ())
@@ -692,6 +695,28 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
         types = S3_BUCKET_TYPES if bucket else _named_kinds(view, path)
         for one in _host_list(one_value) or [one_value]:
             yield Destination(path, kind, one, place_of_reference(one, ctx, urns, types), bucket)
+
+
+# Kind `relay`: a resource that stands for the place data is sent to (a DMS target endpoint, a DataSync location):
+# its own region says nothing of where the data goes, which its inputs say.
+RELAY = "relay"
+
+
+_RELAY_WORDS = ("endpoint", "location")
+
+
+def _relay_place(view: ResourceView, ctx: Context, urns) -> Place | None:
+    """The place of the relay of this program the input's value came from (an endpoint's ARN is an output the
+    engine records under its own name, not an identity): one of the same service that stands for a place."""
+    module = view.type.split("/", 1)[0] + "/"
+    types = tuple({r.type for r in ctx.resources if r.type.startswith(module)
+                   and any(w in r.type.rsplit(":", 1)[-1].lower() for w in _RELAY_WORDS)})
+    target = ctx.resolve(None, urns, types) if types else None
+    if target is None:
+        return None
+    place = effective_place(target, ctx)
+    return Place(place.value, f"the {target.type.split(':')[-1]} {target.name!r} of this program ({place.source})",
+                 place.kind, target.urn)
 
 
 def _names_bucket(view: ResourceView, path: str) -> bool:
@@ -716,6 +741,11 @@ def destination_problem(view: ResourceView, ctx: Context, dest: Destination,
     `program_places` off, a destination that is a resource of this program is left to that resource's own place
     rule (one verdict for one fact); the copy rules keep it on for their sharper message."""
     place = dest.place
+    if dest.kind == RELAY and place.resource is None and isinstance(dest.value, str) \
+            and not _allowed_destination(dest.value, ctx):
+        # Where the relay sends data is its own inputs': only one this program creates shows them.
+        return f"`{dest.path}` sends data ({dest.kind}) to {dest.value!r}, which this program does not create: " \
+               "where it sends data cannot be shown, so it fails closed"
     if place_allowed(place, ctx):
         return None
     if not program_places and place.resource is not None and ctx.by_urn(place.resource) is not None:

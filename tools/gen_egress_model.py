@@ -402,6 +402,11 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     ("aws:dms/endpoint:Endpoint", "redshiftSettings.bucketName"): "destination:delivery",
     ("aws:dms/endpoint:Endpoint", "redisSettings.serverName"): "destination:delivery",
     ("aws:dms/s3Endpoint:S3Endpoint", "bucketName"): "destination:delivery",
+    # A replication task's target endpoint, and a DataSync task's destination location, stand for where the data
+    # goes (kind `relay`): one this program does not create cannot show it, whatever its own region.
+    ("aws:dms/replicationTask:ReplicationTask", "targetEndpointArn"): "destination:relay",
+    ("aws:dms/replicationConfig:ReplicationConfig", "targetEndpointArn"): "destination:relay",
+    ("aws:datasync/task:Task", "destinationLocationArn"): "destination:relay",
     # Mail: an SES receipt rule's S3 action and a Mail Manager rule's write-to-S3 action store every matching
     # message in the bucket they name ("Name of the S3 bucket").
     ("aws:ses/receiptRule:ReceiptRule", "s3Actions.bucketName"): "destination:delivery",
