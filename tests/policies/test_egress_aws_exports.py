@@ -196,3 +196,46 @@ def test_msk_connectors_are_judged_by_their_direction(cls, config, brokers, leak
         "connectorConfiguration": {"connector.class": cls, "tasks.max": "1", **config},
         "kafkaCluster": {"apacheKafkaCluster": {"bootstrapServers": brokers}}})
     assert bool(list(reference_findings(view, Context(resources=(bucket, view))))) is leaks
+
+
+@pytest.mark.parametrize(("type_", "path"), [
+    ("aws:dms/replicationTask:ReplicationTask", "targetEndpointArn"),
+    ("aws:dms/replicationConfig:ReplicationConfig", "targetEndpointArn"),
+    ("aws:datasync/task:Task", "destinationLocationArn"),
+])
+def test_a_relay_this_program_does_not_create_fails_closed_in_any_region(type_, path):
+    """A target endpoint or location stands for where the data goes: its own region does not show that."""
+    assert destination_paths(type_)[path] == "relay"
+    service = type_.split(":")[1].split("/")[0]
+    arn = f"arn:aws:{service}:me-central-1:111122223333:endpoint:ABC"
+    view = _res(type_, "t", {path: arn})
+    (finding,) = list(reference_findings(view, Context(resources=(view,))))
+    assert "which this program does not create" in finding
+    own = {"aws:datasync/task:Task": "aws:datasync/nfsLocation:NfsLocation"}.get(type_, "aws:dms/endpoint:Endpoint")
+    target = _res(own, "target", {"arn": arn, "endpointArn": arn})
+    assert not list(reference_findings(view, Context(resources=(target, view))))
+
+
+def test_a_relay_is_known_by_the_resource_its_value_came_from():
+    endpoint = _res("aws:dms/endpoint:Endpoint", "target", {"endpointType": "target", "serverName": "10.0.0.9"})
+    instance = _res("aws:dms/replicationInstance:ReplicationInstance", "ri", {})
+    arn = "arn:aws:dms:me-central-1:111122223333:endpoint:OUTPUT"
+    for deps, leaks in (((endpoint.urn,), False), ((instance.urn,), True), ((), True)):
+        view = ResourceView("aws:dms/replicationTask:ReplicationTask", "t", "urn:pulumi:dev::p::task::t",
+                            {"targetEndpointArn": arn}, provider=endpoint.provider,
+                            property_dependencies={"targetEndpointArn": deps})
+        ctx = Context(resources=(endpoint, instance, view))
+        assert bool(list(reference_findings(view, ctx))) is leaks, deps
+
+
+@pytest.mark.parametrize(("end", "attributes", "leaks"), [
+    ("target", "bucketName=partner-landing;bucketFolder=crm", True),
+    ("target", "bucketName=sahab-lake;dataFormat=parquet", False),
+    ("source", "bucketName=partner-exports;bucketFolder=crm", False),
+    ("target", "dataFormat=parquet;compressionType=GZIP", False),
+])
+def test_dms_extra_connection_attributes_name_the_target(end, attributes, leaks):
+    bucket = _res("aws:s3/bucketV2:BucketV2", "lake", {"bucket": "sahab-lake"})
+    view = _res("aws:dms/endpoint:Endpoint", "ep", {"endpointType": end, "engineName": "s3",
+                                                     "extraConnectionAttributes": attributes})
+    assert bool(list(reference_findings(view, Context(resources=(bucket, view))))) is leaks
