@@ -439,6 +439,14 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     ("aws:sagemaker/mlflowApp:MlflowApp", "artifactStoreUri"): "destination:export",
     ("aws:emr/studio:Studio", "defaultS3Location"): "destination:export",
     ("aws:chime/sdkvoiceGlobalSettings:SdkvoiceGlobalSettings", "voiceConnector.cdrBucket"): "destination:export",
+    ("aws:codepipeline/pipeline:Pipeline", "artifactStores.location"): "destination:export",
+    ("aws:elastictranscoder/pipeline:Pipeline", "contentConfig.bucket"): "destination:export",
+    ("aws:elastictranscoder/pipeline:Pipeline", "thumbnailConfig.bucket"): "destination:export",
+    ("aws:sagemaker/hyperParameterTuningJob:HyperParameterTuningJob",
+     "trainingJobDefinition.checkpointConfig.s3Uri"): "destination:export",
+    ("aws:sagemaker/hyperParameterTuningJob:HyperParameterTuningJob",
+     "trainingJobDefinitions.checkpointConfig.s3Uri"): "destination:export",
+    ("aws:cur/reportDefinition:ReportDefinition", "s3Bucket"): "destination:export",
     # Servers outside AWS named by URL: a Transfer Family connector sends files there (SFTP, AS2), an EMR
     # Serverless application remote-writes its Prometheus metrics there.
     ("aws:transfer/connector:Connector", "url"): "destination:delivery",
@@ -480,6 +488,7 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
 BUCKET_NAMES: dict[str, set[str]] = {
     "aws:codebuild/project:Project": {"artifacts.location", "secondaryArtifacts[].location", "cache.location",
                                       "logsConfig.s3Logs.location"},
+    "aws:codepipeline/pipeline:Pipeline": {"artifactStores[].location"},
 }
 # Types whose direction is a top-level input (block "": the whole resource): with one of these values, what the
 # resource names is where data comes from. A DMS endpoint is the source or the target of a migration.
