@@ -32,6 +32,9 @@ from sahab.policies.rules.stores import judged_types
     ("aws:synthetics/canary:Canary", "artifactS3Location", "export"),
     ("aws:sagemaker/featureGroup:FeatureGroup", "offlineStoreConfig.s3StorageConfig.s3Uri", "export"),
     ("aws:transfer/connector:Connector", "url", "delivery"),
+    ("aws:codepipeline/pipeline:Pipeline", "artifactStores[].location", "export"),
+    ("aws:elastictranscoder/pipeline:Pipeline", "contentConfig.bucket", "export"),
+    ("aws:cur/reportDefinition:ReportDefinition", "s3Bucket", "export"),
 ])
 def test_reviewed_aws_exports_are_destinations(type_, path, kind):
     assert destination_paths(type_).get(path) == kind
