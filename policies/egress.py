@@ -100,3 +100,19 @@ def chart_name(chart: Any) -> str | None:
 def chart_entries(category: str, chart: Any) -> list[dict[str, Any]]:
     name = chart_name(chart)
     return [e for e in chart_values().get(category, []) if e["chart"] == name] if name else []
+
+
+def inbound_switches(resource_type: str) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Model path of a block (`""`: the whole resource) -> (its input saying which end of the transfer it is, the
+    values that make it the receiving end, so what it names is a source). A block's `directed` input says whether
+    this resource is the destination end (`dst`); an `inbound` switch is read by hand (a DMS endpoint's
+    `endpointType: source`)."""
+    found = {block: (switch, ("dst", "destination")) for block, switch in directed_blocks(resource_type).items()}
+    for block, (switch, values) in entry(resource_type).get("inbound", {}).items():
+        found[block] = (switch, tuple(v.lower() for v in values))
+    return found
+
+
+def bucket_name_paths(resource_type: str) -> list[str]:
+    """Destination paths whose plain value names an S3 bucket, though the input's own name does not say so."""
+    return entry(resource_type).get("buckets", [])

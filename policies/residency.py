@@ -32,11 +32,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .core import MISSING, UNKNOWN, UNKNOWN_SENTINELS, Context, ResourceView, lookup
+from .documents import RUN_TIME, document_destinations
 from .egress import (
     HELM_TYPES,
+    bucket_name_paths,
     chart_entries,
     destination_paths,
-    directed_blocks,
+    inbound_switches,
     is_filtered,
     is_source,
     own_name_input,
@@ -559,6 +561,7 @@ class Destination:
     kind: str
     value: Any  # the reference, UNKNOWN or MISSING (a block without it)
     place: Place
+    bucket: bool = False  # the value names an S3 bucket (a global name), whatever the path's last word
 
 
 def walk_model_path(value: Any, steps: list[str], path: str = "") -> Iterator[tuple[str, Any]]:
@@ -621,25 +624,42 @@ def _props(view: ResourceView) -> dict:
     return dict(props) if props is not None else {}
 
 
-_DESTINATION_END = frozenset({"dst", "destination"})
-
-
 def inbound_blocks(view: ResourceView) -> frozenset[str]:
-    """The concrete paths of the blocks in which this resource is the destination end of a transfer, by the block's
+    """The concrete paths of the blocks in which this resource is the receiving end of a transfer, by the block's
     own direction input (Azure NetApp Files `dataProtection.replication.endpointType: dst`: the remote volume is
-    the source, its data comes in). What such a block names is a source, not a destination; a block whose
-    direction is not set, or unknown, keeps its destinations (fails closed)."""
+    the source, its data comes in; a DMS endpoint's `endpointType: source`, for the whole resource: every
+    destination input it has then names where data is read from). What such a block names is a source, not a
+    destination; a block whose direction is not set, or unknown, keeps its destinations (fails closed)."""
     found = set()
-    for block, direction in directed_blocks(view.type).items():
-        for path, value in walk_model_path(_props(view), model_steps(block), ""):
+    props = _props(view)
+    for block, (direction, inbound) in inbound_switches(view.type).items():
+        for path, value in walk_model_path(props, model_steps(block), ""):
             end = lookup(value, direction) if isinstance(value, dict) else MISSING
-            if isinstance(end, str) and end.lower() in _DESTINATION_END:
+            if not (isinstance(end, str) and end.lower() in inbound):
+                continue
+            if path:
                 found.add(path)
+                continue
+            for model_path in _destination_paths(view):  # the whole resource: each destination it names
+                found.update(p for p, _ in walk_model_path(props, model_steps(model_path), ""))
     return frozenset(found)
 
 
 def _under(path: str, blocks: frozenset[str]) -> bool:
-    return any(path.startswith(f"{block}.") for block in blocks)
+    return any(path == block or path.startswith((f"{block}.", f"{block}[")) for block in blocks)
+
+
+# Kind `argument`: a free-form argument map (a Glue job's `defaultArguments`) whose values are destinations only
+# where they are shaped as a reference (a URL of any scheme, an ARN); `python`, `true`, `pyarrow==14.0.1` are not.
+_REFERENCE_SHAPE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*://|arn:)", re.I)
+
+
+def _host_list(value: Any) -> list[str] | None:
+    """The hosts of a comma-separated list (Kafka's `broker`: `b-1.host:9092,b-2.host:9092`), else None."""
+    if not isinstance(value, str) or "," not in value:
+        return None
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    return parts if parts and all(host_of(p) for p in parts) else None
 
 
 def destinations(view: ResourceView, ctx: Context, include_missing: bool = False) -> Iterator[Destination]:
@@ -658,20 +678,65 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
                 if include_missing:
                     yield Destination(path, kind, MISSING, Place(MISSING, "not set"))
                 continue
-            values = value if isinstance(value, (list, tuple)) else [value]
+            hosts = _host_list(value)
+            values = value if isinstance(value, (list, tuple)) else hosts or [value]
             types = _named_kinds(view, path)
             for i, one in enumerate(values):
                 where = f"{path}[{i}]" if isinstance(value, (list, tuple)) else path
                 if one is None or isinstance(one, bool) or one == "":
                     continue
-                yield Destination(where, kind, one, place_of_reference(one, ctx, urns, types))
+                if kind == "argument" and not (isinstance(one, str) and _REFERENCE_SHAPE.match(one)) \
+                        and one is not UNKNOWN:
+                    continue
+                place = place_of_reference(one, ctx, urns, types)
+                if kind == RELAY and place.resource is None:
+                    place = _relay_place(view, ctx, urns) or place
+                yield Destination(where, kind, one, place)
+    for path, kind, value, bucket in document_destinations(view.type, _props(view)):
+        # A value chosen at run time (a JSONPath in a state machine) is placed by nothing: it fails closed.
+        urns = () if value is RUN_TIME else view.property_dependencies.get(path.split(".", 1)[0], ())
+        one_value = UNKNOWN if value is RUN_TIME else value
+        types = S3_BUCKET_TYPES if bucket else _named_kinds(view, path)
+        for one in _host_list(one_value) or [one_value]:
+            yield Destination(path, kind, one, place_of_reference(one, ctx, urns, types), bucket)
+
+
+# Kind `relay`: a resource that stands for the place data is sent to (a DMS target endpoint, a DataSync location):
+# its own region says nothing of where the data goes, which its inputs say.
+RELAY = "relay"
+
+
+_RELAY_WORDS = ("endpoint", "location")
+
+
+def _relay_place(view: ResourceView, ctx: Context, urns) -> Place | None:
+    """The place of the relay of this program the input's value came from (an endpoint's ARN is an output the
+    engine records under its own name, not an identity): one of the same service that stands for a place."""
+    module = view.type.split("/", 1)[0] + "/"
+    types = tuple({r.type for r in ctx.resources if r.type.startswith(module)
+                   and any(w in r.type.rsplit(":", 1)[-1].lower() for w in _RELAY_WORDS)})
+    target = ctx.resolve(None, urns, types) if types else None
+    if target is None:
+        return None
+    place = effective_place(target, ctx)
+    return Place(place.value, f"the {target.type.split(':')[-1]} {target.name!r} of this program ({place.source})",
+                 place.kind, target.urn)
+
+
+def _names_bucket(view: ResourceView, path: str) -> bool:
+    """Whether an AWS destination input names an S3 bucket: its name says so, or the model lists it (a CodeBuild
+    artifact's `location`)."""
+    if view.package not in AWS_PACKAGES:
+        return False
+    generic = re.sub(r"\[\d+\]", "[]", path)
+    leaf = re.sub(r"\[\d+\]", "", path).rsplit(".", 1)[-1].lower().replace("_", "")
+    return "bucket" in leaf or generic in bucket_name_paths(view.type)
 
 
 def _named_kinds(view: ResourceView, path: str) -> tuple[str, ...]:
-    """The kinds of resource a destination input can name: an AWS input named for a bucket names an S3 bucket (one
+    """The kinds of resource a destination input can name: an AWS input naming a bucket names an S3 bucket (one
     namespace for the world), never a resource of another kind that carries the same name; any kind otherwise."""
-    leaf = re.sub(r"\[\d+\]", "", path).rsplit(".", 1)[-1].lower().replace("_", "")
-    return S3_BUCKET_TYPES if view.package in AWS_PACKAGES and "bucket" in leaf else ()
+    return S3_BUCKET_TYPES if _names_bucket(view, path) else ()
 
 
 def destination_problem(view: ResourceView, ctx: Context, dest: Destination,
@@ -680,6 +745,11 @@ def destination_problem(view: ResourceView, ctx: Context, dest: Destination,
     `program_places` off, a destination that is a resource of this program is left to that resource's own place
     rule (one verdict for one fact); the copy rules keep it on for their sharper message."""
     place = dest.place
+    if dest.kind == RELAY and place.resource is None and isinstance(dest.value, str) \
+            and not _allowed_destination(dest.value, ctx):
+        # Where the relay sends data is its own inputs': only one this program creates shows them.
+        return f"`{dest.path}` sends data ({dest.kind}) to {dest.value!r}, which this program does not create: " \
+               "where it sends data cannot be shown, so it fails closed"
     if place_allowed(place, ctx):
         return None
     if not program_places and place.resource is not None and ctx.by_urn(place.resource) is not None:
@@ -726,7 +796,9 @@ def _relative_name(view: ResourceView, dest: Destination) -> bool:
     leaf = re.split(r"[.\[]", dest.path.rstrip("]"))[-1] if "." in dest.path else dest.path
     leaf = re.sub(r"\[\d+\]$", "", dest.path.split(".")[-1]).lower().replace("_", "")
     if view.package in AWS_PACKAGES:
-        return not any(word in leaf for word in _GLOBAL_NAME_WORDS) or dest.value.isdigit()
+        named_bucket = dest.bucket or any(word in leaf for word in _GLOBAL_NAME_WORDS) \
+            or _names_bucket(view, dest.path)
+        return not named_bucket or dest.value.isdigit()
     if view.package == "kubernetes":
         return True
     if view.package in AZURE_PACKAGES:

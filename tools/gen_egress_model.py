@@ -410,6 +410,66 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     # A web app's storage mounts set as their own resource (a map of mounts: no mount block's name to read).
     ("azure-native:web:WebAppAzureStorageAccounts", "properties.accountName"): "destination:volume",
     ("azure-native:web:WebAppAzureStorageAccountsSlot", "properties.accountName"): "destination:volume",
+    # DMS endpoints stand for the database, stream, index or bucket a replication task writes into when the
+    # endpoint is a target (`endpointType`, see INBOUND_WHEN): the task's `targetEndpointArn` places only the
+    # endpoint resource, and these inputs carry no word of a transfer.
+    ("aws:dms/endpoint:Endpoint", "serverName"): "destination:delivery",
+    ("aws:dms/endpoint:Endpoint", "elasticsearchSettings.endpointUri"): "destination:delivery",
+    ("aws:dms/endpoint:Endpoint", "kafkaSettings.broker"): "destination:delivery",
+    ("aws:dms/endpoint:Endpoint", "kinesisSettings.streamArn"): "destination:delivery",
+    ("aws:dms/endpoint:Endpoint", "redshiftSettings.bucketName"): "destination:delivery",
+    ("aws:dms/endpoint:Endpoint", "redisSettings.serverName"): "destination:delivery",
+    ("aws:dms/s3Endpoint:S3Endpoint", "bucketName"): "destination:delivery",
+    # A replication task's target endpoint, and a DataSync task's destination location, stand for where the data
+    # goes (kind `relay`): one this program does not create cannot show it, whatever its own region.
+    ("aws:dms/replicationTask:ReplicationTask", "targetEndpointArn"): "destination:relay",
+    ("aws:dms/replicationConfig:ReplicationConfig", "targetEndpointArn"): "destination:relay",
+    ("aws:datasync/task:Task", "destinationLocationArn"): "destination:relay",
+    # Mail: an SES receipt rule's S3 action and a Mail Manager rule's write-to-S3 action store every matching
+    # message in the bucket they name ("Name of the S3 bucket").
+    ("aws:ses/receiptRule:ReceiptRule", "s3Actions.bucketName"): "destination:delivery",
+    ("aws:mailmanager/ruleSet:RuleSet", "rules.actions.writeToS3.s3Bucket"): "destination:delivery",
+    # WAF logging sends every logged request (headers, client address, URI) to these ARNs ("Configuration block
+    # that allows you to associate ... with the web ACL"): the doc names no transfer.
+    ("aws:wafv2/webAclLoggingConfiguration:WebAclLoggingConfiguration", "logDestinationConfigs"):
+        "destination:logging",
+    # Glue: a table's, a partition's and a database's data location is where every write to the table goes
+    # (INSERT, CTAS, a job's sink); a job's arguments name the directories its script writes (`--TempDir`, output
+    # paths), and which argument is an output cannot be told, so each reference-shaped value is judged (kind
+    # `argument`, see policies/residency.py). A crawler's targets are read, and are not listed.
+    ("aws:glue/catalogTable:CatalogTable", "storageDescriptor.location"): "destination:export",
+    ("aws:glue/partition:Partition", "storageDescriptor.location"): "destination:export",
+    ("aws:glue/catalogDatabase:CatalogDatabase", "locationUri"): "destination:export",
+    ("aws:glue/job:Job", "defaultArguments"): "destination:argument",
+    ("aws:glue/job:Job", "nonOverridableArguments"): "destination:argument",
+    ("aws:glue/trigger:Trigger", "actions.arguments"): "destination:argument",
+    ("aws:glue/devEndpoint:DevEndpoint", "arguments"): "destination:argument",
+    # Output locations the word rules miss (a location, an `s3Uri`, a store URI, a bucket of reports): each is
+    # where the service writes what it produces.
+    ("aws:codebuild/project:Project", "artifacts.location"): "destination:export",
+    ("aws:codebuild/project:Project", "secondaryArtifacts.location"): "destination:export",
+    ("aws:codebuild/project:Project", "cache.location"): "destination:export",
+    ("aws:synthetics/canary:Canary", "artifactS3Location"): "destination:export",
+    ("aws:backup/reportPlan:ReportPlan", "reportDeliveryChannel.s3BucketName"): "destination:export",
+    ("aws:sns/smsPreferences:SmsPreferences", "usageReportS3Bucket"): "destination:export",
+    ("aws:sagemaker/featureGroup:FeatureGroup", "offlineStoreConfig.s3StorageConfig.s3Uri"): "destination:export",
+    ("aws:sagemaker/mlflowTrackingServer:MlflowTrackingServer", "artifactStoreUri"): "destination:export",
+    ("aws:sagemaker/mlflowApp:MlflowApp", "artifactStoreUri"): "destination:export",
+    ("aws:emr/studio:Studio", "defaultS3Location"): "destination:export",
+    ("aws:chime/sdkvoiceGlobalSettings:SdkvoiceGlobalSettings", "voiceConnector.cdrBucket"): "destination:export",
+    ("aws:codepipeline/pipeline:Pipeline", "artifactStores.location"): "destination:export",
+    ("aws:elastictranscoder/pipeline:Pipeline", "contentConfig.bucket"): "destination:export",
+    ("aws:elastictranscoder/pipeline:Pipeline", "thumbnailConfig.bucket"): "destination:export",
+    ("aws:sagemaker/hyperParameterTuningJob:HyperParameterTuningJob",
+     "trainingJobDefinition.checkpointConfig.s3Uri"): "destination:export",
+    ("aws:sagemaker/hyperParameterTuningJob:HyperParameterTuningJob",
+     "trainingJobDefinitions.checkpointConfig.s3Uri"): "destination:export",
+    ("aws:cur/reportDefinition:ReportDefinition", "s3Bucket"): "destination:export",
+    # Servers outside AWS named by URL: a Transfer Family connector sends files there (SFTP, AS2), an EMR
+    # Serverless application remote-writes its Prometheus metrics there.
+    ("aws:transfer/connector:Connector", "url"): "destination:delivery",
+    ("aws:emrserverless/application:Application",
+     "monitoringConfiguration.prometheusMonitoringConfiguration.remoteWriteUrl"): "destination:delivery",
     # Not transfers, though their names or docs read like one (None: reviewed, not a destination):
     # the AWS Backup vault a vault's policy, lock or notification settings belong to ("Name of the backup vault to
     # add policy for"): the resource's parent, where it is, not where it sends data (pulumi-aws has no getter of
@@ -441,6 +501,18 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     # subscriptions allowed to use a GPU capacity reservation: they share the reserved capacity, not data.
     ("azure-native:machinelearningservices:CapacityReservationGroup",
      "capacityReservationGroupProperties.sharingProfile.subscriptionIds.id"): None,
+}
+# Destinations whose plain value is an S3 bucket name (global), though the input's name does not say `bucket`.
+BUCKET_NAMES: dict[str, set[str]] = {
+    "aws:codebuild/project:Project": {"artifacts.location", "secondaryArtifacts[].location", "cache.location",
+                                      "logsConfig.s3Logs.location"},
+    "aws:codepipeline/pipeline:Pipeline": {"artifactStores[].location"},
+}
+# Types whose direction is a top-level input (block "": the whole resource): with one of these values, what the
+# resource names is where data comes from. A DMS endpoint is the source or the target of a migration.
+INBOUND_WHEN: dict[str, dict[str, tuple[str, list[str]]]] = {
+    "aws:dms/endpoint:Endpoint": {"": ("endpointType", ["source"])},
+    "aws:dms/s3Endpoint:S3Endpoint": {"": ("endpointType", ["source"])},
 }
 # A provider's service endpoint overrides (pulumi-aws `endpoints`): every API call of the resources it manages,
 # and the data in it, goes to that URL instead of the provider's region.
@@ -688,6 +760,8 @@ def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope,
         elif verdict and depth == 0 and not overridden and field.camel.lower() in entry.own:
             continue  # the resource's own name or its parent's: where it is, not where it sends data
         elif verdict:
+            if overridden and "Mapping[" in field.annotation and not nested:
+                full += "{}"  # a map of references: each value is one
             entry.destinations[full] = verdict.split(":", 1)[1]
 
 
@@ -739,6 +813,11 @@ def model_of(package: str) -> dict[str, dict]:
                                      ("public", dict(sorted(entry.public.items())))) if v}
             if entry.directed:
                 doc["directed"] = dict(sorted(entry.directed.items()))
+            if token in INBOUND_WHEN:
+                doc["inbound"] = {block: [switch, values] for block, (switch, values) in INBOUND_WHEN[token].items()}
+            buckets = sorted(BUCKET_NAMES.get(token, set()) & set(entry.destinations))
+            if buckets:
+                doc["buckets"] = buckets
             if len(names) == 1:
                 # the input that names the resource itself: an Azure resource's own path parameter (autonamed,
                 # so optional), else its class name and an identifier word (`globalClusterIdentifier`)

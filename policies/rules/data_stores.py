@@ -172,6 +172,13 @@ def _glue_security(view: ResourceView, ctx: Context) -> list[Point]:
     return out
 
 
+def _mail_s3_actions(view: ResourceView, ctx: Context) -> list[Point]:
+    """Mail an SES receipt rule stores in S3, encrypted by SES under the action's KMS key before it is written
+    (where the bucket goes is the residency rules'; none set: the bucket's own encryption only)."""
+    return [Point(f"`s3Actions[{i}].kmsKeyArn`", True, lookup(action, "kmsKeyArn"), "s3Actions")
+            for i, action in enumerate(items(view.props, "s3Actions"))]
+
+
 AWS_STORES: dict[str, tuple[str, Points]] = {
     "aws:rds/instance:Instance": ("RDS instance", _flag_and_key("storageEncrypted", "kmsKeyId")),
     "aws:rds/cluster:Cluster": ("Aurora/RDS cluster", _flag_and_key("storageEncrypted", "kmsKeyId")),
@@ -202,6 +209,14 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
     "aws:kinesis/firehoseDeliveryStream:FirehoseDeliveryStream": ("Firehose delivery stream", _firehose),
     "aws:msk/cluster:Cluster": ("MSK cluster", _flag_and_key(None, "encryptionInfo", "encryptionAtRestKmsKeyArn")),
     "aws:sqs/queue:Queue": ("SQS queue", _flag_and_key(None, "kmsMasterKeyId")),
+    # DMS keeps the tables in flight on the replication instance's storage, and an endpoint's connection settings,
+    # under these keys; where an endpoint sends the data is the residency rules' (the egress model).
+    "aws:dms/replicationInstance:ReplicationInstance": ("DMS replication instance", _flag_and_key(None, "kmsKeyArn")),
+    "aws:dms/endpoint:Endpoint": ("DMS endpoint (connection settings)", _flag_and_key(None, "kmsKeyArn")),
+    "aws:dms/s3Endpoint:S3Endpoint": ("DMS S3 endpoint (connection settings)", _flag_and_key(None, "kmsKeyArn")),
+    "aws:ses/receiptRule:ReceiptRule": ("SES receipt rule (mail stored in S3)", _mail_s3_actions),
+    "aws:opensearchingest/pipeline:Pipeline": ("OpenSearch Ingestion pipeline (persistent buffer)",
+                                               _flag_and_key(None, "encryptionAtRestOptions", "kmsKeyArn")),
     "aws:sns/topic:Topic": ("SNS topic", _flag_and_key(None, "kmsMasterKeyId")),
     "aws:secretsmanager/secret:Secret": ("Secrets Manager secret", _secret),
     "aws:cloudwatch/logGroup:LogGroup": ("CloudWatch log group", _flag_and_key(None, "kmsKeyId")),

@@ -1,0 +1,58 @@
+"""Look-alike: DMS reads from databases and a bucket outside this program (source endpoints: data comes in) and
+writes into a bucket and a stream this program creates in me-central-1."""
+# expect: pass
+
+import json
+
+import pulumi_aws as aws
+
+key = aws.kms.Key("key", enable_key_rotation=True, deletion_window_in_days=30)
+
+
+def private_bucket(name):
+    """A bucket every bucket rule accepts: SSE-KMS under this program's key, TLS only, public access blocked."""
+    bucket = aws.s3.BucketV2(name)
+    aws.s3.BucketServerSideEncryptionConfiguration(f"{name}-sse", bucket=bucket.id, rules=[{
+        "apply_server_side_encryption_by_default": {"sse_algorithm": "aws:kms", "kms_master_key_id": key.arn}}])
+    aws.s3.BucketPolicy(f"{name}-tls", bucket=bucket.id, policy=bucket.arn.apply(lambda arn: json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Principal": "*", "Action": "s3:*",
+        "Resource": [arn, f"{arn}/*"], "Condition": {"Bool": {"aws:SecureTransport": "false"}}}]})))
+    aws.s3.BucketPublicAccessBlock(f"{name}-pab", bucket=bucket.id, block_public_acls=True, block_public_policy=True,
+                                   ignore_public_acls=True, restrict_public_buckets=True)
+    return bucket
+
+ROLE = "arn:aws:iam::111122223333:role/dms-access"
+instance = aws.dms.ReplicationInstance("dms", replication_instance_id="crm-migrate",
+                                       replication_instance_class="dms.t3.medium", kms_key_arn=key.arn,
+                                       publicly_accessible=False)
+source = aws.dms.Endpoint("crm-db", endpoint_id="crm-db", endpoint_type="source", engine_name="postgres",
+                          server_name="10.0.4.20", port=5432, database_name="crm", username="dms",
+                          kms_key_arn=key.arn)
+MAPPINGS = json.dumps({"rules": [{"rule-type": "selection", "rule-id": "1", "rule-name": "all",
+                                  "object-locator": {"schema-name": "%", "table-name": "%"},
+                                  "rule-action": "include"}]})
+
+
+def task(name, target):
+    aws.dms.ReplicationTask(f"{name}-task", replication_task_id=f"{name}-task", migration_type="full-load-and-cdc",
+                            replication_instance_arn=instance.replication_instance_arn,
+                            source_endpoint_arn=source.endpoint_arn, target_endpoint_arn=target.endpoint_arn,
+                            table_mappings=MAPPINGS)
+
+
+partner_db = aws.dms.Endpoint("partner-erp", endpoint_id="partner-erp", endpoint_type="source",
+                              engine_name="sqlserver", server_name="erp.partner-hosting.com", port=1433,
+                              database_name="erp", username="dms", kms_key_arn=key.arn)
+exports = aws.dms.S3Endpoint("partner-exports", endpoint_id="partner-exports", endpoint_type="source",
+                             bucket_name="partner-exports-bucket", service_access_role_arn=ROLE,
+                             kms_key_arn=key.arn, external_table_definition="{}")
+lake = private_bucket("migration-lake")
+landing = aws.dms.S3Endpoint("lake", endpoint_id="lake", endpoint_type="target", bucket_name=lake.bucket,
+                             service_access_role_arn=ROLE, kms_key_arn=key.arn, encryption_mode="SSE_KMS",
+                             server_side_encryption_kms_key_id=key.arn)
+changes = aws.kinesis.Stream("changes", shard_count=1, encryption_type="KMS", kms_key_id=key.arn)
+feed = aws.dms.Endpoint("changes", endpoint_id="changes", endpoint_type="target", engine_name="kinesis",
+                        kms_key_arn=key.arn, kinesis_settings={"stream_arn": changes.arn,
+                                                               "service_access_role_arn": ROLE})
+task("lake", landing)
+task("changes", feed)
