@@ -669,8 +669,10 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
         top = model_steps(model_path)[0]
         # After the update phase the resources of this program have given their values: a value still unknown comes
         # from outside (another stack, a lookup), and a resource of this program it also depends on vouches for
-        # nothing (`Output.all(own.id, other).apply(...)`).
-        urns = () if ctx.phase == "update" else view.property_dependencies.get(top, ())
+        # nothing (`Output.all(own.id, other).apply(...)`). A known value's dependencies still say which relay of
+        # this program it came from (an endpoint's ARN).
+        depends_on = view.property_dependencies.get(top, ())
+        urns = () if ctx.phase == "update" else depends_on
         for path, value in walk_model_path(_props(view), model_steps(model_path), ""):
             if _under(path, inbound):
                 continue  # the other end is the source: data comes in through it
@@ -690,7 +692,7 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
                     continue
                 place = place_of_reference(one, ctx, urns, types)
                 if kind == RELAY and place.resource is None:
-                    place = _relay_place(view, ctx, urns) or place
+                    place = _relay_place(view, ctx, depends_on) or place
                 yield Destination(where, kind, one, place)
     for path, kind, value, bucket in document_destinations(view.type, _props(view)):
         # A value chosen at run time (a JSONPath in a state machine) is placed by nothing: it fails closed.
