@@ -78,6 +78,11 @@ def known(value: Any) -> bool:
     return value is not UNKNOWN and value is not MISSING
 
 
+def is_unknown(value: Any) -> bool:
+    """Whether a value is unknown until the update runs: UNKNOWN, or the engine's text for it."""
+    return value is UNKNOWN or (isinstance(value, str) and value in UNKNOWN_SENTINELS)
+
+
 def lookup(props: Any, *path: str | int) -> Any:
     """Read `props[path[0]][path[1]]...`: the value, `UNKNOWN` if any step is unknown, else `MISSING`.
 

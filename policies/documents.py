@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .core import UNKNOWN, UNKNOWN_SENTINELS
+from .core import UNKNOWN, is_unknown
 from .places import _unwrap
 
 
@@ -26,6 +26,10 @@ class _RunTime:
 
 
 RUN_TIME = _RunTime()
+
+# A free-form value (a connector's setting, a job's argument) that is shaped as a reference: a URL of any scheme, a
+# JDBC URL or an ARN; `python`, `true`, `pyarrow==14.0.1` are not.
+REFERENCE_SHAPE = re.compile(r"^\s*(?:jdbc:)?(?:[a-z][a-z0-9+.-]*://|arn:)", re.I)
 
 Found = Iterator[tuple[str, str, Any, bool]]  # (path, kind, value, names an S3 bucket)
 
@@ -108,21 +112,16 @@ def _pipeline(doc: Any, path: str) -> Found:
 
 # MSK Connect: a sink connector copies topics out of the cluster into what its configuration names; a source
 # connector copies what its configuration names into the Kafka cluster it is given. The plugin's own keys are
-# free-form, so a sink's values are read where they are shaped as a reference (a URL of any scheme, a JDBC URL,
-# an ARN) or where the key names a bucket. A class that says neither is both (fails closed).
-_REFERENCE_SHAPE = re.compile(r"^\s*(?:jdbc:)?(?:[a-z][a-z0-9+.-]*://|arn:)", re.I)
+# free-form, so a sink's values are read where they are shaped as a reference (REFERENCE_SHAPE) or where the key
+# names a bucket. A class that says neither is both (fails closed).
 _BUCKET_KEY = re.compile(r"(?:^|[._-])bucket(?:[._-]?name)?$", re.I)
 _CONNECTOR_CONFIG = "connectorConfiguration"
 _BOOTSTRAP = ("kafkaCluster", "apacheKafkaCluster", "bootstrapServers")
 
 
-def _unknown(value: Any) -> bool:
-    return value is UNKNOWN or (isinstance(value, str) and value in UNKNOWN_SENTINELS)
-
-
 def _connector(props: dict) -> Found:
     config = _unwrap(props.get(_CONNECTOR_CONFIG))
-    if _unknown(config):
+    if is_unknown(config):
         yield _CONNECTOR_CONFIG, "delivery", UNKNOWN, False
         return
     if not isinstance(config, dict):
@@ -133,16 +132,16 @@ def _connector(props: dict) -> Found:
         for key, value in config.items():
             where = f"{_CONNECTOR_CONFIG}.{key}"
             bucket = bool(_BUCKET_KEY.search(key))
-            if _unknown(value):
+            if is_unknown(value):
                 yield where, "delivery", UNKNOWN, bucket
-            elif isinstance(value, str) and (_REFERENCE_SHAPE.match(value) or bucket):
+            elif isinstance(value, str) and (REFERENCE_SHAPE.match(value) or bucket):
                 yield where, "delivery", value, bucket
     if words != {"sink"}:
         cluster: Any = props
         for step in _BOOTSTRAP:
             cluster = _unwrap(cluster.get(step)) if isinstance(cluster, dict) else None
         if cluster is not None:
-            yield ".".join(_BOOTSTRAP), "delivery", UNKNOWN if _unknown(cluster) else cluster, False
+            yield ".".join(_BOOTSTRAP), "delivery", UNKNOWN if is_unknown(cluster) else cluster, False
 
 
 # A DMS endpoint's extra connection attributes (`bucketName=...;bucketFolder=...`) name the target as its settings
@@ -156,7 +155,7 @@ def _dms_endpoint(props: dict) -> Found:
     if isinstance(end, str) and end.lower() == "source":
         return
     text = _unwrap(props.get("extraConnectionAttributes"))
-    if _unknown(text):
+    if is_unknown(text):
         yield "extraConnectionAttributes", "delivery", UNKNOWN, False
         return
     for part in text.split(";") if isinstance(text, str) else ():
@@ -196,7 +195,7 @@ def document_destinations(resource_type: str, props: dict) -> Found:
         return
     name, parse, read = DOCUMENTS[resource_type]
     text = _unwrap(props.get(name))
-    if text is UNKNOWN or (isinstance(text, str) and text in UNKNOWN_SENTINELS):
+    if is_unknown(text):
         yield name, "delivery", UNKNOWN, False
         return
     if isinstance(text, (dict, list)):

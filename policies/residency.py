@@ -31,8 +31,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .core import MISSING, UNKNOWN, UNKNOWN_SENTINELS, Context, ResourceView, lookup
-from .documents import RUN_TIME, document_destinations
+from .core import MISSING, UNKNOWN, UNKNOWN_SENTINELS, Context, ResourceView, is_unknown, lookup
+from .documents import REFERENCE_SHAPE, RUN_TIME, document_destinations
 from .egress import (
     HELM_TYPES,
     bucket_name_paths,
@@ -479,7 +479,7 @@ def place_of_reference(value: Any, ctx: Context, prop_urns=(), types=(), _depth:
     """Where a reference points: the place of the resource of this program it names, else what the reference
     itself shows (an ARN's region, an ARM id's location, a host's place, a region code). MISSING with the reason
     when nothing shows it; UNKNOWN when the value is unknown and no resource of this program produced it."""
-    if value is UNKNOWN or (isinstance(value, str) and value in UNKNOWN_SENTINELS):
+    if is_unknown(value):
         sources = [r for urn in prop_urns if (r := ctx.by_urn(urn)) is not None and in_scope(r)
                    and (not types or r.type in types)]
         if not sources:
@@ -595,7 +595,7 @@ def walk_model_path(value: Any, steps: list[str], path: str = "") -> Iterator[tu
         if not rest:
             yield (f"{path}.{step}" if path else step), MISSING
         return
-    if (isinstance(child, str) and child in UNKNOWN_SENTINELS) or child is UNKNOWN:
+    if is_unknown(child):
         yield (f"{path}.{step}" if path else step), UNKNOWN
         return
     yield from walk_model_path(child, rest, f"{path}.{step}" if path else step)
@@ -650,8 +650,7 @@ def _under(path: str, blocks: frozenset[str]) -> bool:
 
 
 # Kind `argument`: a free-form argument map (a Glue job's `defaultArguments`) whose values are destinations only
-# where they are shaped as a reference (a URL of any scheme, an ARN); `python`, `true`, `pyarrow==14.0.1` are not.
-_REFERENCE_SHAPE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*://|arn:)", re.I)
+# where they are shaped as a reference (documents.REFERENCE_SHAPE).
 
 
 def _host_list(value: Any) -> list[str] | None:
@@ -687,7 +686,7 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
                 where = f"{path}[{i}]" if isinstance(value, (list, tuple)) else path
                 if one is None or isinstance(one, bool) or one == "":
                     continue
-                if kind == "argument" and not (isinstance(one, str) and _REFERENCE_SHAPE.match(one)) \
+                if kind == "argument" and not (isinstance(one, str) and REFERENCE_SHAPE.match(one)) \
                         and one is not UNKNOWN:
                     continue
                 place = place_of_reference(one, ctx, urns, types)
@@ -848,7 +847,7 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
     if depth > 12 or (path and (is_source(view.type, path) or is_filtered(view.type, path) or path in inbound)):
         return
     value = _unwrap(value)
-    if (value is UNKNOWN or (isinstance(value, str) and value in UNKNOWN_SENTINELS)) and _NESTED_PLACE.search(path):
+    if is_unknown(value) and _NESTED_PLACE.search(path):
         yield path, "unknown-place", UNKNOWN
         return
     if isinstance(value, str):
@@ -1028,7 +1027,7 @@ def _connector_findings(view: ResourceView, ctx: Context, props: Any) -> Iterato
     kind = _unwrap(properties.get("type")) if typed else None
     named = not typed
     for path, value in _connector_values(properties, where):
-        if value is UNKNOWN or (isinstance(value, str) and value in UNKNOWN_SENTINELS):
+        if is_unknown(value):
             named = True
             if ctx.phase == "update":  # the program's own values are known by now: this one comes from outside
                 yield path, f"`{path}` names where the connection's store is by a value unknown after the " \
@@ -1113,7 +1112,7 @@ def _request_findings(view: ResourceView, ctx: Context, props: Any) -> Iterator[
     for path, url in _request_steps(props, ""):
         if isinstance(url, str) and (ref := _PARAMETER_REF.match(url.strip())):
             url = _workflow_parameter(props, ref.group(1))
-        if url is UNKNOWN or (isinstance(url, str) and url in UNKNOWN_SENTINELS):
+        if is_unknown(url):
             if ctx.phase == "update":
                 yield path, f"`{path}` sends the workflow's data to a URL unknown after the update phase that no " \
                             "resource of this program produces; its place cannot be shown, so it fails closed"

@@ -105,7 +105,8 @@ def test_glue_job_arguments_are_judged_where_they_name_a_place():
             "--TempDir": "s3://sahab-lake/tmp/"}
     job = _res("aws:glue/job:Job", "etl", {"defaultArguments": args})
     assert not list(reference_findings(job, Context(resources=(bucket, job))))
-    for value in ("s3://partner-scratch/tmp/", "https://files.partner.io/drop", UNKNOWN):
+    for value in ("s3://partner-scratch/tmp/", "https://files.partner.io/drop",
+                  "jdbc:postgresql://warehouse.partner.io:5432/sales", UNKNOWN):
         job = _res("aws:glue/job:Job", "etl", {"defaultArguments": {**args, "--out": value}})
         (finding,) = list(reference_findings(job, Context(resources=(bucket, job))))
         assert "defaultArguments.--out" in finding
