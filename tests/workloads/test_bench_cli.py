@@ -85,7 +85,13 @@ def test_a_healthy_node_passes_against_its_own_baseline(calibrated, run_sahab):
     result = run_sahab("bench", "--baseline", str(baseline), "--format", "json")
     raw = json.loads(result.stdout)
     assert raw["probes"]["gemm"]["floor_source"] == "baseline"
-    # never failed: it passes, or, while the shared test host is busy, it is inconclusive and says why
+    if raw["verdict"] == "fail":
+        # Measured again before it is condemned, as an operator would: on this shared VM a neighbour on the
+        # same physical core can halve both GEMMs for a while without any busy or steal time showing here
+        # (a suite run once measured 53% of the baseline calibrated minutes before, node_busy under 35%).
+        result = run_sahab("bench", "--baseline", str(baseline), "--format", "json")
+        raw = json.loads(result.stdout)
+    # never failed twice: it passes, or, while the shared test host is busy, it is inconclusive and says why
     _passed_or_busy(result, raw)
 
 
@@ -93,7 +99,9 @@ def _passed_or_busy(result: subprocess.CompletedProcess, raw: dict) -> None:
     if raw["verdict"] == "pass":
         assert result.returncode == 0
     else:
-        assert result.returncode == 3 and raw["reason"].startswith("node busy"), result.stderr[-2000:]
+        figures = {name: (p["value"], p["floor"], p.get("node_busy")) for name, p in raw["probes"].items()}
+        assert result.returncode == 3 and raw["reason"].startswith("node busy"), (
+            f"{result.stderr[-2000:]}\n(value, floor, node_busy) per probe: {figures}")
 
 
 @pytest.mark.alone  # within the budget, against the catalog floors
