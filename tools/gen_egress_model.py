@@ -470,6 +470,9 @@ OVERRIDES: dict[tuple[str, str], str | None] = {
     ("aws:transfer/connector:Connector", "url"): "destination:delivery",
     ("aws:emrserverless/application:Application",
      "monitoringConfiguration.prometheusMonitoringConfiguration.remoteWriteUrl"): "destination:delivery",
+    # A Data Share invitation names who receives the share's data ("The email the invitation is directed to"),
+    # as `targetObjectId` does: whoever accepts copies it into a storage account of their choosing, anywhere.
+    ("azure-native:datashare:Invitation", "targetEmail"): "destination:delivery",
     # Not transfers, though their names or docs read like one (None: reviewed, not a destination):
     # the AWS Backup vault a vault's policy, lock or notification settings belong to ("Name of the backup vault to
     # add policy for"): the resource's parent, where it is, not where it sends data (pulumi-aws has no getter of

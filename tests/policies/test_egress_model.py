@@ -87,6 +87,9 @@ def test_the_model_is_generated_from_the_installed_sdks():
     ("azure-native:containerinstance:ContainerGroup", "volumes[].azureFile.storageAccountName", "volume"),
     ("azure-native:web:WebApp", "siteConfig.azureStorageAccounts{}.accountName", "volume"),
     ("azure-native:app:ManagedEnvironmentsStorage", "properties.azureFile.accountName", "volume"),
+    # A Data Share invitation's recipient, by email as by object id: whoever accepts copies the data anywhere.
+    ("azure-native:datashare:Invitation", "targetEmail", "delivery"),
+    ("azure-native:datashare:Invitation", "targetObjectId", "delivery"),
 ])
 def test_destinations_read_from_the_sdks(type_, path, kind):
     assert destination_paths(type_).get(path) == kind
