@@ -48,6 +48,14 @@ def own_name_input(resource_type: str) -> str | None:
     return entry(resource_type).get("name")
 
 
+def own_arn_outputs(keys, resource_type: str) -> list[str]:
+    """Of a resource's property names, the ARN outputs named after its own type (a DMS endpoint's `endpointArn`, a
+    replication instance's `replicationInstanceArn`), which pulumi-aws gives beside `arn`; the ARN of another
+    resource it names (`certificateArn`, `kmsKeyArn`) is not its own."""
+    kind = resource_type.rsplit(":", 1)[-1].lower()
+    return [key for key in keys if key.endswith("Arn") and len(key) > 3 and kind.endswith(key[:-3].lower())]
+
+
 def key_paths(resource_type: str) -> list[str]:
     """The inputs holding an at-rest encryption key: a type with one holds data."""
     return entry(resource_type).get("keys", [])

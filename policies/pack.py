@@ -106,12 +106,15 @@ IDENTITY_PROPS = ("id", "arn", "bucket", "name")
 
 
 def identities_of(props: Mapping[str, Any], resource_type: str | None = None) -> frozenset[str]:
-    """The values that name the resource elsewhere: its id, ARN, bucket name, name, and the input its type names
-    itself by (an Azure storage account's `accountName`: the egress model's `name`), so a destination given the
-    plain name of a resource of the program is that resource."""
+    """The values that name the resource elsewhere: its id, ARN (and the ARN output named after its type, a DMS
+    endpoint's `endpointArn`), bucket name, name, and the input its type names itself by (an Azure storage account's
+    `accountName`: the egress model's `name`), so a destination given the plain name of a resource of the program is
+    that resource."""
     found = set()
     own = egress.own_name_input(resource_type) if resource_type else None
-    for key in (*IDENTITY_PROPS, own) if own else IDENTITY_PROPS:
+    keys = (*IDENTITY_PROPS, *([own] if own else ()),
+            *(egress.own_arn_outputs(props, resource_type) if resource_type else ()))
+    for key in keys:
         value = core.lookup(props, key)
         if isinstance(value, str) and value:
             found.add(value)

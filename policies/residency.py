@@ -666,12 +666,11 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
     inbound = inbound_blocks(view)
     for model_path, kind in _destination_paths(view).items():
         top = model_steps(model_path)[0]
-        # After the update phase the resources of this program have given their values: a value still unknown comes
-        # from outside (another stack, a lookup), and a resource of this program it also depends on vouches for
-        # nothing (`Output.all(own.id, other).apply(...)`). A known value's dependencies still say which relay of
-        # this program it came from (an endpoint's ARN).
-        depends_on = view.property_dependencies.get(top, ())
-        urns = () if ctx.phase == "update" else depends_on
+        # After the update phase the resources of this program have given their values: a known value names its
+        # resource itself (an identity, an endpoint's own `endpointArn` included), a value still unknown comes from
+        # outside (another stack, a lookup), and a resource of this program it depends on vouches for neither
+        # (`own.endpoint_arn.apply(lambda _: other)`, `Output.all(own.id, other).apply(...)`).
+        urns = () if ctx.phase == "update" else view.property_dependencies.get(top, ())
         for path, value in walk_model_path(_props(view), model_steps(model_path), ""):
             if _under(path, inbound):
                 continue  # the other end is the source: data comes in through it
@@ -691,7 +690,7 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
                     continue
                 place = place_of_reference(one, ctx, urns, types)
                 if kind == RELAY and place.resource is None:
-                    place = _relay_place(view, ctx, depends_on) or place
+                    place = _relay_place(view, ctx, urns) or place
                 yield Destination(where, kind, one, place)
     for path, kind, value, bucket in document_destinations(view.type, _props(view)):
         # A value chosen at run time (a JSONPath in a state machine) is placed by nothing: it fails closed.
@@ -711,8 +710,8 @@ _RELAY_WORDS = ("endpoint", "location")
 
 
 def _relay_place(view: ResourceView, ctx: Context, urns) -> Place | None:
-    """The place of the relay of this program the input's value came from (an endpoint's ARN is an output the
-    engine records under its own name, not an identity): one of the same service that stands for a place."""
+    """The place of the relay of this program an unknown value came from (during preview an endpoint's ARN is not
+    known yet; the input's dependencies say whose it is): one of the same service that stands for a place."""
     module = view.type.split("/", 1)[0] + "/"
     types = tuple({r.type for r in ctx.resources if r.type.startswith(module)
                    and any(w in r.type.rsplit(":", 1)[-1].lower() for w in _RELAY_WORDS)})

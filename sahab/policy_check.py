@@ -355,6 +355,14 @@ def _own_name_keys(type_: str) -> tuple[str, ...]:
 _S3_BUCKETS = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
 
 
+def _own_arn_keys(type_: str, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The outputs holding the resource's own ARN under its type's name (a DMS endpoint's `endpointArn`): a task
+    names its endpoint by that, not by `arn`."""
+    from sahab.policies.egress import own_arn_outputs
+
+    return tuple(own_arn_outputs(keys, type_))
+
+
 def _policy_objects(resources: list[PlannedResource], reads: _Reads):
     """The SDK argument objects the engine would send, built once per resource."""
     from pulumi_policy import PolicyCustomTimeouts, PolicyProviderResource, PolicyResource, PolicyResourceOptions
@@ -383,7 +391,7 @@ def _policy_objects(resources: list[PlannedResource], reads: _Reads):
         items.append((res, props, opts, provider))
         # Stack policies see the resource's state; identities (id, ARN) come from what the engine recorded.
         state = dict(res.inputs)
-        for key in ("id", "arn"):
+        for key in ("id", "arn", *_own_arn_keys(res.type, tuple(res.outputs))):
             value = res.id if key == "id" else res.outputs.get(key)
             if isinstance(value, str) and key not in state:
                 state[key] = value

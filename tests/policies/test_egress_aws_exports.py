@@ -45,6 +45,15 @@ def test_a_crawler_reads_its_targets():
     assert not any(p.startswith(("s3Targets[].path", "jdbcTargets")) for p in paths)
 
 
+def test_an_endpoint_is_named_by_its_own_arn_output_and_not_by_the_arns_it_names():
+    props = {"arn": "arn:aws:dms:me-central-1:1:endpoint/a", "endpointArn": "arn:aws:dms:me-central-1:1:endpoint/b",
+             "certificateArn": "arn:aws:dms:me-central-1:1:certificate/c",
+             "kmsKeyArn": "arn:aws:kms:me-central-1:1:key/d"}
+    assert identities_of(props, "aws:dms/endpoint:Endpoint") == {props["arn"], props["endpointArn"]}
+    task = {"replicationTaskArn": "arn:aws:dms:me-central-1:1:task/t", "sourceEndpointArn": props["endpointArn"]}
+    assert identities_of(task, "aws:dms/replicationTask:ReplicationTask") == {task["replicationTaskArn"]}
+
+
 def test_a_dms_endpoint_is_directed_by_its_endpoint_type():
     assert entry("aws:dms/endpoint:Endpoint")["inbound"] == {"": ["endpointType", ["source"]]}
     assert entry("aws:dms/s3Endpoint:S3Endpoint")["inbound"] == {"": ["endpointType", ["source"]]}
