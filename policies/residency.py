@@ -739,6 +739,15 @@ def _named_kinds(view: ResourceView, path: str) -> tuple[str, ...]:
     return S3_BUCKET_TYPES if _names_bucket(view, path) else ()
 
 
+def _unknown_origin(ctx: Context) -> str:
+    """Where an unknown value comes from: in preview, from no resource of this program; after the update run, when
+    every value of the program is known, from outside it, whichever of its resources the value also depends on."""
+    if ctx.phase == "update":
+        return "still unknown after the update phase: it comes from outside this program (a lookup, another " \
+               "stack), whatever of its resources it also depends on"
+    return "unknown during preview that no resource of this program produces"
+
+
 def destination_problem(view: ResourceView, ctx: Context, dest: Destination,
                         program_places: bool = True) -> str | None:
     """Why data sent through this destination is not shown to stay in the allowed places; None when it is. With
@@ -760,9 +769,8 @@ def destination_problem(view: ResourceView, ctx: Context, dest: Destination,
     if place.value is MISSING and isinstance(dest.value, str) and _relative_name(view, dest):
         return None  # a name resolved where the resource itself is: its own place is judged
     if place.value is UNKNOWN:
-        return f"`{dest.path}` sends data ({dest.kind}) to a destination unknown " \
-               f"{'after the update phase' if ctx.phase == 'update' else 'during preview'} that no resource of " \
-               "this program produces; its place cannot be shown, so it fails closed"
+        return f"`{dest.path}` sends data ({dest.kind}) to a destination {_unknown_origin(ctx)}; its place cannot " \
+               "be shown, so it fails closed"
     if place.value is MISSING:
         return f"`{dest.path}` sends data ({dest.kind}) to {shown}: {place.source}; its place cannot be shown, " \
                "so it fails closed"
@@ -1029,9 +1037,8 @@ def _connector_findings(view: ResourceView, ctx: Context, props: Any) -> Iterato
         if is_unknown(value):
             named = True
             if ctx.phase == "update":  # the program's own values are known by now: this one comes from outside
-                yield path, f"`{path}` names where the connection's store is by a value unknown after the " \
-                            "update phase that no resource of this program produces; its place cannot be shown, " \
-                            "so it fails closed"
+                yield path, f"`{path}` names where the connection's store is by a value {_unknown_origin(ctx)}; " \
+                            "its place cannot be shown, so it fails closed"
             continue
         if not isinstance(value, str) or not value.strip():
             continue
