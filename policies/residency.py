@@ -399,7 +399,9 @@ AZURE_HOSTS = {"blob.core.windows.net": _STORAGE, "dfs.core.windows.net": _STORA
                "servicebus.windows.net": ("namespaceName", ("azure-native:servicebus:Namespace",
                                                             "azure-native:eventhub:Namespace")),
                "database.windows.net": ("serverName", ("azure-native:sql:Server",)),
-               "documents.azure.com": ("accountName", ("azure-native:documentdb:DatabaseAccount",)),
+               # azure-native 3.x calls Cosmos DB `cosmosdb`; 2.x called it `documentdb`
+               "documents.azure.com": ("accountName", ("azure-native:cosmosdb:DatabaseAccount",
+                                                       "azure-native:documentdb:DatabaseAccount")),
                "azurecr.io": ("registryName", ("azure-native:containerregistry:Registry",)),
                "ods.opinsights.azure.com": ("customerId", ("azure-native:operationalinsights:Workspace",))}
 # The hosts of those whose services store or receive data (the host form of DATA_SINK_PROVIDERS): one naming a store
@@ -1199,8 +1201,7 @@ def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
             if place_allowed(place, ctx):
                 continue
             reported.add(path)
-            shown = (f"unknown {'after the update phase' if ctx.phase == 'update' else 'during preview'} that no "
-                     "resource of this program produces" if place.value is UNKNOWN else describe_place(place))
+            shown = _unknown_origin(ctx) if place.value is UNKNOWN else describe_place(place)
             yield f"`{path}` names a place {shown}; the resource would keep or serve data there, and " \
                   "that place is not shown to be allowed, so it fails closed"
         elif kind == "sink-host":

@@ -86,6 +86,7 @@ def azure_id(owner: Owner, collection: str, name: str) -> str:
                  "managedidentity": "Microsoft.ManagedIdentity", "authorization": "Microsoft.Authorization",
                  "operationalinsights": "Microsoft.OperationalInsights", "resources": "Microsoft.Resources",
                  "web": "Microsoft.Web", "sql": "Microsoft.Sql", "documentdb": "Microsoft.DocumentDB",
+                 "cosmosdb": "Microsoft.DocumentDB",
                  }.get(owner.service, f"Microsoft.{owner.service.title()}")
     return (f"/subscriptions/{AZURE_SUBSCRIPTION}/resourceGroups/{owner.resource_group}/providers/{namespace}/"
             f"{collection}/{name}")
