@@ -165,10 +165,6 @@ def _dms_endpoint(props: dict) -> Found:
             yield f"extraConnectionAttributes.{key.strip()}", "delivery", value.strip(), bucket
 
 
-def _json(text: str) -> Any:
-    return json.loads(text)
-
-
 def _yaml(text: str) -> Any:
     import yaml
 
@@ -176,7 +172,7 @@ def _yaml(text: str) -> Any:
 
 
 DOCUMENTS: dict[str, tuple[str, Callable[[str], Any], Callable[[Any, str], Found]]] = {
-    "aws:sfn/stateMachine:StateMachine": ("definition", _json, _state_machine),
+    "aws:sfn/stateMachine:StateMachine": ("definition", json.loads, _state_machine),
     "aws:opensearchingest/pipeline:Pipeline": ("pipelineConfigurationBody", _yaml, _pipeline),
 }
 

@@ -667,12 +667,7 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
     """Every destination input of the resource with the place it points to (see `place_of_reference`)."""
     inbound = inbound_blocks(view)
     for model_path, kind in _destination_paths(view).items():
-        top = model_steps(model_path)[0]
-        # After the update phase the resources of this program have given their values: a known value names its
-        # resource itself (an identity, an endpoint's own `endpointArn` included), a value still unknown comes from
-        # outside (another stack, a lookup), and a resource of this program it depends on vouches for neither
-        # (`own.endpoint_arn.apply(lambda _: other)`, `Output.all(own.id, other).apply(...)`).
-        urns = () if ctx.phase == "update" else view.property_dependencies.get(top, ())
+        urns = _vouchers(view, ctx, model_steps(model_path)[0])
         for path, value in walk_model_path(_props(view), model_steps(model_path), ""):
             if _under(path, inbound):
                 continue  # the other end is the source: data comes in through it
@@ -696,11 +691,20 @@ def destinations(view: ResourceView, ctx: Context, include_missing: bool = False
                 yield Destination(where, kind, one, place)
     for path, kind, value, bucket in document_destinations(view.type, _props(view)):
         # A value chosen at run time (a JSONPath in a state machine) is placed by nothing: it fails closed.
-        urns = () if value is RUN_TIME else view.property_dependencies.get(path.split(".", 1)[0], ())
+        urns = () if value is RUN_TIME else _vouchers(view, ctx, path.split(".", 1)[0])
         one_value = UNKNOWN if value is RUN_TIME else value
         types = S3_BUCKET_TYPES if bucket else _named_kinds(view, path)
         for one in _host_list(one_value) or [one_value]:
             yield Destination(path, kind, one, place_of_reference(one, ctx, urns, types), bucket)
+
+
+def _vouchers(view: ResourceView, ctx: Context, top: str) -> tuple[str, ...]:
+    """The resources of this program that may place an unknown value of the input `top`: those it depends on, in
+    preview. After the update phase the program's resources have given their values: a known value names its
+    resource itself (an identity, an endpoint's own `endpointArn` included), a value still unknown comes from outside
+    (another stack, a lookup), and a resource it depends on vouches for neither
+    (`own.endpoint_arn.apply(lambda _: other)`, `Output.all(own.id, other).apply(...)`)."""
+    return () if ctx.phase == "update" else tuple(view.property_dependencies.get(top, ()))
 
 
 # Kind `relay`: a resource that stands for the place data is sent to (a DMS target endpoint, a DataSync location):
@@ -712,8 +716,9 @@ _RELAY_WORDS = ("endpoint", "location")
 
 
 def _relay_place(view: ResourceView, ctx: Context, urns) -> Place | None:
-    """The place of the relay of this program an unknown value came from (during preview an endpoint's ARN is not
-    known yet; the input's dependencies say whose it is): one of the same service that stands for a place."""
+    """In preview, the place of the relay of this program the input depends on (an endpoint's ARN is not known
+    until it exists; after the update phase `urns` is empty and the value must name the relay itself): one of the
+    same service that stands for a place."""
     module = view.type.split("/", 1)[0] + "/"
     types = tuple({r.type for r in ctx.resources if r.type.startswith(module)
                    and any(w in r.type.rsplit(":", 1)[-1].lower() for w in _RELAY_WORDS)})
@@ -1122,8 +1127,8 @@ def _request_findings(view: ResourceView, ctx: Context, props: Any) -> Iterator[
             url = _workflow_parameter(props, ref.group(1))
         if is_unknown(url):
             if ctx.phase == "update":
-                yield path, f"`{path}` sends the workflow's data to a URL unknown after the update phase that no " \
-                            "resource of this program produces; its place cannot be shown, so it fails closed"
+                yield path, f"`{path}` sends the workflow's data to a URL {_unknown_origin(ctx)}; its place cannot " \
+                            "be shown, so it fails closed"
             continue
         if not isinstance(url, str) or not url.strip() or _allowed_destination(url, ctx):
             continue
@@ -1194,10 +1199,7 @@ def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
             yield f"`{path}` names {what}, an Azure data store this program does not create whose id carries " \
                   "no location; its place cannot be shown, so it fails closed"
         elif kind == "unknown-place":
-            # After the update phase the resources of this program have given their values: a place still unknown
-            # comes from outside (a lookup, another stack), whatever else the block depends on.
-            urns = () if ctx.phase == "update" else view.property_dependencies.get(str(_path_steps(path)[0]), ())
-            place = place_of_reference(UNKNOWN, ctx, urns)
+            place = place_of_reference(UNKNOWN, ctx, _vouchers(view, ctx, str(_path_steps(path)[0])))
             if place_allowed(place, ctx):
                 continue
             reported.add(path)

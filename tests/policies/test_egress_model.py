@@ -391,6 +391,16 @@ def test_a_workflow_request_step_sends_to_its_url(step, leaks):
     assert bool(findings) is leaks, findings
 
 
+def test_a_workflow_url_still_unknown_after_the_update_is_said_to_come_from_outside():
+    from sahab.policies.core import UNKNOWN
+
+    workflow = _azure("azure-native:logic:Workflow", "wf", {
+        "location": "uaenorth", "definition": {"actions": {"a": {"type": "Http", "inputs": {"uri": UNKNOWN}}}}})
+    assert not list(reference_findings(workflow, Context(resources=(workflow,), phase="preview")))
+    (finding,) = [str(f) for f in reference_findings(workflow, Context(resources=(workflow,), phase="update"))]
+    assert "comes from outside this program" in finding and "no resource of this program" not in finding
+
+
 @pytest.mark.parametrize(("sku", "leaks"), [("GlobalStandard", True), ("DataZoneProvisionedManaged", True),
                                             ("Standard", False), ("ProvisionedManaged", False)])
 def test_a_model_deployment_served_anywhere_is_out_of_place(sku, leaks):
