@@ -37,18 +37,33 @@ class CiliumArgs(Args):
     @field_validator("api_server")
     @classmethod
     def _host_port(cls, v: str) -> str:
-        host, sep, port = v.rpartition(":")
-        if not sep or not host or not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
-            raise ValueError(f"{v!r} is not host:port")
+        split_host_port(v)
         return v
+
+
+def split_host_port(endpoint: str) -> tuple[str, int]:
+    """(host, port) of `host:port`, an IPv6 host given in brackets (`[fd00::10]:6443`, as kubeadm's
+    controlPlaneEndpoint writes it) and returned without them: the chart hands k8sServiceHost to the agents as
+    KUBERNETES_SERVICE_HOST, which Kubernetes clients join to the port with brackets of their own."""
+    host, sep, port = endpoint.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+        bare_ipv6 = False
+    else:
+        bare_ipv6 = ":" in host
+    if not sep or not host or not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
+        raise ValueError(f"{endpoint!r} is not host:port (an IPv6 host in brackets: [fd00::10]:6443)")
+    if bare_ipv6 or any(c in host for c in "[]"):
+        raise ValueError(f"{endpoint!r} is not host:port: an IPv6 host goes in brackets, as in [fd00::10]:6443")
+    return host, int(port)
 
 
 def helm_values(args: CiliumArgs) -> dict:
     """The chart values that matter; everything else keeps the chart's defaults."""
-    host, _, port = args.api_server.rpartition(":")
+    host, port = split_host_port(args.api_server)
     return {
         "k8sServiceHost": host,
-        "k8sServicePort": int(port),
+        "k8sServicePort": port,
         "kubeProxyReplacement": False,
         "ipam": {"mode": "kubernetes"},
         "routingMode": "tunnel",

@@ -38,7 +38,18 @@ def test_values_encrypt_pod_traffic_and_enforce_network_policies():
     assert values["operator"]["replicas"] == 2
 
 
-@pytest.mark.parametrize("endpoint", ["10.20.0.5", "10.20.0.5:0", ":6443", "10.20.0.5:https"])
+def test_an_ipv6_api_server_reaches_the_agents_without_brackets():
+    """kubeadm's endpoint of an IPv6 VIP is `[addr]:port`; the agents' KUBERNETES_SERVICE_HOST is the bare address
+    (a client adds the brackets when it joins host and port, so `[addr]` would become `[[addr]]:6443`)."""
+    from sahab.components.onprem.host_args import host_port
+
+    endpoint = host_port("fd00:10::20", 6443)
+    values = helm_values(CiliumArgs(api_server=endpoint))
+    assert (values["k8sServiceHost"], values["k8sServicePort"]) == ("fd00:10::20", 6443)
+
+
+@pytest.mark.parametrize("endpoint", ["10.20.0.5", "10.20.0.5:0", ":6443", "10.20.0.5:https", "[]:6443",
+                                      "fd00:10::20:6443", "[fd00:10::20:6443", "fd00:10::20]:6443"])
 def test_the_api_server_must_be_host_and_port(endpoint):
     with pytest.raises(ValidationError, match="host:port"):
         CiliumArgs(api_server=endpoint)
