@@ -50,6 +50,8 @@ NODE_WAITING = "new nodes from group_rank="
 # A test-only `sitecustomize` on the workers' path: a worker of a pod with SAHAB_TEST_FAIL_BEFORE_JOIN=1 exits
 # before it joins the process group, on its first start only (as a CUDA init error or an OOM building the model).
 FAULTS = Path(__file__).resolve().parent / "faults"
+# Lines of a pod's log a timed-out run shows: enough for the stacks of an agent and its worker (Pod.print_stacks).
+STUCK_LINES = 120
 
 
 def job_container(nodes: int, steps: int, checkpoint_every: int) -> dict:
@@ -98,6 +100,7 @@ class Fleet:
             "SAHAB_PEAK_FLOPS": "1e11",  # MFU needs a peak; measuring one is not what these tests are about
             "GLOO_SOCKET_IFNAME": "lo",
             "LOGLEVEL": "INFO",  # torchrun's rendezvous steps in each pod's log, for the post-mortem of a hang
+            "PYTHONFAULTHANDLER": "1",  # and, on SIGABRT (Pod.print_stacks), every thread's stack in it
             "TMPDIR": str(self.tmp),
             "HOME": str(self.tmp),
             "PATH": os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")]),
@@ -152,8 +155,13 @@ class Fleet:
         try:
             return {i: pods[-1].wait(max(0.1, deadline - time.monotonic())) for i, pods in self.pods.items()}
         except AssertionError as timed_out:
-            # One pod's silence says little: what every pod of the run printed says which one held the others.
-            logs = "\n".join(f"--- {pod.log.name}:\n{pod.tail()}" for pods in self.pods.values() for pod in pods)
+            # One pod's silence says little: what every pod of the run printed says which one held the others,
+            # and where each process still running is stuck.
+            for pods in self.pods.values():
+                for pod in pods:
+                    pod.print_stacks()
+            logs = "\n".join(f"--- {pod.log.name}:\n{pod.tail(STUCK_LINES)}" for pods in self.pods.values()
+                             for pod in pods)
             raise AssertionError(f"{timed_out}\n{logs}") from None
         finally:
             self.kill_all()
@@ -179,6 +187,21 @@ class Pod:
                     os.kill(pid, signal.SIGKILL)
         self.proc.wait()
 
+    def print_stacks(self) -> None:
+        """Every Python process still running in the pod (agent, workers) writes each thread's stack to the pod's log
+        and ends (faulthandler on SIGABRT): where a run that outlived its bound was stuck."""
+        if self.proc.poll() is not None:  # the same guard as kill(): no pid of a reaped pod is signalled
+            return
+        stuck = []
+        for pid in descendants(self.proc.pid):
+            with contextlib.suppress(OSError):
+                if b"python" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]:
+                    os.kill(pid, signal.SIGABRT)
+                    stuck.append(pid)
+        deadline = time.monotonic() + 5
+        while any(_state(pid) not in ("", "Z") for pid in stuck) and time.monotonic() < deadline:
+            time.sleep(0.1)
+
     def signal_workers(self, signum: int) -> None:
         """SIGSTOP freezes the pod's workers mid-run (its agent goes on), SIGCONT lets them go on."""
         for pid in self.workers():
@@ -189,8 +212,10 @@ class Pod:
         try:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
+            self.print_stacks()
             self.kill()
-            raise AssertionError(f"pod {self.index} still running after {timeout:.0f} s:\n{self.tail()}") from None
+            raise AssertionError(f"pod {self.index} still running after {timeout:.0f} s:\n{self.tail(STUCK_LINES)}") \
+                from None
 
     def workers(self) -> list[int]:
         """The torchrun workers of this pod (not the agent)."""
@@ -214,6 +239,14 @@ class Pod:
 
     def tail(self, lines: int = 40) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+
+def _state(pid: int) -> str:
+    """The process's state letter (Z: exited, not yet reaped), or "" once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return ""
 
 
 def descendants(pid: int) -> list[int]:
