@@ -46,14 +46,12 @@ def split_host_port(endpoint: str) -> tuple[str, int]:
     controlPlaneEndpoint writes it) and returned without them: the chart hands k8sServiceHost to the agents as
     KUBERNETES_SERVICE_HOST, which Kubernetes clients join to the port with brackets of their own."""
     host, sep, port = endpoint.rpartition(":")
-    if host.startswith("[") and host.endswith("]"):
+    bracketed = host.startswith("[") and host.endswith("]")
+    if bracketed:
         host = host[1:-1]
-        bare_ipv6 = False
-    else:
-        bare_ipv6 = ":" in host
     if not sep or not host or not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
         raise ValueError(f"{endpoint!r} is not host:port (an IPv6 host in brackets: [fd00::10]:6443)")
-    if bare_ipv6 or any(c in host for c in "[]"):
+    if (":" in host and not bracketed) or "[" in host or "]" in host:
         raise ValueError(f"{endpoint!r} is not host:port: an IPv6 host goes in brackets, as in [fd00::10]:6443")
     return host, int(port)
 
