@@ -241,12 +241,17 @@ class Pod:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
 
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/<pid>/stat after the command name (state, ppid, ...), or [] once the process is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
+
+
 def _state(pid: int) -> str:
     """The process's state letter (Z: exited, not yet reaped), or "" once it is gone."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return ""
+    return (_stat(pid) or [""])[0]
 
 
 def descendants(pid: int) -> list[int]:
@@ -255,11 +260,9 @@ def descendants(pid: int) -> list[int]:
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+        stat = _stat(int(entry))
+        if stat:
+            children.setdefault(int(stat[1]), []).append(int(entry))
     found, stack = [], [pid]
     while stack:
         for child in children.get(stack.pop(), []):
