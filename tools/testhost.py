@@ -225,11 +225,21 @@ class TestHost:
             "path-exclude=/usr/share/locale/*\n"
         )
         (upper / "etc/hosts").write_text(f"127.0.0.1 localhost\n{self.address} {self.name}\n")
+        self._keep_compiled_module_code(upper)
         for user in ("root", SUDO_USER):
             self._authorize(upper, user, authorized_key)
         host_key = upper / "etc/ssh/ssh_host_ed25519_key"
         _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"root@{self.name}", "-f", str(host_key)])
         self.host_public_key = " ".join(host_key.with_suffix(".pub").read_text().split()[:2])
+
+    def _keep_compiled_module_code(self, upper: Path) -> None:
+        """The host's Python keeps what it compiles from Ansible's module zips (tools/zipimport_cache.py)."""
+        (version,) = {p.name for p in self.lower.glob("usr/lib/python3.*") if p.name.removeprefix("python3.").isdigit()}
+        site = upper / "usr/local/lib" / version / "dist-packages"
+        site.mkdir(parents=True)
+        shutil.copyfile(Path(__file__).with_name("zipimport_cache.py"), site / "sahab_zipimport_cache.py")
+        (site / "sahab-zipimport-cache.pth").write_text("import sahab_zipimport_cache\n")
+        (upper / "var/cache/sahab-testhost-code").mkdir(mode=0o755, parents=True)
 
     def _authorize(self, upper: Path, user: str, authorized_key: str) -> None:
         """The client key in ``user``'s authorized_keys, owned as sshd's StrictModes wants."""
