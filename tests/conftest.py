@@ -53,9 +53,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """In an xdist worker, two groups across modules are listed for the scheduler below: the test hosts (loopback
     addresses, one base tree), and the modules holding `alone` tests, so those run one after another on one worker
     and the other worker stops once for all of them, not once per test. (torchrun fleets need not run alone: their
-    timeouts hold on a loaded machine, tests/workloads/fleet.py.)"""
+    timeouts hold on a loaded machine, tests/workloads/fleet.py.) Modules of `alone` tests only come first in the
+    group, so the tests that need not run alone end it, beside the other worker's last units."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         alone_modules = {item.nodeid.split("::", 1)[0] for item in items if item.get_closest_marker("alone")}
+        mixed = {item.nodeid.split("::", 1)[0] for item in items if not item.get_closest_marker("alone")}
+        items.sort(key=lambda item: item.nodeid.split("::", 1)[0] not in alone_modules - mixed)  # stable
         groups = {item.nodeid: "alone" for item in items if item.nodeid.split("::", 1)[0] in alone_modules}
         record_groups({**groups, **{item.nodeid: "hosts" for item in items if item.get_closest_marker("hosts")}})
 
@@ -78,15 +81,25 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
 
         def _assign_work_unit(self, node) -> None:
             """Longest unit first (by the seconds tests/durations.json recorded for its modules), so the run does
-            not end with one worker on a long module while the other has nothing left to take; the `alone` group
-            last, when the other worker is on short units: its place costs the same idle time anywhere, and handed
-            out first (a cold start) one bench figure fell 22% under the baseline calibrated a minute before."""
-            longest = max(self.workqueue,
-                          key=lambda scope: (scope != "alone", expected_seconds(self.workqueue[scope])))
-            self.workqueue.move_to_end(longest, last=False)
+            not end with one worker on a long module while the other has nothing left to take. The `alone` group
+            near the end, when the other worker is on short units (handed out first, a cold start, one bench
+            figure fell 22% under the baseline calibrated a minute before): once what is left for the other worker
+            is about what the group's own tests that need not run alone take, so the two end together."""
+            rest = sum(expected_seconds(tests) for scope, tests in self.workqueue.items() if scope != "alone")
+            if "alone" in self.workqueue and rest <= ALONE_SHARED * expected_seconds(self.workqueue["alone"]):
+                first = "alone"
+            else:
+                first = max(self.workqueue,
+                            key=lambda scope: (scope != "alone", expected_seconds(self.workqueue[scope])))
+            self.workqueue.move_to_end(first, last=False)
             super()._assign_work_unit(node)
 
     return GroupScheduling(config, log)
+
+
+# The share of the `alone` group's time in tests that need not run alone, beside the other worker (the bench's
+# failing-node and report tests read the module's calibration: 35 of its 106 s in a recorded run).
+ALONE_SHARED = 0.33
 
 
 def expected_seconds(nodeids) -> float:
