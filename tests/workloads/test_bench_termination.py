@@ -117,3 +117,28 @@ def test_the_entrypoint_as_pid_1_passes_sigterm_to_the_bench_and_exits_with_its_
     saved = json.loads(result_file.read_text())
     assert saved["stopped_by"] == "SIGTERM" and saved["verdict"] == "inconclusive"
     assert json.loads(out.strip().splitlines()[-1]) == saved
+
+
+def test_a_stop_while_the_ranks_start_still_stops_every_rank_it_started(monkeypatch):
+    """SIGTERM while the all-reduce's ranks are being started (once, under load, it came after both had been
+    spawned but before they were handed back): the probe still stops every rank it started, so none is left
+    waiting for its peer, and the bench is not held at exit waiting for it."""
+    import torch.multiprocessing as mp
+
+    from workloads.bench import probes
+    from workloads.bench.timing import Stopped, Termination
+
+    started = []
+    start_processes = mp.start_processes
+
+    def start_then_signalled(*args, **kwargs):
+        context = start_processes(*args, **kwargs)
+        started.extend(process.pid for process in context.processes)
+        os.kill(os.getpid(), signal.SIGTERM)  # handled here, before the ranks are handed back
+        return context
+
+    monkeypatch.setattr(mp, "start_processes", start_then_signalled)
+    with Termination() as termination, termination.probe(), pytest.raises(Stopped):
+        probes.allreduce("cpu", cores=2, budget_s=60)
+    assert len(started) == 2
+    assert not [pid for pid in started if _alive(pid)]

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import torch
 
 from .gemm import measure_gemm
-from .timing import best_time, no_sync
+from .timing import best_time, no_sync, shielded
 
 
 @dataclass
@@ -141,20 +141,25 @@ def allreduce(device: str, cores: int, budget_s: float = 20.0) -> Measurement:
     deadline = time.perf_counter() + budget_s
     with tempfile.TemporaryDirectory(prefix="sahab-allreduce-") as tmp:
         out_path = os.path.join(tmp, "seconds")
-        context = mp.start_processes(
-            _allreduce_rank,
-            args=(ranks, _free_loopback_port(), nbytes, threads, out_path),
-            nprocs=ranks,
-            join=False,
-            start_method="spawn",
-        )
+        context = None
         try:
+            # A stop while the ranks start waits until every one is known: a rank started but not yet handed
+            # back would wait for its peer forever, and the bench with it, at exit. Daemonic: none outlives it.
+            with shielded():
+                context = mp.start_processes(
+                    _allreduce_rank,
+                    args=(ranks, _free_loopback_port(), nbytes, threads, out_path),
+                    nprocs=ranks,
+                    join=False,
+                    daemon=True,
+                    start_method="spawn",
+                )
             while not context.join(timeout=max(0.0, min(0.2, deadline - time.perf_counter()))):
                 if time.perf_counter() >= deadline:
                     return cut_short("GB/s", f"ranks not done within {budget_s:.0f} s", ranks=ranks,
                                      backend=backend)
         finally:  # on the way out for any reason (its budget, a hard stop), no rank outlives the probe
-            for process in context.processes:
+            for process in context.processes if context else ():
                 if process.is_alive():
                     process.kill()
                     process.join()

@@ -46,6 +46,36 @@ class OutOfTime(Exception):
     """Raised inside a `hard_limit` block when its time is up."""
 
 
+# A stop (OutOfTime, Stopped) that comes inside a `shielded` block, raised when the block ends.
+_shield_depth = 0
+_deferred: list[Exception] = []
+
+
+def _interrupt(stop: Exception) -> None:
+    """Raise `stop` from a signal handler, unless a `shielded` block is running: then when it ends."""
+    if _shield_depth:
+        _deferred.append(stop)
+        return
+    raise stop
+
+
+@contextlib.contextmanager
+def shielded():
+    """Work a stop must not cut in half, such as starting processes: one stopped while it starts a child would not
+    know that child's pid, and could neither stop nor wait for it. A stop that comes meanwhile is raised at the end."""
+    global _shield_depth
+    _shield_depth += 1
+    try:
+        yield
+    finally:
+        _shield_depth -= 1
+        stops = [] if _shield_depth else _deferred[:]
+        if not _shield_depth:
+            _deferred.clear()  # a block that raised keeps its own error; no stop waits for the next block
+    if stops:
+        raise stops[0]
+
+
 @contextlib.contextmanager
 def hard_limit(seconds: float):
     """Interrupt the block after `seconds` (SIGALRM; only the main thread can receive it, elsewhere the
@@ -56,7 +86,7 @@ def hard_limit(seconds: float):
         return
 
     def expire(signum, frame):
-        raise OutOfTime
+        _interrupt(OutOfTime())
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
@@ -95,7 +125,7 @@ class Termination:
         self.signal = signal.Signals(signum).name
         if self.in_probe:
             self.in_probe = False  # one raise per probe, however many signals follow
-            raise Stopped(self.signal)
+            _interrupt(Stopped(self.signal))
 
     @contextlib.contextmanager
     def probe(self):
