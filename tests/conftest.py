@@ -82,9 +82,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
         def _assign_work_unit(self, node) -> None:
             """Longest unit first (by the seconds tests/durations.json recorded for its modules), so the run does
             not end with one worker on a long module while the other has nothing left to take. The `alone` group
-            near the end, when the other worker is on short units (handed out first, a cold start, one bench
+            goes near the end, beside the other worker's short units (handed out first, a cold start, one bench
             figure fell 22% under the baseline calibrated a minute before): once what is left for the other worker
-            is about what the group's own tests that need not run alone take, so the two end together."""
+            is about what the group's tests that need not run alone take, so that both workers end together."""
             rest = sum(expected_seconds(tests) for scope, tests in self.workqueue.items() if scope != "alone")
             if "alone" in self.workqueue and rest <= ALONE_SHARED * expected_seconds(self.workqueue["alone"]):
                 first = "alone"
