@@ -46,15 +46,16 @@ class OutOfTime(Exception):
     """Raised inside a `hard_limit` block when its time is up."""
 
 
-# A stop (OutOfTime, Stopped) that comes inside a `shielded` block, raised when the block ends.
+# A stop (OutOfTime, Stopped) that came inside a `shielded` block: the first one, raised when the block ends.
 _shield_depth = 0
-_deferred: list[Exception] = []
+_deferred: Exception | None = None
 
 
 def _interrupt(stop: Exception) -> None:
     """Raise `stop` from a signal handler, unless a `shielded` block is running: then when it ends."""
+    global _deferred
     if _shield_depth:
-        _deferred.append(stop)
+        _deferred = _deferred or stop
         return
     raise stop
 
@@ -62,18 +63,17 @@ def _interrupt(stop: Exception) -> None:
 @contextlib.contextmanager
 def shielded():
     """Work a stop must not cut in half, such as starting processes: one stopped while it starts a child would not
-    know that child's pid, and could neither stop nor wait for it. A stop that comes meanwhile is raised at the end."""
-    global _shield_depth
+    know that child's pid, and could neither stop nor wait for it. A stop that comes meanwhile is raised at the end
+    (a block that raised keeps its own error, and the stop is not left for the next block)."""
+    global _shield_depth, _deferred
     _shield_depth += 1
     try:
         yield
     finally:
         _shield_depth -= 1
-        stops = [] if _shield_depth else _deferred[:]
-        if not _shield_depth:
-            _deferred.clear()  # a block that raised keeps its own error; no stop waits for the next block
-    if stops:
-        raise stops[0]
+        stop, _deferred = (_deferred, None) if not _shield_depth else (None, _deferred)
+    if stop is not None:
+        raise stop
 
 
 @contextlib.contextmanager

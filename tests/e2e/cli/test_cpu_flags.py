@@ -27,7 +27,7 @@ def bench(*args: str, flags: str | None, probe: str = "gemm") -> subprocess.Comp
 
 @pytest.mark.parametrize("flags", ["", "  "])
 def test_an_empty_value_reads_this_cpus_own_flags(flags):
-    # The class is settled before any probe runs: the loader probe (a second of one core) is the cheapest to show it.
+    # The class is settled before any probe runs: the loader probe (0.5 s of one core) is the cheapest to show it.
     done = bench(flags=flags, probe="dataloader")
     out = json.loads(done.stdout)
     assert out["capability"]["source"] != "injected", out["capability"]
