@@ -152,6 +152,17 @@ def project_root() -> Path:
     return ROOT
 
 
+@pytest.fixture(scope="module")
+def warm_program_hosts():
+    """For a module that plans many programs in this process (`pytestmark = pytest.mark.usefixtures(...)`): each
+    run forks from a warm host (`sahab.engine.warm_hosts`) that has imported the Pulumi SDK and the provider SDK
+    modules of the module's earlier runs, instead of importing them afresh."""
+    from sahab.engine import warm_hosts
+
+    with warm_hosts():
+        yield
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _checkpoint_key_of_this_session(tmp_path_factory):
     """Training runs (in process and in torchrun workers) sign checkpoints with one key per test session, kept in

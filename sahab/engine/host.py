@@ -325,7 +325,7 @@ class _WarmHost:
         with tempfile.TemporaryDirectory(prefix="sahab-run-") as spool:
             out, err = Path(spool) / "out", Path(spool) / "err"
             request = {"args": args, "env": env, "cwd": str(cwd), "program": str(program), "out": str(out),
-                       "err": str(err)}
+                       "err": str(err), "modules": str(Path(spool) / "modules")}
             try:
                 self.proc.stdin.write(json.dumps(request).encode() + b"\n")
                 self.proc.stdin.flush()

@@ -18,6 +18,9 @@ from tests.components.kubernetes.manifests import validate
 from tests.fleets import ROOT, prod_with_only, stack_fleet
 from tests.plans import stack_plan
 
+# Its programs fork from warm hosts (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("warm_program_hosts")
+
 JOB = "kubernetes:batch/v1:Job"
 SECRET = "kubernetes:core/v1:Secret"
 # Each team has its own key, which the store limits to <bucket>/<team>/.

@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 from sahab.components.fleet_config import FleetConfig, parse_fleet
 
 from sahab.cli import main
-from sahab.engine import warm_hosts
 from sahab.errors import ConfigError
 from tests.fleets import ROOT, stack_fleet
+
+# Its programs fork from warm hosts (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("warm_program_hosts")
 
 junk = st.recursive(
     st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False) | st.text(max_size=12),
@@ -92,13 +94,6 @@ def _infinite(value) -> bool:
     if isinstance(value, list):
         return any(_infinite(v) for v in value)
     return isinstance(value, float) and not math.isfinite(value)
-
-
-@pytest.fixture(scope="module", autouse=True)
-def warm():
-    """The programs' runs fork from warm hosts that imported the Pulumi SDK once."""
-    with warm_hosts():
-        yield
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,

@@ -22,6 +22,9 @@ from sahab.engine import plan
 from tests.fleets import prod_with_only
 from tests.plans import stack_plan
 
+# Its programs fork from warm hosts (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("warm_program_hosts")
+
 ROOT = Path(__file__).resolve().parents[3]
 ECR = "111122223333.dkr.ecr.me-central-1.amazonaws.com"
 DIGEST = "sha256:" + "ab" * 32

@@ -16,18 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from sahab.cli import main
-from sahab.engine import warm_hosts
 from tests.components.fleet_config.test_fleet_fuzz import FIELDS, HOSTILE, LABEL_KEY, field_path, with_value
 from tests.fleets import ROOT, hybrid_fleet
 
+# Its programs fork from warm hosts (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("warm_program_hosts")
+
 NOWHERE = "http://127.0.0.1:9"  # discard port on loopback: nothing listens, nothing leaves the machine
-
-
-@pytest.fixture(scope="module", autouse=True)
-def warm():
-    """The programs' runs fork from warm hosts that imported the Pulumi SDK once."""
-    with warm_hosts():
-        yield
 
 
 @pytest.fixture(autouse=True)

@@ -8,17 +8,12 @@ import json
 
 import pytest
 
-from sahab.engine import warm_hosts
 from tests.e2e.corpus.corpus import CORPUS, check_again, check_installed, observe, programs
 
+# Its programs fork from warm hosts (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("warm_program_hosts")
+
 PROGRAMS = programs()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def warm():
-    """The library's run of each program (the second) forks from a warm host that imported the SDKs once."""
-    with warm_hosts():
-        yield
 
 
 @pytest.fixture(scope="session")

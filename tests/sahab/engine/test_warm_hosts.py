@@ -25,6 +25,7 @@ def program(root: Path, name: str, files: dict[str, str]) -> Path:
     (folder / "Pulumi.yaml").write_text(f"name: {name}\nruntime: python\n")
     (folder / "Pulumi.dev.yaml").write_text("config:\n  aws:region: me-central-1\n")
     for file, text in files.items():
+        (folder / file).parent.mkdir(exist_ok=True)
         (folder / file).write_text(textwrap.dedent(text))
     return folder
 
@@ -89,3 +90,38 @@ def test_within_warm_hosts_a_run_is_forked_from_a_host_not_started_by_the_caller
         hosted = [plan(parent, "dev").outputs["ppid"] for _ in range(2)]
     assert os.getpid() not in hosted
     assert hosted[0] == hosted[1]  # one host served both runs
+
+
+def test_a_host_loads_the_sdk_modules_a_run_reached_through_the_programs_own_package(tmp_path):
+    """A program whose resources live in a package of its own (a folder of modules: the host reads only the
+    program's top-level files) names no SDK there; the host learns from its first run which SDK modules it
+    loaded, and each later run starts with them loaded. The program's own modules are never carried over, even
+    one named like an SDK."""
+    folder = program(tmp_path, "library", {"__main__.py": """
+        import os
+        import sys
+        import types
+
+        import pulumi
+
+        def loaded(name):
+            return type(sys.modules.get(name)) is types.ModuleType
+
+        pulumi.export("s3_loaded_at_start", loaded("pulumi_aws.s3"))
+        import infra
+        import pulumi_helpers
+        infra.bucket("data")
+        pulumi.export("helpers_loaded_here", pulumi_helpers.LOADED_IN == os.getpid())
+        """, "infra/__init__.py": """
+        import pulumi_aws as aws
+
+        def bucket(name):
+            return aws.s3.BucketV2(name)
+        """, "pulumi_helpers.py": "import os\nLOADED_IN = os.getpid()\n"})
+    fresh = plan(folder, "dev")
+    with warm_hosts():
+        hosted = [plan(folder, "dev") for _ in range(3)]
+    assert [p.outputs["s3_loaded_at_start"] for p in hosted] == [False, True, True]
+    assert all(p.outputs["helpers_loaded_here"] for p in [fresh, *hosted])
+    assert "aws:s3/bucketV2:BucketV2" in {r["type"] for r in fresh.contract()["resources"]}
+    assert all(p.contract() == fresh.contract() for p in hosted)

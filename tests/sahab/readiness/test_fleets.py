@@ -17,6 +17,9 @@ from sahab.readiness import judge
 from tests.fleets import ROOT
 from tests.sahab.readiness.builders import asking
 
+# Its programs fork from warm hosts (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("warm_program_hosts")
+
 CLOUDS = {"aws": {"region": "me-central-1", "az_count": 2}, "azure": {"location": "uaenorth"}}
 
 
