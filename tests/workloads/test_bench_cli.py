@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -140,10 +141,13 @@ def test_train_refuses_a_node_that_fails_validation(calibrated, run_sahab, tmp_p
     raised = json.loads(baseline.read_text())
     raised["values"] = {k: v * 10 for k, v in raised["values"].items()}  # "known-good" hardware 10x faster
     (tmp_path / "fast.json").write_text(json.dumps(raised))
-    result = run_sahab("train", "--baseline", str(tmp_path / "fast.json"), "--steps", "5")
+    # the first probes fail the raised floors; the rest need not run
+    result = run_sahab("train", "--baseline", str(tmp_path / "fast.json"), "--steps", "5", "--time-budget", "10")
     assert result.returncode in (1, 3)  # failed, or inconclusive if the host was busy meanwhile
     assert "not training on it" in result.stderr
     assert "FAIL" in result.stderr and result.stdout == ""  # no training, so no summary line
+    seconds = re.search(r"^(?:FAILED|INCONCLUSIVE: .*) in ([\d.]+) s$", result.stderr, re.M)
+    assert seconds and float(seconds.group(1)) <= 10 + 3  # the validation kept its budget
 
 
 def test_a_baseline_from_other_hardware_is_a_usage_error(calibrated, run_sahab, tmp_path):

@@ -17,7 +17,7 @@ HELP = "Validate this node (GEMM, memory, all-reduce, training step, data loader
 # exit codes: 0 pass, 1 below a floor, 2 could not validate (usage), 3 inconclusive (node busy / budget spent)
 
 
-def _budget(text: str) -> float:
+def time_budget(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", metavar="FILE", type=input_file("a baseline JSON file (--save-baseline)"),
                         help="judge against a baseline from known-good hardware (how CPU nodes are judged)")
     parser.add_argument("--output", metavar="FILE", type=Path, help="also write the JSON result to FILE")
-    parser.add_argument("--time-budget", metavar="SECONDS", type=_budget, default=60.0,
+    parser.add_argument("--time-budget", metavar="SECONDS", type=time_budget, default=60.0,
                         help="hard limit on the whole validation; probes that do not fit are cut short and "
                              "the verdict is inconclusive (60)")
     parser.add_argument("--probes", metavar="NAMES", type=_probes, default=None,

@@ -11,8 +11,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..bench.validate import DEFAULT_TIME_BUDGET_S
 from ..errors import ConfigError, UsageError, WorkloadError
 from ..inputs import input_file
+from .bench import time_budget
 from ..outputs import check_writable_dir
 
 HELP = "Validate this node, then train the bundled GPT model under torchrun (restarts on a lost worker)."
@@ -87,6 +89,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--skip-validation", action="store_true", help="train without validating first")
     parser.add_argument("--baseline", type=input_file("a baseline JSON file (sahab bench --save-baseline)"),
                         metavar="FILE", help="validate against this baseline")
+    parser.add_argument("--time-budget", metavar="SECONDS", type=time_budget, default=DEFAULT_TIME_BUDGET_S,
+                        help="hard limit on the validation, as `sahab bench --time-budget` (60)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (text)")
     model = parser.add_argument_group("model and batch")
     model.add_argument("--d-model", type=_positive, default=256, help="residual width (256)")
@@ -255,7 +259,8 @@ def _validate(args: argparse.Namespace, precision: str, console, measure_peak: b
 
     try:
         with console.status("validating this node") as status:
-            result = run_validation(args.baseline, on_probe=lambda name: status.update(f"probe: {name}"))
+            result = run_validation(args.baseline, on_probe=lambda name: status.update(f"probe: {name}"),
+                                    time_budget=args.time_budget)
     except BaselineError as exc:
         raise ConfigError(f"--baseline {args.baseline}", str(exc).split(": ", 1)[-1]) from exc
     except UnknownHardware as exc:

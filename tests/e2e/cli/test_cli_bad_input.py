@@ -106,6 +106,7 @@ USAGE = [
     (["train", "--steps", "abc"], "argument --steps"),
     (["train", "--precision", "fp8"], "argument --precision"),
     (["train", "--checkpoint-every", "-1"], "argument --checkpoint-every"),
+    (["train", "--time-budget", "2"], "argument --time-budget: must be between 5 and 3600 seconds"),
     (["deploy"], "invalid choice: 'deploy'"),
     *[([*command, "--timeout", value], "argument --timeout: ") for value in ("nan", "inf", "0", "-1", "1e400")
       for command in (["init", "office", "--host", "127.0.0.1"], ["doctor", "--only", "tools"], ["plan"], ["check"],
