@@ -1,6 +1,7 @@
 """Small valid fleets to start tests from."""
 
 import copy
+import functools
 from pathlib import Path
 
 import yaml
@@ -10,9 +11,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def stack_fleet(stack: str) -> dict:
-    """The `sahab:fleet` value of one of the project's stacks, as plain data."""
-    doc = yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())
-    return copy.deepcopy(doc["config"]["sahab:fleet"])
+    """The `sahab:fleet` value of one of the project's stacks, as plain data (a copy of its own)."""
+    return copy.deepcopy(_stack_config(stack)["sahab:fleet"])
+
+
+@functools.cache
+def _stack_config(stack: str) -> dict:
+    """A stack file's config, parsed once per process (the fuzz tests ask for a fleet in every example)."""
+    return yaml.safe_load((ROOT / "stacks" / f"Pulumi.{stack}.yaml").read_text())["config"]
 
 
 def hybrid_fleet() -> dict:

@@ -7,6 +7,7 @@ so it cannot add a field or a flag."""
 from __future__ import annotations
 
 import base64
+import functools
 import tomllib
 
 import pytest
@@ -29,6 +30,7 @@ def render(text: str, **variables):
         trust_as_template(text))
 
 
+@functools.cache
 def registration_task() -> str:
     """The role's own expression that builds a node's registration (sahab_kubernetes, tasks/main.yml)."""
     tasks = yaml.safe_load((ROLES / "sahab_kubernetes/tasks/main.yml").read_text())

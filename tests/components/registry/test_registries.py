@@ -19,7 +19,7 @@ from sahab.components.registry_plan import seed_list
 
 from sahab.cli import main
 from sahab.engine import plan
-from tests.fleets import prod_with_only
+from tests.fleets import prod_with_only, stack_fleet
 from tests.plans import stack_plan
 
 # Its programs fork from warm hosts (tests/conftest.py).
@@ -31,7 +31,7 @@ DIGEST = "sha256:" + "ab" * 32
 
 
 def prod_fleet() -> dict:
-    return yaml.safe_load((ROOT / "stacks" / "Pulumi.prod.yaml").read_text())["config"]["sahab:fleet"]
+    return stack_fleet("prod")
 
 
 def with_registries(**registries) -> dict:
