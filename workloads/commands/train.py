@@ -14,8 +14,8 @@ from pathlib import Path
 from ..bench.validate import DEFAULT_TIME_BUDGET_S
 from ..errors import ConfigError, UsageError, WorkloadError
 from ..inputs import input_file
-from .bench import time_budget
 from ..outputs import check_writable_dir
+from .bench import time_budget
 
 HELP = "Validate this node, then train the bundled GPT model under torchrun (restarts on a lost worker)."
 
