@@ -62,6 +62,9 @@ def run(args: argparse.Namespace) -> int:
     if args.results:
         raise UsageError("--results is only used with --fleet-report")
 
+    from ..bench.capability import injected_flags
+
+    injected_flags()  # a bad SAHAB_CPU_FLAGS is refused before PyTorch loads (2.4 s of CPU)
     from rich.console import Console
 
     from ..bench.hardware_classes import UnknownHardware

@@ -8,6 +8,7 @@ import os
 import re
 
 from ..errors import UsageError, WorkloadError
+from .bench import time_budget
 
 HELP = "Benchmark this node (sahab bench) and record the verdict as its sahab.io/validation labels."
 _DURATION = re.compile(r"^([0-9]+)([smhd])$")
@@ -26,12 +27,6 @@ def _duration(text: str) -> float:
     return seconds
 
 
-def _budget(text: str) -> float:
-    from .bench import _budget as bench_budget
-
-    return bench_budget(text)
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..inputs import http_url_option, input_file
 
@@ -43,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="benchmark a failed, inconclusive or errored node again after this long (15m)")
     parser.add_argument("--poll", type=_duration, default=_duration("60s"), metavar="DURATION",
                         help="how often to look at the node for changes (60s)")
-    parser.add_argument("--time-budget", type=_budget, default=60.0, metavar="SECONDS",
+    parser.add_argument("--time-budget", type=time_budget, default=60.0, metavar="SECONDS",
                         help="sahab bench's hard limit per run (60)")
     parser.add_argument("--baseline", type=input_file("a baseline JSON file (sahab bench --save-baseline)"),
                         metavar="FILE",

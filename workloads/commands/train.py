@@ -134,6 +134,9 @@ def _train(args: argparse.Namespace, checkpoint_dir: str, summary_file: Path) ->
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+    from ..bench.capability import injected_flags
+
+    injected_flags()  # a bad SAHAB_CPU_FLAGS is refused before PyTorch loads
     from ..train.distributed import dist_timeout_s
     from ..train.launch import TrainingFailed, run_torchrun
     from ..train.worker import peak_from_env
