@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..bench.validate import DEFAULT_TIME_BUDGET_S
 from ..errors import ConfigError, UsageError, WorkloadError
 from ..inputs import file_problem, input_file
 from ..outputs import check_distinct, check_writable, write_atomic
@@ -44,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", metavar="FILE", type=input_file("a baseline JSON file (--save-baseline)"),
                         help="judge against a baseline from known-good hardware (how CPU nodes are judged)")
     parser.add_argument("--output", metavar="FILE", type=Path, help="also write the JSON result to FILE")
-    parser.add_argument("--time-budget", metavar="SECONDS", type=time_budget, default=60.0,
+    parser.add_argument("--time-budget", metavar="SECONDS", type=time_budget, default=DEFAULT_TIME_BUDGET_S,
                         help="hard limit on the whole validation; probes that do not fit are cut short and "
                              "the verdict is inconclusive (60)")
     parser.add_argument("--probes", metavar="NAMES", type=_probes, default=None,

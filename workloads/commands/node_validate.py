@@ -7,6 +7,7 @@ import argparse
 import os
 import re
 
+from ..bench.validate import DEFAULT_TIME_BUDGET_S
 from ..errors import UsageError, WorkloadError
 from .bench import time_budget
 
@@ -38,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="benchmark a failed, inconclusive or errored node again after this long (15m)")
     parser.add_argument("--poll", type=_duration, default=_duration("60s"), metavar="DURATION",
                         help="how often to look at the node for changes (60s)")
-    parser.add_argument("--time-budget", type=time_budget, default=60.0, metavar="SECONDS",
+    parser.add_argument("--time-budget", type=time_budget, default=DEFAULT_TIME_BUDGET_S, metavar="SECONDS",
                         help="sahab bench's hard limit per run (60)")
     parser.add_argument("--baseline", type=input_file("a baseline JSON file (sahab bench --save-baseline)"),
                         metavar="FILE",
