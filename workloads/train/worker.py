@@ -175,4 +175,12 @@ def main(argv: list[str] | None = None) -> int:
     if dist.is_initialized():
         dist.barrier()
         dist.destroy_process_group()
+        # The run is done: every checkpoint written, the summary printed, the group destroyed. A torchrun worker
+        # ends here, before this frame's objects are released and before the interpreter's teardown: a finished
+        # worker of a loopback fleet once hung in a destructor as this function returned (its agent then never
+        # reached torch's exit barrier, and its peers' agents waited there), and gloo's threads have aborted
+        # finished ranks at teardown under load. Either would turn a finished run into a never-ending or failed pod.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     return 0
