@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -145,7 +146,7 @@ def test_every_fingerprint_is_a_full_v4_fingerprint():
 
 
 @pytest.fixture(scope="module")
-def gpg_key(tmp_path_factory) -> tuple[str, str]:
+def gpg_key(tmp_path_factory) -> Iterator[tuple[str, str]]:
     """An OpenPGP key made with gpg, and gpg's own fingerprint of it."""
     home = tmp_path_factory.mktemp("gnupg")
     try:
@@ -159,7 +160,9 @@ def gpg_key(tmp_path_factory) -> tuple[str, str]:
     listing = subprocess.run(["gpg", "--homedir", str(home), "--with-colons", "--list-keys"], check=True,
                              capture_output=True, text=True).stdout
     fingerprint = next(line.split(":")[9] for line in listing.splitlines() if line.startswith("fpr:"))
-    return armored, fingerprint
+    yield armored, fingerprint
+    # gpg started an agent for this home; it would outlive the run (one gpg-agent daemon left per suite run)
+    subprocess.run(["gpgconf", "--homedir", str(home), "--kill", "gpg-agent"], capture_output=True, timeout=30)
 
 
 def key_check(content: str, fingerprints: list[str]) -> bool:
