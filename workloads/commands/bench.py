@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", metavar="FILE", type=Path, help="also write the JSON result to FILE")
     parser.add_argument("--time-budget", metavar="SECONDS", type=time_budget, default=DEFAULT_TIME_BUDGET_S,
                         help="hard limit on the whole validation; probes that do not fit are cut short and "
-                             "the verdict is inconclusive (60)")
+                             "the verdict is inconclusive (%(default)g)")
     parser.add_argument("--probes", metavar="NAMES", type=_probes, default=None,
                         help="comma-separated probes to run (default: all): gemm, gemm_fp32, memory_bandwidth, "
                              "allreduce, train_step, dataloader")

@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--poll", type=_duration, default=_duration("60s"), metavar="DURATION",
                         help="how often to look at the node for changes (60s)")
     parser.add_argument("--time-budget", type=time_budget, default=DEFAULT_TIME_BUDGET_S, metavar="SECONDS",
-                        help="sahab bench's hard limit per run (60)")
+                        help="sahab bench's hard limit per run (%(default)g)")
     parser.add_argument("--baseline", type=input_file("a baseline JSON file (sahab bench --save-baseline)"),
                         metavar="FILE",
                         help="baseline for sahab bench (how CPU nodes are judged)")

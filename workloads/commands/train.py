@@ -90,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", type=input_file("a baseline JSON file (sahab bench --save-baseline)"),
                         metavar="FILE", help="validate against this baseline")
     parser.add_argument("--time-budget", metavar="SECONDS", type=time_budget, default=DEFAULT_TIME_BUDGET_S,
-                        help="hard limit on the validation, as `sahab bench --time-budget` (60)")
+                        help="hard limit on the validation, as `sahab bench --time-budget` (%(default)g)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (text)")
     model = parser.add_argument_group("model and batch")
     model.add_argument("--d-model", type=_positive, default=256, help="residual width (256)")
