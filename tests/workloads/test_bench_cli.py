@@ -124,8 +124,7 @@ def test_an_avx2_only_cpu_runs_every_probe_in_fp32_within_the_budget(run_sahab):
 def test_a_busy_node_is_inconclusive_within_its_time_budget(calibrated, run_sahab, contention):
     """Issue 14: on a node other processes hold, bench neither fails the hardware nor runs for minutes."""
     baseline, _ = calibrated
-    # room for the first probes and a start of the all-reduce (its ranks cut short under contention), no more
-    budget = 15
+    budget = 15  # room for the first probes and a start of the all-reduce (its ranks cut short under contention)
     result = run_sahab("bench", "--baseline", str(baseline), "--time-budget", str(budget), "--format", "json")
     assert result.returncode == 3, result.stdout + result.stderr[-2000:]
     raw = json.loads(result.stdout)
@@ -134,6 +133,12 @@ def test_a_busy_node_is_inconclusive_within_its_time_budget(calibrated, run_saha
     assert "inconclusive: node busy" in result.stderr
     # the budget holds: at most one probe's last timed call runs past it
     assert raw["seconds"] <= budget + 3
+    # a probe fell short under the contention; that settled the verdict, and no probe started after it
+    names = list(raw["probes"])
+    short = [n for n in names if raw["probes"][n]["value"] is not None and not raw["probes"][n]["passed"]]
+    assert short and raw["reason"].endswith(f"while {short[0]} ran"), raw["reason"]
+    for name in names[names.index(short[0]) + 1:]:
+        assert raw["probes"][name]["cut_short"].startswith(f"not started: {short[0]} fell short on a busy node")
 
 
 def test_train_refuses_a_node_that_fails_validation(calibrated, run_sahab, tmp_path):

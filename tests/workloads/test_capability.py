@@ -196,3 +196,44 @@ def test_a_probe_that_overruns_is_stopped_and_the_run_is_inconclusive(monkeypatc
     assert result.verdict == "inconclusive" and "gemm cut short" in result.reason
     assert result.probes["gemm"].extra["cut_short"].startswith("stopped after")
     assert result.seconds < nominal * validate.HARD_LIMIT_FACTOR + 0.5
+
+
+@pytest.mark.parametrize("others", [0.8, 0.0])
+def test_a_probe_short_on_a_busy_node_settles_the_run_and_no_probe_starts_after_it(monkeypatch, others):
+    """Inconclusive is the only verdict left once a probe falls short while others hold the node: it is handed back
+    then, not measured for the rest of its budget. A quiet node that falls short is measured in full."""
+    from sahab.workloads.bench import validate
+
+    class Meter:  # what other processes took of the CPUs while each probe ran
+        share = others
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return None
+
+    started = []
+
+    def measured(name, unit):
+        def probe(*args, **kwargs):
+            started.append(name)
+            return probes.Measurement(1.0, unit, {"threads": 2})  # far below every floor of a 2-core AVX2 node
+        return probe
+
+    monkeypatch.setattr(validate, "BusyMeter", Meter)
+    for name, unit in (("gemm", "GFLOP/s"), ("memory_bandwidth", "GB/s"), ("allreduce", "GB/s"),
+                       ("train_step", "tokens/s"), ("dataloader", "samples/s")):
+        monkeypatch.setattr(probes, name, measured(name, unit))
+    cap = detect_cpu(cpuinfo=AVX2, torch_flags=AVX2, measure=_never_measured)
+    result = validate.run_validation(capability=cap)
+    if others:
+        assert started == ["gemm"] and result.verdict == "inconclusive"
+        assert result.reason == "node busy: other processes held 80% of its CPUs while gemm ran"
+        for name in validate.PROBE_ORDER[1:]:
+            assert result.probes[name].value is None
+            assert result.probes[name].extra["cut_short"].startswith("not started: gemm fell short on a busy node")
+        assert result.probes["gemm_fp32"].extra["precision"] == "fp32"  # what it would have run at, still said
+    else:
+        assert started == ["gemm", "gemm", "memory_bandwidth", "allreduce", "train_step", "dataloader"]
+        assert result.verdict == "fail" and result.failures()[0].startswith("gemm: 1 GFLOP/s is")

@@ -104,7 +104,7 @@ class NodeResult:
         below = {n: p for n, p in self.probes.items() if not p.passed and p.value is not None}
         unmeasured = [n for n, p in self.probes.items() if p.value is None and _cut_short(p)]
         busiest = max((p.extra.get("node_busy") or 0.0 for p in self.probes.values()), default=0.0)
-        busy_below = [n for n, p in below.items() if (p.extra.get("node_busy") or 0.0) >= BUSY_SHARE]
+        busy_below = short_while_busy(self.probes)
         if busy_below:
             return "inconclusive", (f"node busy: other processes held {busiest:.0%} of its CPUs while "
                                     f"{', '.join(busy_below)} ran")
@@ -168,6 +168,13 @@ def _round(value: float | None) -> float | None:
 
 def _cut_short(p: ProbeResult) -> bool:
     return bool(p.extra.get("cut_short"))
+
+
+def short_while_busy(probes: dict[str, ProbeResult]) -> list[str]:
+    """The probes that fell below their floor while other processes held the node: once there is one, the run is
+    inconclusive whatever the others measure."""
+    return [n for n, p in probes.items()
+            if not p.passed and p.value is not None and (p.extra.get("node_busy") or 0.0) >= BUSY_SHARE]
 
 
 # -- baselines -------------------------------------------------------------------------------------------
@@ -278,7 +285,9 @@ def run_validation(
 
     `on_probe(name)` is called as each one starts; `capability` (capability.Capability) overrides what
     this node is detected as. A probe that no longer fits in what is left of the budget is not started; on SIGTERM
-    the probe running is stopped and none starts after it (the result is inconclusive, `stopped_by` says why)."""
+    the probe running is stopped and none starts after it (the result is inconclusive, `stopped_by` says why). Once
+    a probe falls short on a busy node the verdict is settled (inconclusive) and no probe starts after it either: the
+    node is handed back at once, to be validated again later, instead of being measured for nothing."""
     with Termination() as termination:
         return _validate(termination, baseline_path, probes, on_probe, time_budget, capability)
 
@@ -306,7 +315,9 @@ def _validate(termination: Termination, baseline_path: Path | None, probes: tupl
     spread = min(len(devices), 2)
     rehearsal = cap.device_type == "cuda" and device == "cpu"  # recorded GPU properties, probed on this CPU
 
+    fpt = flops_per_token(p.probe_train_config(device, rehearsal).model)
     measured: dict = {}
+    settled: list[str] = []  # the probes that fell short on a busy node, once one has
 
     def step(name, fn, per_device: bool = False, **facts):
         # `facts` (the precision a probe runs at) are reported even when the probe is cut short
@@ -318,6 +329,10 @@ def _validate(termination: Termination, baseline_path: Path | None, probes: tupl
             nominal *= spread
         if termination.signal:
             measured[name] = p.cut_short(PROBE_UNITS[name], f"not started: stopped by {termination.signal}", **facts)
+            return
+        if settled:
+            measured[name] = p.cut_short(PROBE_UNITS[name], f"not started: {', '.join(settled)} fell short on a busy "
+                                                            "node (inconclusive whatever the rest measure)", **facts)
             return
         remaining = deadline - time.perf_counter()
         if remaining < least:
@@ -339,6 +354,7 @@ def _validate(termination: Termination, baseline_path: Path | None, probes: tupl
         if meter.share is not None:
             m.extra["node_busy"] = round(meter.share, 2)
         measured[name] = m
+        settled.extend(short_while_busy(judge(measured, hw, baseline, fpt)))
 
     step("gemm", lambda d, b: p.gemm(cap.precision, d, cores, b), per_device=True, precision=cap.precision)
     step("gemm_fp32", lambda d, b: p.gemm("fp32", d, cores, b), per_device=True, precision="fp32")
@@ -352,7 +368,6 @@ def _validate(termination: Termination, baseline_path: Path | None, probes: tupl
          per_device=True, precision=cap.precision)
     step("dataloader", lambda b: p.dataloader(device, budget_s=b))
 
-    fpt = flops_per_token(p.probe_train_config(device, rehearsal).model)
     results = judge(measured, hw, baseline, fpt)
     return NodeResult(
         node=socket.gethostname(),
