@@ -16,6 +16,7 @@ import pytest
 from sahab.workloads.train import checkpoint
 from sahab.workloads.train.storage import open_store
 
+from tests.workloads.fleet import free_port
 from tests.workloads.test_train_torchrun import TINY, training_workers
 from tests.workloads.workload_helpers import ROOT, sahab_env
 
@@ -24,18 +25,12 @@ pytestmark = [pytest.mark.slow, pytest.mark.moto, pytest.mark.timeout(400)]
 BUCKET = "sahab-checkpoints"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def s3_env(monkeypatch):
     """A moto S3 server on loopback and the environment a pod would have (credentials only from it)."""
     from moto.server import ThreadedMotoServer
 
-    port = _free_port()
+    port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port)
     server.start()
     env = {
@@ -124,7 +119,7 @@ def azure_env(monkeypatch):
     """Azurite's blob service on loopback (installed by `make test`), in memory."""
     if not AZURITE.exists():
         pytest.skip("Azurite is not installed (make azurite; needs npm)")
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen([str(AZURITE), "--blobHost", "127.0.0.1", "--blobPort", str(port),
                                "--inMemoryPersistence", "--skipApiVersionCheck", "--silent"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -170,7 +165,7 @@ def test_az_checkpoints_resume_a_fresh_run_from_blob_storage(azure_env, tmp_path
 def test_a_bucket_that_cannot_be_reached_is_one_error_before_any_worker(tmp_path):
     """No credentials, no endpoint that answers: exit 2 naming the location, not four restarts of workers. (No
     torchrun starts, so it need not run alone.)"""
-    port = _free_port()  # nothing listens here
+    port = free_port()  # nothing listens here
     result = subprocess.run(
         [sys.executable, "-m", "sahab", "train", "--checkpoint-dir", f"s3://{BUCKET}/x", "--skip-validation",
          *TINY],

@@ -44,15 +44,14 @@ def test_a_malformed_value_is_one_error_line_naming_the_variable(flags):
 
 def test_a_cpu_of_no_known_class_is_never_passed_unjudged_but_a_baseline_judges_it(tmp_path):
     arm = "fp asimd evtstrm aes crc32"  # an Arm server's flags: no class has floors for them
-    done = bench(flags=arm)
+    baseline = tmp_path / "generic.json"
+    done = bench("--save-baseline", str(baseline), flags=arm)  # a known-good node records its baseline
     out = json.loads(done.stdout)
     assert out["hardware_class"] == "cpu-generic" and out["probes"]["gemm"]["floor"] is None
     assert done.returncode == 3 and out["verdict"] == "inconclusive", done.stderr
     assert out["reason"].startswith("nothing judged: cpu-generic has no catalog floors")
+    assert baseline.is_file(), done.stderr  # unjudged, yet measured in full: a baseline to judge the others by
 
-    baseline = tmp_path / "generic.json"
-    saved = bench("--save-baseline", str(baseline), flags=arm)  # a known-good node records its baseline
-    assert baseline.is_file(), saved.stderr
     judged = json.loads(bench("--baseline", str(baseline), flags=arm).stdout)
     assert judged["probes"]["gemm"]["floor_source"] == "baseline"
     assert not judged["reason"].startswith("nothing judged")
