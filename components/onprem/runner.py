@@ -485,8 +485,8 @@ def run_playbook(
             quiet=True,
             suppress_env_files=True,  # the key goes to ssh-agent through a FIFO, never into env/ssh_key
         )
-        if not runner.stats:  # no play recap: the playbook never ran (syntax error, missing ansible, ...)
-            raise RuntimeError(f"ansible-playbook did not run ({runner.status}, rc={runner.rc}): {_error_line(runner)}")
+        if not runner.stats:  # no play recap: the playbook never ran (syntax error, ...) or was stopped before it
+            raise RuntimeError(_no_recap(runner))
         names = [h.name for h in hosts]
         if limit:
             names = [n for n in names if n in _limited(limit, hosts)]
@@ -505,6 +505,16 @@ def run_playbook(
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _no_recap(runner) -> str:
+    """Why a run ended without a play recap. ansible-runner (pexpect mode) reports a failure with no exit code only
+    when ansible-playbook was ended by a signal; it sends one itself only on a cancel or a timeout, which it reports
+    as such, so the signal came from elsewhere (another process, the kernel) or from a crash."""
+    if runner.status == "failed" and runner.rc is None:
+        return ("ansible-playbook was ended by a signal before its play recap (something killed it, or it crashed): "
+                "no host's outcome is known")
+    return f"ansible-playbook did not run ({runner.status}, rc={runner.rc}): {_error_line(runner)}"
 
 
 def _error_line(runner) -> str:

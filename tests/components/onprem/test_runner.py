@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 
 import pytest
 from sahab.components.onprem import runner
@@ -334,3 +335,45 @@ def test_the_host_that_runs_kubeadm_init_is_the_first_by_name_whatever_the_liste
     parsed = InventoryManager(loader=DataLoader(), sources=[str(path)])
     assert [h.name for h in parsed.groups["control_plane"].get_hosts()] == ["earth", "mars", "venus"]
     assert "first by name" in OnPremClusterArgs.model_fields["control_plane_hosts"].description
+
+
+KILL_THE_PLAYBOOK = '''
+import os, signal, sys
+marker = ("SAHAB_TEST_RUN=" + sys.argv[1]).encode()
+
+def cmdline(pid):
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        return f.read()
+
+def of_this_run(pid):
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return marker in f.read().split(b"\\0") and b"ansible-playbook" in cmdline(pid)
+    except OSError:
+        return False
+
+runs = [int(p) for p in os.listdir("/proc") if p.isdigit() and of_this_run(int(p))]
+for pid in runs:  # the playbook's own process, not its forks (their parent is it)
+    with open(f"/proc/{pid}/stat") as f:
+        parent = int(f.read().rsplit(")", 1)[1].split()[1])
+    if parent not in runs:
+        os.kill(pid, signal.SIGTERM)
+'''
+
+
+def test_a_playbook_ended_by_a_signal_is_said_to_be_so(tmp_path, monkeypatch):
+    """Another process ends ansible-playbook mid-run (here a task of its own finds it and sends SIGTERM): the error
+    says so, instead of a run that "did not run" with no message."""
+    playbook = tmp_path / "ansible"
+    playbook.mkdir()
+    (playbook / "kill.py").write_text(KILL_THE_PLAYBOOK)
+    (playbook / "site.yml").write_text(
+        "- hosts: all\n  gather_facts: false\n  tasks:\n"
+        f"    - ansible.builtin.command: {sys.executable} {playbook / 'kill.py'} {tmp_path}\n"
+        "      delegate_to: localhost\n")
+    monkeypatch.setenv("SAHAB_TEST_RUN", str(tmp_path))  # this run alone: its folder
+    monkeypatch.setenv("ANSIBLE_PYTHON_INTERPRETER", sys.executable)
+    with pytest.raises(RuntimeError, match=r"^ansible-playbook was ended by a signal before its play recap "
+                                           r"\(something killed it, or it crashed\): no host's outcome is known$"):
+        runner.run_playbook([Host("cpu-1", "127.0.0.1", "cpu_nodes", port=1)], private_key=None, known_hosts="",
+                            playbook_dir=playbook)
