@@ -47,7 +47,14 @@ def agent(site) -> dict:
     env = dict(part.split("=", 1) for part in out.replace(";", "\n").split() if "=" in part and part.startswith("SSH_"))
     subprocess.run(["ssh-add", "-q", str(site["key"])], env={**os.environ, **env}, check=True, capture_output=True)
     yield env
-    os.kill(int(env["SSH_AGENT_PID"]), signal.SIGTERM)
+    # The agent is no child of ours: if it ended meanwhile, its pid may be another process's by now.
+    pid = int(env["SSH_AGENT_PID"])
+    try:
+        still_the_agent = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0].endswith(b"ssh-agent")
+    except OSError:
+        still_the_agent = False
+    if still_the_agent:
+        os.kill(pid, signal.SIGTERM)
 
 
 @pytest.mark.hosts
