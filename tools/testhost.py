@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.ports import free_port
+
 SUITE = "bookworm"
 MIRROR = os.environ.get("SAHAB_TESTHOST_MIRROR", "http://deb.debian.org/debian")
 CACHE_DIR = Path(os.environ.get("SAHAB_TESTHOST_CACHE", "/var/cache/sahab-testhosts"))
@@ -148,12 +150,6 @@ def _build_base(tarball: Path, flag: str) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _free_port(address: str) -> int:
-    with socket.socket() as sock:
-        sock.bind((address, 0))
-        return sock.getsockname()[1]
-
-
 def generate_client_key(directory: Path) -> tuple[Path, str]:
     """An ed25519 key pair for the test client: (private key path, public key line)."""
     key = directory / "id_ed25519"
@@ -261,7 +257,7 @@ class TestHost:
     def start(self, timeout: float = 20.0, binds: dict[str, str] | None = None) -> None:
         """Run the host's sshd; ``binds`` maps directories of the test machine to paths inside the host (the
         site tests share one cluster directory and one package mirror between hosts this way)."""
-        self.port = _free_port(self.address)
+        self.port = free_port(self.address)
         env = {
             "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
             "ROOT": str(self.root),

@@ -14,9 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import random
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,6 +26,7 @@ from sahab.components.kubernetes.training_job import TrainingJob, TrainingJobArg
 from sahab.workloads.train.checkpoint import available_steps
 
 from tests.workloads.workload_helpers import ROOT
+from tools.ports import free_port
 
 JOB = "train-loopback"
 SERVICE = f"{JOB}-rdzv"
@@ -63,21 +62,6 @@ def job_container(nodes: int, steps: int, checkpoint_every: int) -> dict:
                            workload=Workload(steps=steps, checkpoint_every=checkpoint_every))
     spec = TrainingJob._job_spec(args, JOB, SERVICE, {})
     return spec["template"]["spec"]["containers"][0]
-
-
-def free_port() -> int:
-    """A port free now, below the kernel's ephemeral range: pod 0 binds it only once it starts, and a port the kernel
-    hands out itself (bind to 0) can meanwhile become another process's outgoing connection (EADDRINUSE for the
-    store, and the other pods wait out their read timeout)."""
-    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    for port in random.sample(range(max(1024, low - 12000), low), 200):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port below the ephemeral range")
 
 
 @dataclass

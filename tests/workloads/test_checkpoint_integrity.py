@@ -12,7 +12,6 @@ import hashlib
 import json
 import os
 import pickle
-import socket
 import tempfile
 from pathlib import Path
 
@@ -21,6 +20,8 @@ import torch
 import torch.distributed.checkpoint as dcp
 from sahab.workloads.train import checkpoint, integrity
 from sahab.workloads.train.integrity import CheckpointRefused
+
+from tools.ports import free_port
 
 KEY = "k" * 40 + "-the-team-key-from-its-pulumi-secret"
 OTHER_KEY = "o" * 40 + "-a-key-some-store-writer-made-up"
@@ -284,9 +285,7 @@ def test_every_rank_refuses_together_and_none_waits_forever(tmp_path):
     """Only a node's first rank fetches and checks the files; the others learn its verdict and stop with it."""
     import torch.multiprocessing as mp
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     marker, results = tmp_path / "pwned", tmp_path / "results"
     results.mkdir()
     mp.spawn(_two_ranks, args=(port, str(tmp_path / "store"), str(marker), str(results)), nprocs=2, join=True)

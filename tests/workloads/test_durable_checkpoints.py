@@ -16,9 +16,9 @@ import pytest
 from sahab.workloads.train import checkpoint
 from sahab.workloads.train.storage import open_store
 
-from tests.workloads.fleet import free_port
 from tests.workloads.test_train_torchrun import TINY, training_workers
 from tests.workloads.workload_helpers import ROOT, sahab_env
+from tools.ports import free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.moto, pytest.mark.timeout(400)]
 

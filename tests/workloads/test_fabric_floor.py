@@ -4,12 +4,13 @@ where a node set passes a floor loopback can carry and fails one it cannot (a lo
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 
 import pytest
 import torch.multiprocessing as mp
 from sahab.workloads.node_fabric import FAR_BELOW, Fabric, fabric_of
+
+from tools.ports import free_port
 
 
 def test_each_fabric_has_its_own_floor():
@@ -54,11 +55,8 @@ def _rank(rank: int, port: int, out: str) -> None:
 # Not `alone`: no torchrun (two ranks over a TCP init, the process group's default timeout), and no load moves a
 # loopback all-reduce across 1 Mb/s or 10 Pb/s.
 def test_a_node_set_far_below_its_fabric_does_not_train(tmp_path, capfd):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     out = str(tmp_path / "verdicts")
-    mp.start_processes(_rank, args=(port, out), nprocs=2, start_method="spawn", join=True)
+    mp.start_processes(_rank, args=(free_port(), out), nprocs=2, start_method="spawn", join=True)
     # every rank agrees: the set passes the floor loopback carries and fails the one it cannot
     assert [json.loads(Path(f"{out}.{r}").read_text()) for r in (0, 1)] == [[True, False], [True, False]]
     err = capfd.readouterr()

@@ -37,7 +37,7 @@ def test_the_snapshot_is_what_ec2s_api_answers(tmp_path, monkeypatch):
     pytest.importorskip("moto")
     from moto.server import ThreadedMotoServer
 
-    from tests.sahab.doctor.fakes import free_port
+    from tools.ports import free_port
 
     port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)

@@ -17,17 +17,10 @@ The values they hold are each test's scenario, not facts about any account.
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class _Server:

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from sahab.doctor.clouds import EC2_QUOTAS, ec2_class
-from tests.sahab.doctor.fakes import ResourceManager, ServiceQuotas, fake_az, free_port, sku, usage
+from tests.sahab.doctor.fakes import ResourceManager, ServiceQuotas, fake_az, sku, usage
+from tools.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[3]
 SUBSCRIPTION = "3f2c1a7e-5b0d-4c9e-8a61-2d7e9b4f0c15"

@@ -28,6 +28,7 @@ import pytest
 import yaml
 
 from tests.conftest import ROOT
+from tools.ports import free_port
 
 TOOLS = ("skopeo", "docker-registry", "htpasswd", "openssl")
 MISSING = [t for t in TOOLS if shutil.which(t) is None]
@@ -35,12 +36,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(MISSING), reason=f"needs
                                                                            "(make host-deps, as root)")]
 USER = "seeder"
 DIGEST_RULE = "kubernetes-all-workload-image-digest-pinned"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _openssl(*args: str, cwd: Path) -> None:
@@ -61,7 +56,7 @@ def registry(tmp_path_factory):
     password = secrets.token_urlsafe(18)
     htpasswd = subprocess.run(["htpasswd", "-Bbn", USER, password], capture_output=True, text=True, check=True)
     (folder / "htpasswd").write_text(htpasswd.stdout)
-    port = _free_port()
+    port = free_port()
     config = {"version": 0.1, "log": {"level": "error"},
               "storage": {"filesystem": {"rootdirectory": str(folder / "data")}},
               "http": {"addr": f"127.0.0.1:{port}", "tls": {"certificate": str(folder / "server.pem"),
