@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Who sent which process a SIGKILL, SIGTERM or SIGHUP, from the kernel's own record (tracefs event
+# Who sent which process a SIGHUP, SIGINT, SIGKILL or SIGTERM, from the kernel's own record (tracefs event
 # signal:signal_generate), for a CI run that fails.
 #
 #   tools/signal_trace.sh start    # root only; does nothing (and says why) where tracefs is not available
@@ -8,7 +8,7 @@
 #
 # Why: the suite's rare Ansible failure is "ansible-playbook was ended by a signal before its play recap"
 # (components/onprem/runner.py), and no reading of the code found the sender. Tracing costs nothing measurable
-# (246 signals in a whole `make test`).
+# (about 250 signals in a whole `make test`).
 set -uo pipefail
 
 TRACE=/sys/kernel/tracing
