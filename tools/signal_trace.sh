@@ -38,7 +38,7 @@ case "${1:-}" in
     echo 0 > "$EVENT/enable"
     echo 0 > "$EVENT/filter"
     echo > "$TRACE/trace"
-    echo 1408 > "$TRACE/buffer_size_kb"  # the kernel's default
+    echo 1408 > "$TRACE/buffer_size_kb"  # the kernel's default size
     ;;
   *)
     echo "usage: $0 start|report|stop" >&2
