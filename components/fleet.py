@@ -58,6 +58,7 @@ class Fleet(pulumi.ComponentResource):
         self.k8s_providers: dict[str, k8s.Provider] = {}
         self.platforms: dict[str, Platform] = self._platforms()
         self.autoscalers = self._autoscalers()
+        self.checkpoint_stores: dict[str, Any] = {}  # per cluster this stack builds, with the workload enabled
         self.training_jobs: dict[str, TrainingJob] = self._training_jobs()
         self.burst = self._burst()
         self.register_outputs(self.exports)
@@ -185,12 +186,16 @@ class Fleet(pulumi.ComponentResource):
         if not workload.enabled:
             return {}
         team = next(t for t in workload.teams if t.name == (workload.team or workload.teams[0].name))
+        # A burst worker's pools train through the burst queue instead (_burst), into the same store.
+        burst_workers = set(self.config.burst.workers) if self.config.burst else set()
         jobs = {}
         for cluster_name, platform in self.platforms.items():
-            access = checkpoint_access(self, cluster_name, team.name)
+            access = self.checkpoint_stores[cluster_name] = checkpoint_access(self, cluster_name, team.name)
             if access is not None and cluster_name in self.exports.get("clusters", {}):
                 # Burst stacks train on this cluster too, into the same store (components.checkpoint_build).
                 self.exports["clusters"][cluster_name]["checkpoints"] = export_access(access)
+            if cluster_name in burst_workers:
+                continue
             kind_workload = self._workload_for(self.config.cluster(cluster_name).kind)
             for pool in self.config.pools_of(cluster_name):
                 if pool.size == 0:
@@ -252,16 +257,18 @@ class Fleet(pulumi.ComponentResource):
             return dispatch
         team = next(t for t in teams if t.name == (workload.team or teams[0].name))
         for worker in workers:
+            local = worker.name in self.platforms  # a worker this stack builds has its own platform and store
             validator_image = self._validator_image(worker.kind)
-            if validator_image:
+            if validator_image and not local:
                 # The pools' validators; the owning stack's platform has the account, rights and policy.
                 from sahab.components.kubernetes.node_validator import NodeValidator, NodeValidatorArgs
 
                 NodeValidator(f"{self.fleet_name}-{worker.name}-node-validator", NodeValidatorArgs(
                     image=validator_image, pools=worker.pools, shared=False),
                     opts=pulumi.ResourceOptions(parent=self, providers={"kubernetes": worker.provider}))
-            # The owning stack's checkpoint store on that cluster: a burst run survives losing its cloud nodes.
-            store = referenced_access(self.clusters[worker.name])
+            # The checkpoint store on that cluster (the schema's burst rule sees that there is one): a burst run
+            # survives losing its cloud nodes.
+            store = self.checkpoint_stores[worker.name] if local else referenced_access(self.clusters[worker.name])
             for pool in worker.pools:
                 self.training_jobs[pool.name] = TrainingJob(
                     f"{self.fleet_name}-{pool.name}-training", TrainingJobArgs(

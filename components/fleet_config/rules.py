@@ -840,6 +840,13 @@ def burst(fleet: FleetConfig) -> Problems:
                               f"allowed: {', '.join(cloud)}")
         elif usable(fleet, named[worker]) and not fleet.pools_of(worker):
             yield ConfigError(f"{path}.workers[{j}]", f"{worker!r} has no node pools in this stack to burst onto")
+        elif usable(fleet, named[worker]) and not named[worker].stack_reference and fleet.workload.enabled:
+            # Another stack's worker keeps its store there (checked against that stack's outputs at plan time).
+            its_cloud = fleet.cloud_of(named[worker])
+            if not any(b.purpose == "checkpoints" and b.cloud == its_cloud for b in fleet.storage.buckets):
+                yield ConfigError(f"{path}.workers[{j}]", f"{worker!r} is built by this stack, which keeps no "
+                                  f"`checkpoints` bucket on {its_cloud}: a burst run would lose its checkpoints with "
+                                  f"its nodes; add one to storage.buckets, or set the cluster's stack_reference")
     if len(set(spec.workers)) != len(spec.workers):
         yield ConfigError(f"{path}.workers", "each worker once")
 
