@@ -841,7 +841,7 @@ def burst(fleet: FleetConfig) -> Problems:
         elif usable(fleet, named[worker]) and not fleet.pools_of(worker):
             yield ConfigError(f"{path}.workers[{j}]", f"{worker!r} has no node pools in this stack to burst onto")
         elif usable(fleet, named[worker]) and not named[worker].stack_reference and fleet.workload.enabled:
-            # Another stack's worker keeps its store there (checked against that stack's outputs at plan time).
+            # Its Jobs write to this stack's own store (another stack's worker: that stack's, checked at plan time).
             its_cloud = fleet.cloud_of(named[worker])
             if not any(b.purpose == "checkpoints" and b.cloud == its_cloud for b in fleet.storage.buckets):
                 yield ConfigError(f"{path}.workers[{j}]", f"{worker!r} is built by this stack, which keeps no "
