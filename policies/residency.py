@@ -887,6 +887,9 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
         if _ARM_ID.match(value) and any(p in value.lower() for p in DATA_SINK_PROVIDERS) \
                 and "/locations/" not in value.lower():
             yield path, "sink", value
+        if view.package == "kubernetes" and view.type not in HELM_TYPES:
+            for bucket in object_store_buckets(value):
+                yield path, "bucket-url", bucket
         return
     if isinstance(value, dict):
         statements = _policy_statements(value)
@@ -905,6 +908,88 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
     if isinstance(value, (list, tuple)):
         for i, child in enumerate(value):
             yield from _scan(child, f"{path}[{i}]", view, depth + 1, inbound)
+
+
+# A bucket a workload's own text names (a container's command, args or env, a ConfigMap's data): `s3://` (and
+# Hadoop's `s3a://`, `s3n://`), S3's global endpoint (`bucket.s3.amazonaws.com`, `s3.amazonaws.com/bucket`), whose
+# host shows no region, and `gs://` (Google Cloud Storage). A regional S3 host names its region and is placed as
+# any host is; Helm values are read by the charts' own model (egress.chart_entries).
+_BUCKET_URL = re.compile(r"(?<![a-z0-9+.-])(s3|s3a|s3n|gs)://([a-z0-9][a-z0-9._-]{1,254})", re.I)
+_S3_GLOBAL_VIRTUAL = re.compile(r"(?<![\w.-])([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\.s3(?:-external-1)?\.amazonaws\.com"
+                                r"(?![\w-])", re.I)
+_S3_GLOBAL_PATH = re.compile(r"(?<![\w.-])s3(?:-external-1)?\.amazonaws\.com/([a-z0-9][a-z0-9._-]{1,62})", re.I)
+
+
+@dataclass(frozen=True)
+class BucketName:
+    store: str  # "s3" or "gs"
+    name: str
+
+    def url(self) -> str:
+        return f"{self.store}://{self.name}"
+
+
+def object_store_buckets(text: str) -> list[BucketName]:
+    """The S3 and Google Cloud Storage buckets a text names by URL or by S3's global host."""
+    if len(text) > 20000:
+        return []
+    found = [BucketName("gs" if m.group(1).lower() == "gs" else "s3", m.group(2).lower())
+             for m in _BUCKET_URL.finditer(text)]
+    found += [BucketName("s3", m.group(1).lower()) for m in _S3_GLOBAL_VIRTUAL.finditer(text)]
+    found += [BucketName("s3", m.group(1).lower()) for m in _S3_GLOBAL_PATH.finditer(text)]
+    return list(dict.fromkeys(found))
+
+
+# The settings an S3 client takes another endpoint from (AWS SDKs: `AWS_ENDPOINT_URL`, `AWS_ENDPOINT_URL_S3`; the
+# AWS CLI's `--endpoint-url`; `S3_ENDPOINT`, `MLFLOW_S3_ENDPOINT_URL` and the like): with one, `s3://bucket` is a bucket
+# of that store (a site's MinIO or Ceph), whose host the scan of places judges, not one of Amazon S3.
+_S3_ENDPOINT_NAME = re.compile(r"^(?:AWS_ENDPOINT_URL(?:_S3)?|\w*S3\w*ENDPOINT\w*|\w*ENDPOINT\w*S3\w*)$", re.I)
+
+
+def names_s3_endpoint(value: Any, depth: int = 0) -> bool:
+    """Whether a workload's inputs give its S3 clients another endpoint: an environment variable or a
+    ConfigMap key of such a name, or the AWS CLI's `--endpoint-url`."""
+    value = _unwrap(value)
+    if depth > 14:
+        return False
+    if isinstance(value, str):
+        return value == "--endpoint-url" or value.startswith("--endpoint-url=")
+    if isinstance(value, dict):
+        name = _unwrap(value.get("name"))
+        if isinstance(name, str) and _S3_ENDPOINT_NAME.match(name):
+            return True
+        return any((isinstance(k, str) and _S3_ENDPOINT_NAME.match(k)) or names_s3_endpoint(v, depth + 1)
+                   for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(names_s3_endpoint(v, depth + 1) for v in value)
+    return False
+
+
+STACK_REFERENCE = "pulumi:pulumi:StackReference"
+
+
+def _from_another_stack(view: ResourceView, ctx: Context, path: str) -> bool:
+    """Whether the input's value came from another stack's outputs (a StackReference): that stack's gate judges
+    the resources it exports, as a burst stack's Jobs write to the checkpoint store of the stack that owns them."""
+    top = str(_path_steps(path)[0]) if path else ""
+    return any((r := ctx.by_urn(urn)) is not None and r.type == STACK_REFERENCE
+               for urn in view.property_dependencies.get(top, ()))
+
+
+def _bucket_problem(bucket: BucketName, text: str, view: ResourceView, ctx: Context, path: str) -> str | None:
+    """Why a bucket a workload names is not shown to be in the allowed places; None when it is, when it is a bucket
+    of this program (its own place rule judges it) or another stack's export, or when the workload names another
+    S3 endpoint."""
+    if any(_allowed_destination(v, ctx) for v in (text, bucket.url(), f"arn:aws:s3:::{bucket.name}")) \
+            or _from_another_stack(view, ctx, path):
+        return None
+    if bucket.store == "gs":
+        return f"the Google Cloud Storage bucket {bucket.name!r} ({bucket.url()}), which a bucket name does not " \
+               "place and no resource of this program is"
+    if program_bucket(bucket.name, ctx) is not None or names_s3_endpoint(view.props):
+        return None
+    return f"the S3 bucket {bucket.name!r}, which this program does not create (a bucket name carries no region), " \
+           "on Amazon S3 (the workload names no other S3 endpoint)"
 
 
 def _azure_store_hosts(value: str, host: str | None) -> list[str]:
@@ -1215,6 +1300,13 @@ def reference_findings(view: ResourceView, ctx: Context) -> Iterator[str]:
             reported.add(path)
             yield f"`{path}` names {what}, the host of an Azure data store this program does not create; its " \
                   "place cannot be shown, so it fails closed"
+        elif kind == "bucket-url":
+            value = lookup(props, *_path_steps(path))
+            problem = _bucket_problem(what, value if isinstance(value, str) else what.url(), view, ctx, path)
+            if problem is None:
+                continue
+            reported.add(path)
+            yield f"`{path}` sends data to {problem}; its place cannot be shown, so it fails closed"
         elif kind == "store-host":
             value = lookup(props, *_path_steps(path))
             problem = _host_problem(what, ctx)
