@@ -912,12 +912,13 @@ def _scan(value: Any, path: str, view: ResourceView, depth: int = 0,
 
 # A bucket a workload's own text names (a container's command, args or env, a ConfigMap's data): `s3://` (and
 # Hadoop's `s3a://`, `s3n://`), S3's global endpoint (`bucket.s3.amazonaws.com`, `s3.amazonaws.com/bucket`), whose
-# host shows no region, and `gs://` (Google Cloud Storage). A regional S3 host names its region and is placed as
-# any host is; Helm values are read by the charts' own model (egress.chart_entries).
+# host shows no region, a bucket's ARN (which carries none), and `gs://` (Google Cloud Storage). A regional S3 host
+# names its region and is placed as any host is; Helm values are read by the charts' own model (egress.chart_entries).
 _BUCKET_URL = re.compile(r"(?<![a-z0-9+.-])(s3|s3a|s3n|gs)://([a-z0-9][a-z0-9._-]{1,254})", re.I)
 _S3_GLOBAL_VIRTUAL = re.compile(r"(?<![\w.-])([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])\.s3(?:-external-1)?\.amazonaws\.com"
                                 r"(?![\w-])", re.I)
 _S3_GLOBAL_PATH = re.compile(r"(?<![\w.-])s3(?:-external-1)?\.amazonaws\.com/([a-z0-9][a-z0-9._-]{1,62})", re.I)
+_S3_BUCKET_ARN = re.compile(r"(?<![\w-])arn:aws[a-z-]*:s3:::([a-z0-9][a-z0-9._-]{1,62})", re.I)
 
 
 @dataclass(frozen=True)
@@ -937,6 +938,7 @@ def object_store_buckets(text: str) -> list[BucketName]:
              for m in _BUCKET_URL.finditer(text)]
     found += [BucketName("s3", m.group(1).lower()) for m in _S3_GLOBAL_VIRTUAL.finditer(text)]
     found += [BucketName("s3", m.group(1).lower()) for m in _S3_GLOBAL_PATH.finditer(text)]
+    found += [BucketName("s3", m.group(1).lower()) for m in _S3_BUCKET_ARN.finditer(text)]
     return list(dict.fromkeys(found))
 
 

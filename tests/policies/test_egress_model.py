@@ -300,6 +300,7 @@ def test_the_endpoint_table_is_fresh_and_sourced():
     ("fra1.digitaloceanspaces.com", True),
     ("d111111abcdef8.cloudfront.net", True),
     ("prometheus-prod-01-prod-eu-west-0.grafana.net", True),
+    ("api.wandb.ai", True),
     ("s3.me-central-1.amazonaws.com", False),
     ("ns.compat.objectstorage.me-dubai-1.oraclecloud.com", False),
 ])

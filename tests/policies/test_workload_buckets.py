@@ -23,6 +23,7 @@ ME = {"aws:region": "me-central-1"}
     ("https://Partner-Exports.s3.amazonaws.com/models/", [BucketName("s3", "partner-exports")]),
     ("https://s3.amazonaws.com/partner-exports/models", [BucketName("s3", "partner-exports")]),
     ("gsutil rsync /data gs://archive/research", [BucketName("gs", "archive")]),
+    ("arn:aws:s3:::partner-ckpt/run-7", [BucketName("s3", "partner-ckpt")]),
     # a regional host names its region, which the scan of places judges; a word ending in s3 is no scheme
     ("https://ckpt.s3.eu-west-1.amazonaws.com/x", []),
     ("mys3://not-a-bucket", []),
