@@ -931,7 +931,7 @@ class BucketName:
 
 
 def object_store_buckets(text: str) -> list[BucketName]:
-    """The S3 and Google Cloud Storage buckets a text names by URL or by S3's global host."""
+    """The S3 and Google Cloud Storage buckets a text names: by URL, by S3's global host or by a bucket ARN."""
     if len(text) > 20000:
         return []
     found = [BucketName("gs" if m.group(1).lower() == "gs" else "s3", m.group(2).lower())
