@@ -605,7 +605,8 @@ def _is_reference(words: list[str], owner: list[str] = ()) -> bool:
 
 
 def _is_key(words: list[str], annotation: str) -> bool:
-    """A reference to an at-rest encryption key: `kmsKeyId`, `keyVaultKeyUri`, `diskEncryptionSetId`, ..."""
+    """A reference to an at-rest encryption key: `kmsKeyId`, `keyVaultKeyUri`, `diskEncryptionSetId`,
+    `volumeEncryptionKey`, ..."""
     if not _is_text(annotation) or TRANSIT_WORDS & set(words) or words[-1] == "name":
         return False
     ws = set(words)
@@ -614,6 +615,10 @@ def _is_key(words: list[str], annotation: str) -> bool:
     if "key" in ws and "vault" in ws and ws & KEY_REFERENCE:
         return True
     if {"disk", "encryption", "set"} <= ws:
+        return True
+    if {"encryption", "key"} <= ws and "client" not in ws and (words[-1] == "key" or ws & KEY_REFERENCE):
+        # `volumeEncryptionKey`, `encryptionKeyArn`, `keyEncryptionKeyUrl`; a client-side key (Cosmos DB's
+        # `clientEncryptionKeyId`) encrypts chosen fields, not the store.
         return True
     return {"customer", "managed", "key"} <= ws
 

@@ -179,6 +179,40 @@ def _mail_s3_actions(view: ResourceView, ctx: Context) -> list[Point]:
             for i, action in enumerate(items(view.props, "s3Actions"))]
 
 
+def _workspace(view: ResourceView, ctx: Context) -> list[Point]:
+    """A WorkSpace's root and user volumes: each encrypted only when its switch is on (off by default), both under
+    `volumeEncryptionKey` (AWS's `aws/workspaces` key when unset)."""
+    key = lookup(view.props, "volumeEncryptionKey")
+    return [Point(f"`{flag}`/`volumeEncryptionKey`", lookup(view.props, flag), key, "volumeEncryptionKey")
+            for flag in ("rootVolumeEncryptionEnabled", "userVolumeEncryptionEnabled")]
+
+
+def _drs_template(view: ResourceView, ctx: Context) -> list[Point]:
+    """The replicated disks: `ebsEncryption: DEFAULT` is the account's EBS default key, `CUSTOM` the given key."""
+    kind = lookup(view.props, "ebsEncryption")
+    key = lookup(view.props, "ebsEncryptionKeyArn") if kind in ("CUSTOM", UNKNOWN) else MISSING
+    return [Point("`ebsEncryption`/`ebsEncryptionKeyArn`", True, key, "ebsEncryptionKeyArn")]
+
+
+def _key_when_given(*path: str) -> Points:
+    """A key for data the service writes into a store of the program's choosing (an S3 bucket, a log group): that
+    store's own encryption holds when no key is given; a key that is given must be held in an allowed place."""
+    def points(view: ResourceView, ctx: Context) -> list[Point]:
+        key = lookup(view.props, *path)
+        return [] if key is MISSING else [Point(f"`{'.'.join(path)}`", True, key, path[0])]
+
+    return points
+
+
+def _emr_serverless(view: ResourceView, ctx: Context) -> list[Point]:
+    """Job logs: in EMR's own managed persistence (30 days, an AWS-owned key unless one is given), the program's
+    bucket or its log group (that store's key unless one is given); a key that is given must be held in an allowed
+    place."""
+    return [point for block in ("managedPersistenceMonitoringConfiguration", "s3MonitoringConfiguration",
+                                "cloudwatchLoggingConfiguration")
+            for point in _key_when_given("monitoringConfiguration", block, "encryptionKeyArn")(view, ctx)]
+
+
 AWS_STORES: dict[str, tuple[str, Points]] = {
     "aws:rds/instance:Instance": ("RDS instance", _flag_and_key("storageEncrypted", "kmsKeyId")),
     "aws:rds/cluster:Cluster": ("Aurora/RDS cluster", _flag_and_key("storageEncrypted", "kmsKeyId")),
@@ -243,11 +277,39 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
     "aws:ec2/instance:Instance": ("EC2 instance volumes", _instance),
     "aws:ec2/launchTemplate:LaunchTemplate": ("launch template volumes", _launch_template),
     "aws:eks/nodeGroup:NodeGroup": ("EKS node group disks", _node_group),
+    "aws:workspaces/workspace:Workspace": ("WorkSpace volumes", _workspace),
+    "aws:backup/logicallyAirGappedVault:LogicallyAirGappedVault": ("logically air-gapped backup vault",
+                                                                   _flag_and_key(None, "encryptionKeyArn")),
+    "aws:drs/replicationConfigurationTemplate:ReplicationConfigurationTemplate": ("DRS replicated disks",
+                                                                                   _drs_template),
+    "aws:codebuild/project:Project": ("CodeBuild project (build artifacts)", _flag_and_key(None, "encryptionKey")),
+    "aws:codebuild/reportGroup:ReportGroup": ("CodeBuild report export",
+                                              _key_when_given("exportConfig", "s3Destination", "encryptionKey")),
+    "aws:codeartifact/domain:Domain": ("CodeArtifact domain (packages)", _flag_and_key(None, "encryptionKey")),
+    "aws:customerprofiles/domain:Domain": ("Customer Profiles domain", _flag_and_key(None, "defaultEncryptionKey")),
+    "aws:emr/studio:Studio": ("EMR Studio (workspace and notebook backups)", _flag_and_key(None, "encryptionKeyArn")),
+    "aws:emrserverless/application:Application": ("EMR Serverless application (job logs)", _emr_serverless),
+    "aws:bedrock/agentAgent:AgentAgent": ("Bedrock agent", _flag_and_key(None, "customerEncryptionKeyArn")),
+    "aws:bedrock/agentFlow:AgentFlow": ("Bedrock flow", _flag_and_key(None, "customerEncryptionKeyArn")),
+    "aws:bedrock/agentPrompt:AgentPrompt": ("Bedrock prompt", _flag_and_key(None, "customerEncryptionKeyArn")),
+    "aws:bedrock/agentcoreMemory:AgentcoreMemory": ("Bedrock AgentCore memory",
+                                                    _flag_and_key(None, "encryptionKeyArn")),
+    "aws:bedrock/agentcorePolicyEngine:AgentcorePolicyEngine": ("Bedrock AgentCore policy engine",
+                                                                _flag_and_key(None, "encryptionKeyArn")),
+    "aws:bedrock/agentcoreHarness:AgentcoreHarness": ("Bedrock AgentCore harness memory",
+                                                      _key_when_given("memory", "managedMemoryConfiguration",
+                                                                      "encryptionKeyArn")),
+    "aws:bedrock/evaluationJob:EvaluationJob": ("Bedrock evaluation job",
+                                                _flag_and_key(None, "customerEncryptionKeyId")),
+    "aws:bedrockmodel/invocationJob:InvocationJob": ("Bedrock batch inference output",
+                                                     _key_when_given("outputDataConfig", "s3OutputDataConfig",
+                                                                     "s3EncryptionKeyId")),
 }
 
 
 def _des(*path: str) -> Points:
-    """Azure disks: a disk encryption set (customer-managed key) at `path`."""
+    """An Azure store that always encrypts, with the customer-managed key (a disk encryption set or a Key Vault
+    key) at `path`; none there is a platform key."""
     def points(view: ResourceView, ctx: Context) -> list[Point]:
         return [Point(f"`{'.'.join(path)}`", True, lookup(view.props, *path), path[0])]
 
@@ -345,6 +407,16 @@ def _netapp_volume_group(view: ResourceView, ctx: Context) -> list[Point]:
             for i, volume in enumerate(items(view.props, "volumes"))]
 
 
+def _dev_box_disks(view: ResourceView, ctx: Context) -> list[Point]:
+    """A Dev Center encryption set: Dev Box disks take its key only when `devboxDisksEncryptionEnableStatus` is
+    `Enabled`; otherwise a platform key."""
+    status = lookup(view.props, "devboxDisksEncryptionEnableStatus")
+    key = lookup(view.props, "keyEncryptionKeyUrl") if status in ("Enabled", UNKNOWN) else MISSING
+    return [Point("`devboxDisksEncryptionEnableStatus`/`keyEncryptionKeyUrl`", True, key, "keyEncryptionKeyUrl")]
+
+
+# Azure services that always encrypt at rest, under a platform key unless `customerManagedKeyEncryption` names one.
+CMK_ENCRYPTION = ("encryption", "customerManagedKeyEncryption", "keyEncryptionKeyUrl")
 SQL_PROTECTORS = ("azure-native:sql:EncryptionProtector",)
 AZURE_STORES: dict[str, tuple[str, Points]] = {
     "azure-native:storage:StorageAccount": ("storage account", _storage_account),
@@ -363,6 +435,15 @@ AZURE_STORES: dict[str, tuple[str, Points]] = {
     "azure-native:netapp:Account": ("NetApp account", _netapp_account),
     "azure-native:netapp:CapacityPoolVolume": ("NetApp volume", _netapp_volume),
     "azure-native:netapp:VolumeGroup": ("NetApp volume group", _netapp_volume_group),
+    "azure-native:healthcareapis:FhirService": ("FHIR service (health records)", _des(*CMK_ENCRYPTION)),
+    "azure-native:healthcareapis:DicomService": ("DICOM service (medical images)", _des(*CMK_ENCRYPTION)),
+    "azure-native:redisenterprise:RedisEnterprise": ("Redis Enterprise cluster", _des(*CMK_ENCRYPTION)),
+    "azure-native:fluidrelay:FluidRelayServer": ("Fluid Relay server", _des(*CMK_ENCRYPTION)),
+    "azure-native:devcenter:DevCenter": ("Dev Center", _des(*CMK_ENCRYPTION)),
+    "azure-native:devcenter:EncryptionSet": ("Dev Center encryption set (Dev Box disks)", _dev_box_disks),
+    "azure-native:maps:Account": ("Azure Maps account", _des("properties", *CMK_ENCRYPTION)),
+    "azure-native:onlineexperimentation:OnlineExperimentationWorkspace": (
+        "online experimentation workspace", _des("properties", *CMK_ENCRYPTION)),
 }
 
 
@@ -428,9 +509,10 @@ RELAX_SCHEMA = {RELAX_SETTING: {"type": "boolean", "default": False,
       title="Every AWS data store is encrypted with a customer-managed key held in the UAE",
       description="RDS/Aurora, DocumentDB, Neptune, DynamoDB, EFS, FSx, ElastiCache, MemoryDB, OpenSearch, "
                   "Redshift, Kinesis, Firehose, MSK, SQS, SNS, Secrets Manager, CloudWatch Logs, ECR, Backup "
-                  "vaults, Glue, SageMaker, Timestream, EBS volumes, EC2 instance and launch-template volumes and "
-                  "EKS node-group disks are encrypted at rest with a customer-managed KMS key whose region is "
-                  "allowed.",
+                  "vaults, Glue, SageMaker, Timestream, EBS volumes, EC2 instance and launch-template volumes, "
+                  "EKS node-group disks, WorkSpaces, DRS replicated disks, CodeBuild, CodeArtifact, EMR Studio and "
+                  "Serverless, Customer Profiles and Bedrock agents, flows, prompts, memories and jobs are "
+                  "encrypted at rest with a customer-managed KMS key whose region is allowed.",
       remediation="Create an `aws.kms.Key` (rotation on, single-Region) in me-central-1 and pass its ARN as the "
                   "store's KMS key (`kms_key_id`, `kms_master_key_id`, `kms_key_arn`, ...), with encryption on.",
       severity=Severity.HIGH, frameworks=ENCRYPTION, enforcement=Enforcement.MANDATORY, residency=False,
@@ -442,9 +524,10 @@ def aws_datastore_cmk(ctx: Context):
 @rule(id="SAHAB-AZ-030", name="azure-storage-datastore-encrypted-cmk",
       title="Every Azure data store is encrypted with a customer-managed key held in the UAE",
       description="Storage accounts, managed disks, VM and scale-set OS/data disks, AKS node disks, SQL (TDE "
-                  "protector), Cosmos DB, Synapse, PostgreSQL/MySQL flexible servers and NetApp Files accounts "
-                  "and volumes (their account's key) use a customer-managed key (Key Vault key or disk encryption "
-                  "set) that this program creates in an allowed location.",
+                  "protector), Cosmos DB, Synapse, PostgreSQL/MySQL flexible servers, NetApp Files accounts "
+                  "and volumes (their account's key), FHIR and DICOM services, Redis Enterprise, Fluid Relay, "
+                  "Dev Center, Azure Maps and online experimentation workspaces use a customer-managed key "
+                  "(Key Vault key or disk encryption set) that this program creates in an allowed location.",
       remediation="Create a Key Vault (purge protection on) and key in uaenorth, a disk encryption set for disks, "
                   "and point the store's encryption at them (`encryption.key_source=\"Microsoft.Keyvault\"`, "
                   "`disk_encryption_set_id`, `key_vault_key_uri`, `key_id`).",
