@@ -604,12 +604,17 @@ def _is_reference(words: list[str], owner: list[str] = ()) -> bool:
     return len(words) >= 2 and words[-1] == "name" and words[-2] in NAMED_RESOURCES
 
 
-def _is_key(words: list[str], annotation: str) -> bool:
+def _is_key(words: list[str], annotation: str, block: list[str] = ()) -> bool:
     """A reference to an at-rest encryption key: `kmsKeyId`, `keyVaultKeyUri`, `diskEncryptionSetId`,
-    `volumeEncryptionKey`, ..."""
+    `volumeEncryptionKey`, or a key's id, URI or ARN in a block about encryption (`block`: its words), such as
+    `keyEncryptionKey.keyUrl` or `keyVaultProperties.keyUri`."""
     if not _is_text(annotation) or TRANSIT_WORDS & set(words) or words[-1] == "name":
         return False
     ws = set(words)
+    outer = set(block)
+    if "key" in ws and (words[-1] == "key" or ws & KEY_REFERENCE) and (
+            outer & {"encryption", "cmk"} or {"key", "vault"} <= outer):
+        return True
     if ws & {"kms", "cmk"} and (ws & KEY_REFERENCE or words[-1] in ("key", "keys")):
         return True
     if "key" in ws and "vault" in ws and ws & KEY_REFERENCE:
@@ -732,7 +737,7 @@ def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope,
         public = _public(words, field) if words else None
         if public is not None:
             entry.public[full] = public
-        if words and _is_key(words, field.annotation):
+        if words and _is_key(words, field.annotation, _words(path[-1][0].rstrip("[]{}")) if path else []):
             entry.keys.append(full)
         elif words and _is_transit(words):
             entry.transit.append(full)

@@ -187,19 +187,25 @@ def _workspace(view: ResourceView, ctx: Context) -> list[Point]:
             for flag in ("rootVolumeEncryptionEnabled", "userVolumeEncryptionEnabled")]
 
 
-def _drs_template(view: ResourceView, ctx: Context) -> list[Point]:
-    """The replicated disks: `ebsEncryption: DEFAULT` is the account's EBS default key, `CUSTOM` the given key."""
-    kind = lookup(view.props, "ebsEncryption")
-    key = lookup(view.props, "ebsEncryptionKeyArn") if kind in ("CUSTOM", UNKNOWN) else MISSING
-    return [Point("`ebsEncryption`/`ebsEncryptionKeyArn`", True, key, "ebsEncryptionKeyArn")]
+def _chosen_key(switch: str, customer: str, key: str) -> Points:
+    """A store that always encrypts, under a customer key only when the input at `switch` says so (`customer`, in
+    any case): otherwise the provider's own key."""
+    def points(view: ResourceView, ctx: Context) -> list[Point]:
+        chosen = lookup(view.props, *switch.split("."))
+        mine = chosen is UNKNOWN or (isinstance(chosen, str) and chosen.lower() == customer.lower())
+        return [Point(f"`{switch}`/`{key}`", True, lookup(view.props, *key.split(".")) if mine else MISSING,
+                      key.split(".")[0])]
+
+    return points
 
 
-def _key_when_given(*path: str) -> Points:
-    """A key for data the service writes into a store of the program's choosing (an S3 bucket, a log group): that
-    store's own encryption holds when no key is given; a key that is given must be held in an allowed place."""
+def _key_when_given(*path: str | int) -> Points:
+    """A key for data the service writes into a store of the program's choosing (an S3 bucket, a log group), or for
+    a configuration that holds no one's data (a firewall's rules): the store's own encryption, or the service's key,
+    holds when no key is given; a key that is given must be held in an allowed place."""
     def points(view: ResourceView, ctx: Context) -> list[Point]:
         key = lookup(view.props, *path)
-        return [] if key is MISSING else [Point(f"`{'.'.join(path)}`", True, key, path[0])]
+        return [] if key is MISSING else [Point(f"`{'.'.join(map(str, path))}`", True, key, str(path[0]))]
 
     return points
 
@@ -280,8 +286,9 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
     "aws:workspaces/workspace:Workspace": ("WorkSpace volumes", _workspace),
     "aws:backup/logicallyAirGappedVault:LogicallyAirGappedVault": ("logically air-gapped backup vault",
                                                                    _flag_and_key(None, "encryptionKeyArn")),
-    "aws:drs/replicationConfigurationTemplate:ReplicationConfigurationTemplate": ("DRS replicated disks",
-                                                                                   _drs_template),
+    # `DEFAULT`: the account's EBS default key.
+    "aws:drs/replicationConfigurationTemplate:ReplicationConfigurationTemplate": (
+        "DRS replicated disks", _chosen_key("ebsEncryption", "CUSTOM", "ebsEncryptionKeyArn")),
     "aws:codebuild/project:Project": ("CodeBuild project (build artifacts)", _flag_and_key(None, "encryptionKey")),
     "aws:codebuild/reportGroup:ReportGroup": ("CodeBuild report export",
                                               _key_when_given("exportConfig", "s3Destination", "encryptionKey")),
@@ -304,6 +311,20 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
     "aws:bedrockmodel/invocationJob:InvocationJob": ("Bedrock batch inference output",
                                                      _key_when_given("outputDataConfig", "s3OutputDataConfig",
                                                                      "s3EncryptionKeyId")),
+    "aws:kinesisanalyticsv2/application:Application": ("Managed Flink application (state and snapshots)", _chosen_key(
+        "applicationConfiguration.applicationEncryptionConfiguration.keyType", "CUSTOMER_MANAGED_KEY",
+        "applicationConfiguration.applicationEncryptionConfiguration.keyId")),
+    "aws:connect/instanceStorageConfig:InstanceStorageConfig": ("Connect recordings and transcripts", lambda v, c: [
+        *_key_when_given("storageConfig", "s3Config", "encryptionConfig", "keyId")(v, c),
+        *_key_when_given("storageConfig", "kinesisVideoStreamConfig", "encryptionConfig", "keyId")(v, c)]),
+    "aws:networkfirewall/firewall:Firewall": ("Network Firewall", _key_when_given("encryptionConfiguration",
+                                                                                  "keyId")),
+    "aws:networkfirewall/firewallPolicy:FirewallPolicy": ("Network Firewall policy",
+                                                          _key_when_given("encryptionConfiguration", "keyId")),
+    "aws:networkfirewall/ruleGroup:RuleGroup": ("Network Firewall rule group",
+                                                _key_when_given("encryptionConfiguration", "keyId")),
+    "aws:networkfirewall/tlsInspectionConfiguration:TlsInspectionConfiguration": (
+        "Network Firewall TLS inspection configuration", _key_when_given("encryptionConfigurations", 0, "keyId")),
 }
 
 
@@ -444,6 +465,29 @@ AZURE_STORES: dict[str, tuple[str, Points]] = {
     "azure-native:maps:Account": ("Azure Maps account", _des("properties", *CMK_ENCRYPTION)),
     "azure-native:onlineexperimentation:OnlineExperimentationWorkspace": (
         "online experimentation workspace", _des("properties", *CMK_ENCRYPTION)),
+    "azure-native:storagecache:AmlFilesystem": ("Azure Managed Lustre file system",
+                                                _des("encryptionSettings", "keyEncryptionKey", "keyUrl")),
+    "azure-native:storagecache:Cache": ("HPC Cache", _des("encryptionSettings", "keyEncryptionKey", "keyUrl")),
+    "azure-native:recoveryservices:Vault": ("Recovery Services vault (backups)",
+                                            _des("properties", "encryption", "keyVaultProperties", "keyUri")),
+    "azure-native:dataprotection:BackupVault": ("Data Protection backup vault", _des("properties", "securitySettings",
+                                                                     "encryptionSettings", "keyVaultProperties",
+                                                                     "keyUri")),
+    "azure-native:appconfiguration:ConfigurationStore": ("App Configuration store",
+                                                         _des("encryption", "keyVaultProperties", "keyIdentifier")),
+    "azure-native:batch:BatchAccount": ("Batch account", _chosen_key("encryption.keySource", "Microsoft.KeyVault",
+                                                                     "encryption.keyVaultProperties.keyIdentifier")),
+    "azure-native:storage:EncryptionScope": ("storage encryption scope", _chosen_key(
+        "source", "Microsoft.KeyVault", "keyVaultProperties.keyUri")),
+    "azure-native:dbforpostgresql:ServerGroupCluster": ("Cosmos DB for PostgreSQL cluster", _chosen_key(
+        "dataEncryption.type", "AzureKeyVault", "dataEncryption.primaryKeyUri")),
+    "azure-native:databasefleetmanager:FleetDatabase": ("fleet database (TDE)", _des(
+        "properties", "transparentDataEncryption", "keyUri")),
+    "azure-native:loadtestservice:LoadTest": ("Azure Load Testing resource", _des("encryption", "keyUrl")),
+    "azure-native:manufacturingplatform:ManufacturingDataService": ("Manufacturing Data Service",
+                                                                    _des("properties", "cmkProfile", "keyUri")),
+    # One instance of a scale set, with the same storage profile as a virtual machine.
+    "azure-native:compute:VirtualMachineScaleSetVM": ("scale set instance disks", _vm),
 }
 
 
@@ -511,8 +555,9 @@ RELAX_SCHEMA = {RELAX_SETTING: {"type": "boolean", "default": False,
                   "Redshift, Kinesis, Firehose, MSK, SQS, SNS, Secrets Manager, CloudWatch Logs, ECR, Backup "
                   "vaults, Glue, SageMaker, Timestream, EBS volumes, EC2 instance and launch-template volumes, "
                   "EKS node-group disks, WorkSpaces, DRS replicated disks, CodeBuild, CodeArtifact, EMR Studio and "
-                  "Serverless, Customer Profiles and Bedrock agents, flows, prompts, memories and jobs are "
-                  "encrypted at rest with a customer-managed KMS key whose region is allowed.",
+                  "Serverless, Customer Profiles, Bedrock agents, flows, prompts, memories and jobs, Managed "
+                  "Flink and Connect recordings are encrypted at rest with a customer-managed KMS key whose region "
+                  "is allowed (a Network Firewall's key, when one is given, too).",
       remediation="Create an `aws.kms.Key` (rotation on, single-Region) in me-central-1 and pass its ARN as the "
                   "store's KMS key (`kms_key_id`, `kms_master_key_id`, `kms_key_arn`, ...), with encryption on.",
       severity=Severity.HIGH, frameworks=ENCRYPTION, enforcement=Enforcement.MANDATORY, residency=False,
@@ -526,8 +571,11 @@ def aws_datastore_cmk(ctx: Context):
       description="Storage accounts, managed disks, VM and scale-set OS/data disks, AKS node disks, SQL (TDE "
                   "protector), Cosmos DB, Synapse, PostgreSQL/MySQL flexible servers, NetApp Files accounts "
                   "and volumes (their account's key), FHIR and DICOM services, Redis Enterprise, Fluid Relay, "
-                  "Dev Center, Azure Maps and online experimentation workspaces use a customer-managed key "
-                  "(Key Vault key or disk encryption set) that this program creates in an allowed location.",
+                  "Dev Center, Azure Maps, online experimentation workspaces, Managed Lustre and HPC Cache, "
+                  "Recovery Services and Data Protection backup vaults, App Configuration, Batch, storage "
+                  "encryption scopes, Cosmos DB for PostgreSQL, fleet databases, Load Testing and Manufacturing "
+                  "Data Services use a customer-managed key (Key Vault key or disk encryption set) that this "
+                  "program creates in an allowed location.",
       remediation="Create a Key Vault (purge protection on) and key in uaenorth, a disk encryption set for disks, "
                   "and point the store's encryption at them (`encryption.key_source=\"Microsoft.Keyvault\"`, "
                   "`disk_encryption_set_id`, `key_vault_key_uri`, `key_id`).",

@@ -1,6 +1,8 @@
 """Stores whose SDK names their at-rest key `...EncryptionKey...` (a WorkSpace's `volumeEncryptionKey`, a Bedrock
-agent's `customerEncryptionKeyArn`, an Azure FHIR service's `keyEncryptionKeyUrl`): the model reads them as data
-stores, and the encryption rules judge them (an unencrypted WorkSpace once passed the whole pack)."""
+agent's `customerEncryptionKeyArn`, an Azure FHIR service's `keyEncryptionKeyUrl`) or holds it as a key id, URI or
+URL in a block about encryption (Azure Managed Lustre's `encryptionSettings.keyEncryptionKey.keyUrl`): the model
+reads them as data stores, and the encryption rules judge them (an unencrypted WorkSpace once passed the whole
+pack)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,11 @@ WORKSPACE = "aws:workspaces/workspace:Workspace"
     ("aws:customerprofiles/domain:Domain", "defaultEncryptionKey"),
     ("azure-native:healthcareapis:FhirService", "encryption.customerManagedKeyEncryption.keyEncryptionKeyUrl"),
     ("azure-native:devcenter:EncryptionSet", "keyEncryptionKeyUrl"),
+    # A key's id, URI or URL inside a block about encryption.
+    ("azure-native:storagecache:AmlFilesystem", "encryptionSettings.keyEncryptionKey.keyUrl"),
+    ("azure-native:recoveryservices:Vault", "properties.encryption.keyVaultProperties.keyUri"),
+    ("aws:kinesisanalyticsv2/application:Application",
+     "applicationConfiguration.applicationEncryptionConfiguration.keyId"),
 ])
 def test_a_key_named_encryption_key_marks_a_data_store(type_, key):
     assert key in key_paths(type_)
@@ -148,3 +155,37 @@ def test_the_open_world_rule_no_longer_calls_these_stores_unjudged():
     connector = azure("azure-native:awsconnector:CodeBuildProject", {"location": "uaenorth", "properties": {
         "awsProperties": {"encryptionKey": KEY_ARN}}})
     assert run("cloud-all-datastore-judged", Stack([connector]))
+
+
+def test_managed_lustre_for_training_data_needs_the_programs_key():
+    vault = azure("azure-native:keyvault:Vault", {"location": "uaenorth", "vaultName": "lustre-kv"}, name="kv")
+    lustre = "azure-native:storagecache:AmlFilesystem"
+    props = {"location": "uaenorth", "storageCapacityTiB": 16, "sku": {"name": "AMLFS-Durable-Premium-125"}}
+    keyed = {**props, "encryptionSettings": {"keyEncryptionKey": {
+        "keyUrl": "https://lustre-kv.vault.azure.net/keys/amlfs/1", "sourceVault": {"id": "kv"}}}}
+    assert run(AZURE_CMK, Stack([azure(lustre, props)]))
+    assert run(AZURE_CMK, Stack([vault, azure(lustre, keyed, deps={"encryptionSettings": ["kv"]})])) == []
+
+
+@pytest.mark.parametrize(("source", "fails"), [("Microsoft.Batch", True), ("microsoft.keyvault", False),
+                                              (UNKNOWN, False)])
+def test_a_batch_account_takes_its_vault_key_only_when_its_key_source_says_so(source, fails):
+    vault = azure("azure-native:keyvault:Vault", {"location": "uaenorth", "vaultName": "batch-kv"}, name="kv")
+    account = azure("azure-native:batch:BatchAccount", {"location": "uaenorth", "encryption": {
+        "keySource": source, "keyVaultProperties": {"keyIdentifier": "https://batch-kv.vault.azure.net/keys/b"}}},
+        deps={"encryption": ["kv"]})
+    assert bool(run(AZURE_CMK, Stack([vault, account]))) == fails
+
+
+def test_a_firewalls_configuration_key_is_judged_only_when_one_is_given():
+    def firewall(**encryption):
+        props = {"name": "egress", "firewallPolicyArn": "arn:aws:network-firewall:me-central-1:1:firewall-policy/p",
+                 "vpcId": "vpc-1"}
+        if encryption:
+            props["encryptionConfiguration"] = encryption
+        return Res("aws:networkfirewall/firewall:Firewall", props, provider=ME)
+
+    assert run(AWS_CMK, firewall()) == []  # AWS's own key for rules that hold no one's data
+    assert run(AWS_CMK, firewall(type="CUSTOMER_KMS", keyId=KEY_ARN)) == []
+    assert run(AWS_CMK, firewall(type="CUSTOMER_KMS", keyId=KEY_ABROAD))
+    assert run("cloud-all-datastore-judged", firewall()) == []
