@@ -486,6 +486,8 @@ AZURE_STORES: dict[str, tuple[str, Points]] = {
     "azure-native:loadtestservice:LoadTest": ("Azure Load Testing resource", _des("encryption", "keyUrl")),
     "azure-native:manufacturingplatform:ManufacturingDataService": ("Manufacturing Data Service",
                                                                     _des("properties", "cmkProfile", "keyUri")),
+    # Its TDE protector: `keyId`, a Key Vault key (no separate protector resource for a managed instance).
+    "azure-native:sql:ManagedInstance": ("SQL managed instance (TDE)", _des("keyId")),
     # One instance of a scale set, with the same storage profile as a virtual machine.
     "azure-native:compute:VirtualMachineScaleSetVM": ("scale set instance disks", _vm),
 }
@@ -573,9 +575,9 @@ def aws_datastore_cmk(ctx: Context):
                   "and volumes (their account's key), FHIR and DICOM services, Redis Enterprise, Fluid Relay, "
                   "Dev Center, Azure Maps, online experimentation workspaces, Managed Lustre and HPC Cache, "
                   "Recovery Services and Data Protection backup vaults, App Configuration, Batch, storage "
-                  "encryption scopes, Cosmos DB for PostgreSQL, fleet databases, Load Testing and Manufacturing "
-                  "Data Services use a customer-managed key (Key Vault key or disk encryption set) that this "
-                  "program creates in an allowed location.",
+                  "encryption scopes, Cosmos DB for PostgreSQL, fleet databases, Load Testing, Manufacturing "
+                  "Data Services and SQL managed instances use a customer-managed key (Key Vault key or disk "
+                  "encryption set) that this program creates in an allowed location.",
       remediation="Create a Key Vault (purge protection on) and key in uaenorth, a disk encryption set for disks, "
                   "and point the store's encryption at them (`encryption.key_source=\"Microsoft.Keyvault\"`, "
                   "`disk_encryption_set_id`, `key_vault_key_uri`, `key_id`).",

@@ -189,3 +189,14 @@ def test_a_firewalls_configuration_key_is_judged_only_when_one_is_given():
     assert run(AWS_CMK, firewall(type="CUSTOMER_KMS", keyId=KEY_ARN)) == []
     assert run(AWS_CMK, firewall(type="CUSTOMER_KMS", keyId=KEY_ABROAD))
     assert run("cloud-all-datastore-judged", firewall()) == []
+
+
+def test_a_sql_managed_instance_protects_its_databases_with_the_programs_vault_key():
+    vault = azure("azure-native:keyvault:Vault", {"location": "uaenorth", "vaultName": "sql-kv"}, name="kv")
+    props = {"location": "uaenorth", "subnetId": "/subscriptions/s/resourceGroups/n/providers/Microsoft.Network/"
+             "virtualNetworks/v/subnets/sqlmi", "sku": {"name": "GP_Gen5"}}
+    found = run(AZURE_CMK, Stack([azure("azure-native:sql:ManagedInstance", props)]))
+    assert found and "SQL managed instance" in found[0][0] and "provider-managed" in found[0][0]
+    keyed = azure("azure-native:sql:ManagedInstance", {**props, "keyId": "https://sql-kv.vault.azure.net/keys/tde/1"},
+                  deps={"keyId": ["kv"]})
+    assert run(AZURE_CMK, Stack([vault, keyed])) == []
