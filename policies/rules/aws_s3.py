@@ -26,6 +26,10 @@ from ..core import (
 )
 
 BUCKET_TYPES = ("aws:s3/bucket:Bucket", "aws:s3/bucketV2:BucketV2")
+# S3 Express One Zone: blocks public access and has no PublicAccessBlock, but takes the same default encryption
+# (SSE-S3 unless a BucketServerSideEncryptionConfiguration sets SSE-KMS); training data is what it is for.
+DIRECTORY_BUCKET_TYPES = ("aws:s3/directoryBucket:DirectoryBucket",)
+ENCRYPTED_BUCKET_TYPES = (*BUCKET_TYPES, *DIRECTORY_BUCKET_TYPES)
 SSE_TYPES = ("aws:s3/bucketServerSideEncryptionConfiguration:BucketServerSideEncryptionConfiguration",
              "aws:s3/bucketServerSideEncryptionConfigurationV2:BucketServerSideEncryptionConfigurationV2")
 POLICY_TYPES = ("aws:s3/bucketPolicy:BucketPolicy",)
@@ -73,10 +77,10 @@ def attached_to(bucket: ResourceView, ctx: Context, *types: str) -> list[Resourc
         if isinstance(value, str) and (value == bucket.urn or value in bucket.identities):
             found.append(r)
             continue
-        if isinstance(value, str) and ctx.resolve(value, (), BUCKET_TYPES) is not None:
+        if isinstance(value, str) and ctx.resolve(value, (), ENCRYPTED_BUCKET_TYPES) is not None:
             continue  # it names another bucket of the stack
         sources = [u for u in r.property_dependencies.get("bucket", ())
-                   if (b := ctx.by_urn(u)) is not None and b.type in BUCKET_TYPES]
+                   if (b := ctx.by_urn(u)) is not None and b.type in ENCRYPTED_BUCKET_TYPES]
         if sources == [bucket.urn]:
             found.append(r)
     return found
@@ -100,15 +104,16 @@ def _encryption_verdict(bucket: ResourceView, ctx: Context) -> str | None:
 
 @rule(id="SAHAB-AWS-010", name="aws-s3-bucket-sse-kms-cmk",
       title="S3 buckets are encrypted with SSE-KMS under a customer-managed key",
-      description="Every S3 bucket has default encryption SSE-KMS with a customer-managed KMS key, set inline or "
-                  "by a separate BucketServerSideEncryptionConfiguration that names the bucket.",
+      description="Every S3 bucket, directory buckets (S3 Express One Zone) included, has default encryption "
+                  "SSE-KMS with a customer-managed KMS key, set inline or by a separate "
+                  "BucketServerSideEncryptionConfiguration that names the bucket.",
       remediation="Add `aws.s3.BucketServerSideEncryptionConfiguration(bucket=bucket.id, rules=[{"
                   "\"apply_server_side_encryption_by_default\": {\"sse_algorithm\": \"aws:kms\", "
                   "\"kms_master_key_id\": key.arn}, \"bucket_key_enabled\": True}])` with a key you create.",
       severity=Severity.HIGH, frameworks=ENCRYPTION, enforcement=Enforcement.MANDATORY, residency=False,
-      unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack", covers=(*BUCKET_TYPES, *SSE_TYPES))
+      unknown=Unknown.FAILS_AFTER_UPDATE, scope="stack", covers=(*ENCRYPTED_BUCKET_TYPES, *SSE_TYPES))
 def aws_s3_sse_kms(ctx: Context):
-    for bucket in ctx.of_type(*BUCKET_TYPES):
+    for bucket in ctx.of_type(*ENCRYPTED_BUCKET_TYPES):
         problem = _encryption_verdict(bucket, ctx)
         if problem:
             yield Finding(f"bucket {bucket.name!r}: {problem}", bucket.urn)
