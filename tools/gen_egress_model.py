@@ -604,27 +604,29 @@ def _is_reference(words: list[str], owner: list[str] = ()) -> bool:
     return len(words) >= 2 and words[-1] == "name" and words[-2] in NAMED_RESOURCES
 
 
-def _is_key(words: list[str], annotation: str, block: list[str] = ()) -> bool:
+def _is_key(words: list[str], annotation: str, outer: list[str] = ()) -> bool:
     """A reference to an at-rest encryption key: `kmsKeyId`, `keyVaultKeyUri`, `diskEncryptionSetId`,
-    `volumeEncryptionKey`, or a key's id, URI or ARN in a block about encryption (`block`: its words), such as
-    `keyEncryptionKey.keyUrl` or `keyVaultProperties.keyUri`."""
+    `volumeEncryptionKey`, or a key's or its vault's id, URI or ARN inside a block about encryption (`outer`: the
+    words of the blocks it sits in), such as `keyEncryptionKey.keyUrl` or `encryption.keyVaultProperties.keyUri`. A
+    vault named elsewhere (`secrets[].keyVaultUrl`, a certificate's `keyVaultId`) holds secrets, not the store's
+    key."""
     if not _is_text(annotation) or TRANSIT_WORDS & set(words) or words[-1] == "name":
         return False
     ws = set(words)
-    outer = set(block)
-    if "key" in ws and (words[-1] == "key" or ws & KEY_REFERENCE) and (
-            outer & {"encryption", "cmk"} or {"key", "vault"} <= outer):
+    blocks = set(outer)
+    if ws & {"client", "public"} or blocks & {"client", "secret", "password", "certificate", "credentials"}:
+        return False  # a client-side field key (Cosmos DB), a public key, or a vault holding a secret
+    about_encryption = blocks & {"encryption", "cmk", "cmek", "kms"} or {"key", "vault", "properties"} <= blocks
+    if "key" in ws and (words[-1] == "key" or ws & KEY_REFERENCE) and about_encryption:
         return True
-    if ws & {"kms", "cmk"} and (ws & KEY_REFERENCE or words[-1] in ("key", "keys")):
+    if ws & {"kms", "cmk", "cmek"} and (ws & KEY_REFERENCE or words[-1] in ("key", "keys")):
         return True
-    if "key" in ws and "vault" in ws and ws & KEY_REFERENCE:
+    if "vault" in ws and words.count("key") >= 2 and ws & KEY_REFERENCE:  # `keyVaultKeyUri`: a key in a vault
         return True
     if {"disk", "encryption", "set"} <= ws:
         return True
-    if {"encryption", "key"} <= ws and "client" not in ws and (words[-1] == "key" or ws & KEY_REFERENCE):
-        # `volumeEncryptionKey`, `encryptionKeyArn`, `keyEncryptionKeyUrl`; a client-side key (Cosmos DB's
-        # `clientEncryptionKeyId`) encrypts chosen fields, not the store.
-        return True
+    if {"encryption", "key"} <= ws and (words[-1] == "key" or ws & KEY_REFERENCE):
+        return True  # `volumeEncryptionKey`, `encryptionKeyArn`, `keyEncryptionKeyUrl`
     return {"customer", "managed", "key"} <= ws
 
 
@@ -737,7 +739,7 @@ def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope,
         public = _public(words, field) if words else None
         if public is not None:
             entry.public[full] = public
-        if words and _is_key(words, field.annotation, _words(path[-1][0].rstrip("[]{}")) if path else []):
+        if words and _is_key(words, field.annotation, [w for step, _ in path for w in _words(step.rstrip("[]{}"))]):
             entry.keys.append(full)
         elif words and _is_transit(words):
             entry.transit.append(full)

@@ -219,6 +219,23 @@ def _emr_serverless(view: ResourceView, ctx: Context) -> list[Point]:
             for point in _key_when_given("monitoringConfiguration", block, "encryptionKeyArn")(view, ctx)]
 
 
+def _mq_broker(view: ResourceView, ctx: Context) -> list[Point]:
+    """Messages at rest: an AWS-owned key unless `encryptionOptions.useAwsOwnedKey` is false (then `kmsKeyId`, or
+    the account's aws/mq key)."""
+    owned = lookup(view.props, "encryptionOptions", "useAwsOwnedKey")
+    key = MISSING if owned is MISSING or truthy(owned) else lookup(view.props, "encryptionOptions", "kmsKeyId")
+    return [Point("`encryptionOptions`", True, UNKNOWN if owned is UNKNOWN else key, "encryptionOptions")]
+
+
+def _ecs_volume(view: ResourceView, ctx: Context) -> list[Point]:
+    """The EBS volume ECS attaches to each task, when the service asks for one."""
+    volume = lookup(view.props, "volumeConfiguration", "managedEbsVolume")
+    if volume is MISSING:
+        return []
+    return [Point("`volumeConfiguration.managedEbsVolume`", lookup(volume, "encrypted"), lookup(volume, "kmsKeyId"),
+                  "volumeConfiguration")]
+
+
 AWS_STORES: dict[str, tuple[str, Points]] = {
     "aws:rds/instance:Instance": ("RDS instance", _flag_and_key("storageEncrypted", "kmsKeyId")),
     "aws:rds/cluster:Cluster": ("Aurora/RDS cluster", _flag_and_key("storageEncrypted", "kmsKeyId")),
@@ -325,6 +342,60 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
                                                 _key_when_given("encryptionConfiguration", "keyId")),
     "aws:networkfirewall/tlsInspectionConfiguration:TlsInspectionConfiguration": (
         "Network Firewall TLS inspection configuration", _key_when_given("encryptionConfigurations", 0, "keyId")),
+    # Keys for what a service writes into the program's bucket (judged there) or for settings that hold no one's
+    # data: a given key must be held in an allowed place. An Aurora or DocumentDB instance keeps its data in its
+    # cluster's storage; its own key is Performance Insights'.
+    "aws:rds/clusterInstance:ClusterInstance": ("Aurora instance (Performance Insights)",
+                                                _key_when_given("performanceInsightsKmsKeyId")),
+    "aws:docdb/clusterInstance:ClusterInstance": ("DocumentDB instance (Performance Insights)",
+                                                  _key_when_given("performanceInsightsKmsKeyId")),
+    "aws:lambda/eventSourceMapping:EventSourceMapping": ("Lambda event source mapping (filter criteria)",
+                                                         _key_when_given("kmsKeyArn")),
+    "aws:s3/inventory:Inventory": ("S3 inventory report", _key_when_given("destination", "bucket", "encryption",
+                                                                            "sseKms", "keyId")),
+    "aws:s3control/storageLensConfiguration:StorageLensConfiguration": (
+        "Storage Lens export", _key_when_given("storageLensConfiguration", "dataExport", "s3BucketDestination",
+                                               "encryption", "sseKms", "keyId")),
+    "aws:dynamodb/tableExport:TableExport": ("DynamoDB export to S3", _key_when_given("s3SseKmsKeyId")),
+    "aws:emr/cluster:Cluster": ("EMR cluster logs", _key_when_given("logEncryptionKmsKeyId")),
+    "aws:sagemaker/trainingJob:TrainingJob": ("SageMaker training job", lambda v, c: [
+        *_key_when_given("outputDataConfig", "kmsKeyId")(v, c),
+        *_key_when_given("resourceConfig", "volumeKmsKeyId")(v, c)]),
+    "aws:ecs/cluster:Cluster": ("ECS cluster (exec sessions and Fargate storage)", lambda v, c: [
+        *_key_when_given("configuration", "executeCommandConfiguration", "kmsKeyId")(v, c),
+        *_key_when_given("configuration", "managedStorageConfiguration", "kmsKeyId")(v, c),
+        *_key_when_given("configuration", "managedStorageConfiguration", "fargateEphemeralStorageKmsKeyId")(v, c)]),
+    "aws:ecs/service:Service": ("ECS service managed EBS volumes", _ecs_volume),
+    # Stores that keep data under an AWS key unless a customer key is given.
+    "aws:mq/broker:Broker": ("MQ broker", _mq_broker),
+    "aws:cloudwatch/eventConnection:EventConnection": ("EventBridge connection (credentials)",
+                                                       _flag_and_key(None, "kmsKeyIdentifier")),
+    "aws:cloudwatch/eventArchive:EventArchive": ("EventBridge archive", _flag_and_key(None, "kmsKeyIdentifier")),
+    "aws:scheduler/schedule:Schedule": ("EventBridge schedule (its input)", _flag_and_key(None, "kmsKeyArn")),
+    "aws:amp/workspace:Workspace": ("Managed Prometheus workspace", _flag_and_key(None, "kmsKeyArn")),
+    "aws:grafana/workspace:Workspace": ("Managed Grafana workspace", _flag_and_key(None, "kmsKeyId")),
+    "aws:codecommit/repository:Repository": ("CodeCommit repository", _flag_and_key(None, "kmsKeyId")),
+    "aws:apprunner/service:Service": ("App Runner service", _flag_and_key(None, "encryptionConfiguration", "kmsKey")),
+    "aws:kinesis/videoStream:VideoStream": ("Kinesis video stream", _flag_and_key(None, "kmsKeyId")),
+    "aws:cloudtrail/eventDataStore:EventDataStore": ("CloudTrail Lake event data store",
+                                                     _flag_and_key(None, "kmsKeyId")),
+    "aws:docdb/elasticCluster:ElasticCluster": ("DocumentDB elastic cluster", _flag_and_key(None, "kmsKeyId")),
+    "aws:memorydb/snapshot:Snapshot": ("MemoryDB snapshot", _flag_and_key(None, "kmsKeyArn")),
+    "aws:rds/snapshotCopy:SnapshotCopy": ("RDS snapshot copy", _flag_and_key(None, "kmsKeyId")),
+    "aws:rds/clusterSnapshotCopy:ClusterSnapshotCopy": ("Aurora snapshot copy", _flag_and_key(None, "kmsKeyId")),
+    "aws:neptunegraph/graph:Graph": ("Neptune Analytics graph", _flag_and_key(None, "kmsKeyIdentifier")),
+    "aws:fsx/fileCache:FileCache": ("FSx file cache", _flag_and_key(None, "kmsKeyId")),
+    "aws:mwaa/environment:Environment": ("MWAA environment", _flag_and_key(None, "kmsKey")),
+    "aws:kendra/index:Index": ("Kendra index", _flag_and_key(None, "serverSideEncryptionConfiguration", "kmsKeyId")),
+    "aws:bedrock/customModel:CustomModel": ("Bedrock custom model", _flag_and_key(None, "customModelKmsKeyId")),
+    "aws:bedrock/guardrail:Guardrail": ("Bedrock guardrail", _flag_and_key(None, "kmsKeyArn")),
+    "aws:sfn/activity:Activity": ("Step Functions activity (task data)", _state_machine),
+    "aws:s3tables/tableBucket:TableBucket": ("S3 table bucket", _chosen_key(
+        "encryptionConfiguration.sseAlgorithm", "aws:kms", "encryptionConfiguration.kmsKeyArn")),
+    "aws:s3tables/table:Table": ("S3 table", _chosen_key(
+        "encryptionConfiguration.sseAlgorithm", "aws:kms", "encryptionConfiguration.kmsKeyArn")),
+    "aws:keyspaces/table:Table": ("Keyspaces table", _chosen_key(
+        "encryptionSpecification.type", "CUSTOMER_MANAGED_KMS_KEY", "encryptionSpecification.kmsKeyIdentifier")),
 }
 
 
@@ -488,6 +559,15 @@ AZURE_STORES: dict[str, tuple[str, Points]] = {
                                                                     _des("properties", "cmkProfile", "keyUri")),
     # Its TDE protector: `keyId`, a Key Vault key (no separate protector resource for a managed instance).
     "azure-native:sql:ManagedInstance": ("SQL managed instance (TDE)", _des("keyId")),
+    "azure-native:machinelearningservices:Workspace": ("Azure Machine Learning workspace", _chosen_key(
+        "encryption.status", "Enabled", "encryption.keyVaultProperties.keyIdentifier")),
+    "azure-native:cognitiveservices:Account": ("Azure AI services account", _chosen_key(
+        "properties.encryption.keySource", "Microsoft.KeyVault",
+        "properties.encryption.keyVaultProperties.keyVaultUri")),
+    "azure-native:kusto:Cluster": ("Data Explorer cluster", _des("keyVaultProperties", "keyVaultUri")),
+    "azure-native:operationalinsights:Cluster": ("Log Analytics dedicated cluster",
+                                                 _des("keyVaultProperties", "keyVaultUri")),
+    "azure-native:compute:Snapshot": ("disk snapshot", _des("encryption", "diskEncryptionSetId")),
     # One instance of a scale set, with the same storage profile as a virtual machine.
     "azure-native:compute:VirtualMachineScaleSetVM": ("scale set instance disks", _vm),
 }

@@ -38,9 +38,19 @@ def test_a_key_named_encryption_key_marks_a_data_store(type_, key):
     assert key in key_paths(type_)
 
 
-def test_a_client_side_field_key_does_not_make_a_container_a_store():
-    # Cosmos DB's Always Encrypted keys encrypt chosen fields in the client; the account holds the data.
-    assert key_paths("azure-native:cosmosdb:SqlResourceSqlContainer") == []
+@pytest.mark.parametrize("type_", [
+    "azure-native:cosmosdb:SqlResourceSqlContainer",  # Always Encrypted keys encrypt chosen fields in the client
+    "azure-native:app:ContainerApp",  # `configuration.secrets[].keyVaultUrl`: a secret kept in a vault
+    "azure-native:web:Certificate",  # `keyVaultId`: where the certificate is kept
+    "azure-native:network:FirewallPolicy",  # `transportSecurity.certificateAuthority.keyVaultSecretId`
+])
+def test_a_vault_holding_secrets_or_a_field_key_does_not_make_a_store(type_):
+    assert key_paths(type_) == []
+
+
+def test_a_vault_in_a_block_about_encryption_is_the_stores_key():
+    assert key_paths("azure-native:kusto:Cluster") == ["keyVaultProperties.keyVaultUri"]
+    assert "encryption.keyVaultProperties.keyVaultUri" in key_paths("azure-native:storage:StorageAccount")
 
 
 def workspace(**props):
@@ -200,3 +210,38 @@ def test_a_sql_managed_instance_protects_its_databases_with_the_programs_vault_k
     keyed = azure("azure-native:sql:ManagedInstance", {**props, "keyId": "https://sql-kv.vault.azure.net/keys/tde/1"},
                   deps={"keyId": ["kv"]})
     assert run(AZURE_CMK, Stack([vault, keyed])) == []
+
+
+def test_an_aurora_instance_keeps_its_data_in_the_clusters_storage():
+    """Its own key is Performance Insights', judged only when given; it is no unjudged store."""
+    instance = Res("aws:rds/clusterInstance:ClusterInstance", {"clusterIdentifier": "db", "instanceClass":
+                   "db.r6g.large", "engine": "aurora-postgresql"}, provider=ME)
+    assert run("cloud-all-datastore-judged", instance) == []
+    assert run(AWS_CMK, instance) == []
+    abroad = Res(instance.type, {**instance.props, "performanceInsightsEnabled": True,
+                                 "performanceInsightsKmsKeyId": KEY_ABROAD}, provider=ME)
+    assert run(AWS_CMK, abroad)
+
+
+@pytest.mark.parametrize(("options", "fails"), [
+    (None, True),  # an AWS-owned key by default
+    ({"useAwsOwnedKey": False}, True),  # the account's aws/mq key
+    ({"useAwsOwnedKey": False, "kmsKeyId": KEY_ARN}, False),
+])
+def test_an_mq_broker_keeps_messages_under_a_customer_key(options, fails):
+    props = {"brokerName": "jobs", "engineType": "RabbitMQ", "hostInstanceType": "mq.m5.large"}
+    if options is not None:
+        props["encryptionOptions"] = options
+    assert bool(run(AWS_CMK, Res("aws:mq/broker:Broker", props, provider=ME))) == fails
+
+
+@pytest.mark.parametrize(("encryption", "fails"), [
+    (None, True),
+    ({"status": "Disabled", "keyVaultProperties": {"keyIdentifier": "https://ml-kv.vault.azure.net/keys/w"}}, True),
+    ({"status": "Enabled", "keyVaultProperties": {"keyIdentifier": "https://ml-kv.vault.azure.net/keys/w"}}, False),
+])
+def test_an_azure_ml_workspace_takes_the_programs_key_when_its_encryption_is_enabled(encryption, fails):
+    vault = azure("azure-native:keyvault:Vault", {"location": "uaenorth", "vaultName": "ml-kv"}, name="kv")
+    props = {"location": "uaenorth", **({"encryption": encryption} if encryption else {})}
+    workspace = azure("azure-native:machinelearningservices:Workspace", props, deps={"encryption": ["kv"]})
+    assert bool(run(AZURE_CMK, Stack([vault, workspace]))) == fails

@@ -1,5 +1,6 @@
-"""Leak (open world): a Keyspaces (Cassandra) table encrypted under an AWS-owned key; the type is unjudged."""
-# expect: cloud-all-datastore-judged patients
+"""Leak (open world): a Keyspaces (Cassandra) table encrypted under an AWS-owned key. The open-world rule once
+caught it as an unjudged type; SAHAB-AWS-030 now judges Keyspaces tables and refuses the AWS-owned key."""
+# expect: aws-storage-datastore-encrypted-cmk patients
 
 
 import pulumi_aws as aws
