@@ -604,19 +604,21 @@ def _is_reference(words: list[str], owner: list[str] = ()) -> bool:
     return len(words) >= 2 and words[-1] == "name" and words[-2] in NAMED_RESOURCES
 
 
-def _is_key(words: list[str], annotation: str, outer: list[str] = ()) -> bool:
+def _is_key(words: list[str], annotation: str, outer: list[list[str]] = ()) -> bool:
     """A reference to an at-rest encryption key: `kmsKeyId`, `keyVaultKeyUri`, `diskEncryptionSetId`,
-    `volumeEncryptionKey`, or a key's or its vault's id, URI or ARN inside a block about encryption (`outer`: the
-    words of the blocks it sits in), such as `keyEncryptionKey.keyUrl` or `encryption.keyVaultProperties.keyUri`. A
+    `volumeEncryptionKey`, or a key's or its vault's id, URI or ARN inside a block about encryption (`outer`: each
+    block it sits in, as words), such as `keyEncryptionKey.keyUrl` or `encryption.keyVaultProperties.keyUri`. A
     vault named elsewhere (`secrets[].keyVaultUrl`, a certificate's `keyVaultId`) holds secrets, not the store's
     key."""
     if not _is_text(annotation) or TRANSIT_WORDS & set(words) or words[-1] == "name":
         return False
     ws = set(words)
-    blocks = set(outer)
+    blocks = {w for block in outer for w in block}
     if ws & {"client", "public"} or blocks & {"client", "secret", "password", "certificate", "credentials"}:
         return False  # a client-side field key (Cosmos DB), a public key, or a vault holding a secret
-    about_encryption = blocks & {"encryption", "cmk", "cmek", "kms"} or {"key", "vault", "properties"} <= blocks
+    # A store's own Key Vault settings (`keyVaultProperties`), not a vault that keeps an account key for it
+    # (`azureFile.accountKeyVaultProperties`).
+    about_encryption = blocks & {"encryption", "cmk", "cmek", "kms"} or ["key", "vault", "properties"] in outer
     if "key" in ws and (words[-1] == "key" or ws & KEY_REFERENCE) and about_encryption:
         return True
     if ws & {"kms", "cmk", "cmek"} and (ws & KEY_REFERENCE or words[-1] in ("key", "keys")):
@@ -739,7 +741,7 @@ def _walk(token: str, index: dict[str, tuple[list[Field], Scope]], scope: Scope,
         public = _public(words, field) if words else None
         if public is not None:
             entry.public[full] = public
-        if words and _is_key(words, field.annotation, [w for step, _ in path for w in _words(step.rstrip("[]{}"))]):
+        if words and _is_key(words, field.annotation, [_words(step.rstrip("[]{}")) for step, _ in path]):
             entry.keys.append(full)
         elif words and _is_transit(words):
             entry.transit.append(full)

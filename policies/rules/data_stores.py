@@ -366,7 +366,32 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
         *_key_when_given("configuration", "managedStorageConfiguration", "kmsKeyId")(v, c),
         *_key_when_given("configuration", "managedStorageConfiguration", "fargateEphemeralStorageKmsKeyId")(v, c)]),
     "aws:ecs/service:Service": ("ECS service managed EBS volumes", _ecs_volume),
+    "aws:cfg/deliveryChannel:DeliveryChannel": ("Config delivery channel", _key_when_given("s3KmsKeyArn")),
+    "aws:ssm/resourceDataSync:ResourceDataSync": ("SSM resource data sync",
+                                                  _key_when_given("s3Destination", "kmsKeyArn")),
+    "aws:synthetics/canary:Canary": ("Synthetics canary (artifacts)", lambda v, c: [
+        *_key_when_given("kmsKeyArn")(v, c), *_key_when_given("artifactConfig", "s3Encryption", "kmsKeyArn")(v, c)]),
+    "aws:athena/database:Database": ("Athena database (query results)",
+                                     _key_when_given("encryptionConfiguration", "kmsKey")),
+    "aws:pipes/pipe:Pipe": ("EventBridge pipe", _key_when_given("kmsKeyIdentifier")),
+    "aws:efs/replicationConfiguration:ReplicationConfiguration": ("EFS replica",
+                                                                  _key_when_given("destination", "kmsKeyId")),
+    "aws:imagebuilder/component:Component": ("Image Builder component", _key_when_given("kmsKeyId")),
+    "aws:imagebuilder/workflow:Workflow": ("Image Builder workflow", _key_when_given("kmsKeyId")),
+    "aws:imagebuilder/imageRecipe:ImageRecipe": ("Image Builder recipe volumes", _launch_template),
+    "aws:imagebuilder/distributionConfiguration:DistributionConfiguration": (
+        "Image Builder AMI distribution", lambda v, c: [
+            p for i, _ in enumerate(items(v.props, "distributions"))
+            for p in _key_when_given("distributions", i, "amiDistributionConfiguration", "kmsKeyId")(v, c)]),
     # Stores that keep data under an AWS key unless a customer key is given.
+    "aws:rds/exportTask:ExportTask": ("RDS export to S3", _flag_and_key(None, "kmsKeyId")),
+    "aws:rds/instanceAutomatedBackupsReplication:InstanceAutomatedBackupsReplication": (
+        "RDS replicated automated backups", _flag_and_key(None, "kmsKeyId")),
+    "aws:rds/clusterActivityStream:ClusterActivityStream": ("Aurora database activity stream",
+                                                            _flag_and_key(None, "kmsKeyId")),
+    "aws:ebs/snapshotImport:SnapshotImport": ("imported EBS snapshot", _flag_and_key("encrypted", "kmsKeyId")),
+    "aws:dms/replicationConfig:ReplicationConfig": ("DMS Serverless replication",
+                                                    _flag_and_key(None, "computeConfig", "kmsKeyId")),
     "aws:mq/broker:Broker": ("MQ broker", _mq_broker),
     "aws:cloudwatch/eventConnection:EventConnection": ("EventBridge connection (credentials)",
                                                        _flag_and_key(None, "kmsKeyIdentifier")),
@@ -559,6 +584,9 @@ AZURE_STORES: dict[str, tuple[str, Points]] = {
                                                                     _des("properties", "cmkProfile", "keyUri")),
     # Its TDE protector: `keyId`, a Key Vault key (no separate protector resource for a managed instance).
     "azure-native:sql:ManagedInstance": ("SQL managed instance (TDE)", _des("keyId")),
+    # Container Apps environments keep no one's data on their disks unless a key says so; a given key is judged.
+    "azure-native:app:ManagedEnvironment": ("Container Apps environment (disks)", _key_when_given(
+        "diskEncryptionConfiguration", "keyVaultConfiguration", "keyUrl")),
     "azure-native:machinelearningservices:Workspace": ("Azure Machine Learning workspace", _chosen_key(
         "encryption.status", "Enabled", "encryption.keyVaultProperties.keyIdentifier")),
     "azure-native:cognitiveservices:Account": ("Azure AI services account", _chosen_key(
@@ -633,13 +661,13 @@ RELAX_SCHEMA = {RELAX_SETTING: {"type": "boolean", "default": False,
 
 @rule(id="SAHAB-AWS-030", name="aws-storage-datastore-encrypted-cmk",
       title="Every AWS data store is encrypted with a customer-managed key held in the UAE",
-      description="RDS/Aurora, DocumentDB, Neptune, DynamoDB, EFS, FSx, ElastiCache, MemoryDB, OpenSearch, "
-                  "Redshift, Kinesis, Firehose, MSK, SQS, SNS, Secrets Manager, CloudWatch Logs, ECR, Backup "
-                  "vaults, Glue, SageMaker, Timestream, EBS volumes, EC2 instance and launch-template volumes, "
-                  "EKS node-group disks, WorkSpaces, DRS replicated disks, CodeBuild, CodeArtifact, EMR Studio and "
-                  "Serverless, Customer Profiles, Bedrock agents, flows, prompts, memories and jobs, Managed "
-                  "Flink and Connect recordings are encrypted at rest with a customer-managed KMS key whose region "
-                  "is allowed (a Network Firewall's key, when one is given, too).",
+      description="Every AWS data store the pack knows is encrypted at rest with a customer-managed KMS key whose "
+                  "region is allowed: RDS/Aurora, DynamoDB, EFS, FSx, ElastiCache, MemoryDB, OpenSearch, Redshift, "
+                  "Kinesis, MSK, SQS, SNS, Secrets Manager, CloudWatch Logs, ECR, Backup, Glue, SageMaker, EBS and "
+                  "instance volumes, WorkSpaces, Bedrock, MQ and the rest of AWS_STORES in "
+                  "policies/rules/data_stores.py. A service that only writes into the program's own bucket or log "
+                  "group (an inventory, an export, a Config delivery channel) keeps that store's key; a key it is "
+                  "given must be held in an allowed place.",
       remediation="Create an `aws.kms.Key` (rotation on, single-Region) in me-central-1 and pass its ARN as the "
                   "store's KMS key (`kms_key_id`, `kms_master_key_id`, `kms_key_arn`, ...), with encryption on.",
       severity=Severity.HIGH, frameworks=ENCRYPTION, enforcement=Enforcement.MANDATORY, residency=False,
@@ -650,14 +678,11 @@ def aws_datastore_cmk(ctx: Context):
 
 @rule(id="SAHAB-AZ-030", name="azure-storage-datastore-encrypted-cmk",
       title="Every Azure data store is encrypted with a customer-managed key held in the UAE",
-      description="Storage accounts, managed disks, VM and scale-set OS/data disks, AKS node disks, SQL (TDE "
-                  "protector), Cosmos DB, Synapse, PostgreSQL/MySQL flexible servers, NetApp Files accounts "
-                  "and volumes (their account's key), FHIR and DICOM services, Redis Enterprise, Fluid Relay, "
-                  "Dev Center, Azure Maps, online experimentation workspaces, Managed Lustre and HPC Cache, "
-                  "Recovery Services and Data Protection backup vaults, App Configuration, Batch, storage "
-                  "encryption scopes, Cosmos DB for PostgreSQL, fleet databases, Load Testing, Manufacturing "
-                  "Data Services and SQL managed instances use a customer-managed key (Key Vault key or disk "
-                  "encryption set) that this program creates in an allowed location.",
+      description="Every Azure data store the pack knows uses a customer-managed key (Key Vault key or disk "
+                  "encryption set) that this program creates in an allowed location: storage accounts, disks and VM "
+                  "disks, AKS node disks, SQL servers and managed instances, Cosmos DB, PostgreSQL/MySQL, NetApp "
+                  "Files, Managed Lustre, FHIR and DICOM, Azure Machine Learning, Azure AI services, backup vaults "
+                  "and the rest of AZURE_STORES in policies/rules/data_stores.py.",
       remediation="Create a Key Vault (purge protection on) and key in uaenorth, a disk encryption set for disks, "
                   "and point the store's encryption at them (`encryption.key_source=\"Microsoft.Keyvault\"`, "
                   "`disk_encryption_set_id`, `key_vault_key_uri`, `key_id`).",

@@ -43,6 +43,7 @@ def test_a_key_named_encryption_key_marks_a_data_store(type_, key):
     "azure-native:app:ContainerApp",  # `configuration.secrets[].keyVaultUrl`: a secret kept in a vault
     "azure-native:web:Certificate",  # `keyVaultId`: where the certificate is kept
     "azure-native:network:FirewallPolicy",  # `transportSecurity.certificateAuthority.keyVaultSecretId`
+    "azure-native:app:ManagedEnvironmentsStorage",  # `azureFile.accountKeyVaultProperties`: the share's account key
 ])
 def test_a_vault_holding_secrets_or_a_field_key_does_not_make_a_store(type_):
     assert key_paths(type_) == []
@@ -245,3 +246,19 @@ def test_an_azure_ml_workspace_takes_the_programs_key_when_its_encryption_is_ena
     props = {"location": "uaenorth", **({"encryption": encryption} if encryption else {})}
     workspace = azure("azure-native:machinelearningservices:Workspace", props, deps={"encryption": ["kv"]})
     assert bool(run(AZURE_CMK, Stack([vault, workspace]))) == fails
+
+
+@pytest.mark.parametrize("resource", [
+    Res("aws:cfg/deliveryChannel:DeliveryChannel", {"s3BucketName": "config-history"}, provider=ME),
+    Res("aws:ssm/resourceDataSync:ResourceDataSync", {"name": "inventory", "s3Destination": {
+        "bucketName": "inventory", "region": "me-central-1"}}, provider=ME),
+    Res("aws:pipes/pipe:Pipe", {"source": "arn:aws:sqs:me-central-1:1:q", "target": "arn:aws:sqs:me-central-1:1:t",
+                                "roleArn": "arn:aws:iam::1:role/p"}, provider=ME),
+    Res("azure-native:app:ManagedEnvironment", {"location": "uaenorth"}, provider={},
+        provider_type="pulumi:providers:azure-native"),
+], ids=lambda r: r.type.split(":")[1])
+def test_services_writing_into_the_programs_stores_are_judged_by_the_key_they_are_given(resource):
+    """No key: the bucket, queue or disk they write to keeps its own (judged there); they are no unjudged store."""
+    assert run("cloud-all-datastore-judged", resource) == []
+    rule = AZURE_CMK if resource.type.startswith("azure-native") else AWS_CMK
+    assert run(rule, resource) == []
