@@ -199,24 +199,27 @@ def _chosen_key(switch: str, customer: str, key: str) -> Points:
     return points
 
 
-def _key_when_given(*path: str | int) -> Points:
-    """A key for data the service writes into a store of the program's choosing (an S3 bucket, a log group), or for
+def _keys_when_given(*paths: str) -> Points:
+    """Keys for data the service writes into a store of the program's choosing (an S3 bucket, a log group), or for
     a configuration that holds no one's data (a firewall's rules): the store's own encryption, or the service's key,
-    holds when no key is given; a key that is given must be held in an allowed place."""
+    holds when no key is given; a key that is given must be held in an allowed place. Each path is dotted; a number
+    steps into a list."""
     def points(view: ResourceView, ctx: Context) -> list[Point]:
-        key = lookup(view.props, *path)
-        return [] if key is MISSING else [Point(f"`{'.'.join(map(str, path))}`", True, key, str(path[0]))]
+        out = []
+        for path in paths:
+            steps = [int(step) if step.isdigit() else step for step in path.split(".")]
+            key = lookup(view.props, *steps)
+            if key is not MISSING:
+                out.append(Point(f"`{path}`", True, key, str(steps[0])))
+        return out
 
     return points
 
 
-def _emr_serverless(view: ResourceView, ctx: Context) -> list[Point]:
-    """Job logs: in EMR's own managed persistence (30 days, an AWS-owned key unless one is given), the program's
-    bucket or its log group (that store's key unless one is given); a key that is given must be held in an allowed
-    place."""
-    return [point for block in ("managedPersistenceMonitoringConfiguration", "s3MonitoringConfiguration",
-                                "cloudwatchLoggingConfiguration")
-            for point in _key_when_given("monitoringConfiguration", block, "encryptionKeyArn")(view, ctx)]
+# EMR Serverless job logs: in EMR's own managed persistence (30 days, an AWS-owned key unless one is given), the
+# program's bucket or its log group.
+_EMR_SERVERLESS_LOGS = _keys_when_given(*(f"monitoringConfiguration.{block}.encryptionKeyArn" for block in (
+    "managedPersistenceMonitoringConfiguration", "s3MonitoringConfiguration", "cloudwatchLoggingConfiguration")))
 
 
 def _mq_broker(view: ResourceView, ctx: Context) -> list[Point]:
@@ -308,11 +311,11 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
         "DRS replicated disks", _chosen_key("ebsEncryption", "CUSTOM", "ebsEncryptionKeyArn")),
     "aws:codebuild/project:Project": ("CodeBuild project (build artifacts)", _flag_and_key(None, "encryptionKey")),
     "aws:codebuild/reportGroup:ReportGroup": ("CodeBuild report export",
-                                              _key_when_given("exportConfig", "s3Destination", "encryptionKey")),
+                                              _keys_when_given("exportConfig.s3Destination.encryptionKey")),
     "aws:codeartifact/domain:Domain": ("CodeArtifact domain (packages)", _flag_and_key(None, "encryptionKey")),
     "aws:customerprofiles/domain:Domain": ("Customer Profiles domain", _flag_and_key(None, "defaultEncryptionKey")),
     "aws:emr/studio:Studio": ("EMR Studio (workspace and notebook backups)", _flag_and_key(None, "encryptionKeyArn")),
-    "aws:emrserverless/application:Application": ("EMR Serverless application (job logs)", _emr_serverless),
+    "aws:emrserverless/application:Application": ("EMR Serverless application (job logs)", _EMR_SERVERLESS_LOGS),
     "aws:bedrock/agentAgent:AgentAgent": ("Bedrock agent", _flag_and_key(None, "customerEncryptionKeyArn")),
     "aws:bedrock/agentFlow:AgentFlow": ("Bedrock flow", _flag_and_key(None, "customerEncryptionKeyArn")),
     "aws:bedrock/agentPrompt:AgentPrompt": ("Bedrock prompt", _flag_and_key(None, "customerEncryptionKeyArn")),
@@ -320,69 +323,63 @@ AWS_STORES: dict[str, tuple[str, Points]] = {
                                                     _flag_and_key(None, "encryptionKeyArn")),
     "aws:bedrock/agentcorePolicyEngine:AgentcorePolicyEngine": ("Bedrock AgentCore policy engine",
                                                                 _flag_and_key(None, "encryptionKeyArn")),
-    "aws:bedrock/agentcoreHarness:AgentcoreHarness": ("Bedrock AgentCore harness memory",
-                                                      _key_when_given("memory", "managedMemoryConfiguration",
-                                                                      "encryptionKeyArn")),
+    "aws:bedrock/agentcoreHarness:AgentcoreHarness": (
+        "Bedrock AgentCore harness memory", _keys_when_given("memory.managedMemoryConfiguration.encryptionKeyArn")),
     "aws:bedrock/evaluationJob:EvaluationJob": ("Bedrock evaluation job",
                                                 _flag_and_key(None, "customerEncryptionKeyId")),
-    "aws:bedrockmodel/invocationJob:InvocationJob": ("Bedrock batch inference output",
-                                                     _key_when_given("outputDataConfig", "s3OutputDataConfig",
-                                                                     "s3EncryptionKeyId")),
+    "aws:bedrockmodel/invocationJob:InvocationJob": (
+        "Bedrock batch inference output", _keys_when_given("outputDataConfig.s3OutputDataConfig.s3EncryptionKeyId")),
     "aws:kinesisanalyticsv2/application:Application": ("Managed Flink application (state and snapshots)", _chosen_key(
         "applicationConfiguration.applicationEncryptionConfiguration.keyType", "CUSTOMER_MANAGED_KEY",
         "applicationConfiguration.applicationEncryptionConfiguration.keyId")),
-    "aws:connect/instanceStorageConfig:InstanceStorageConfig": ("Connect recordings and transcripts", lambda v, c: [
-        *_key_when_given("storageConfig", "s3Config", "encryptionConfig", "keyId")(v, c),
-        *_key_when_given("storageConfig", "kinesisVideoStreamConfig", "encryptionConfig", "keyId")(v, c)]),
-    "aws:networkfirewall/firewall:Firewall": ("Network Firewall", _key_when_given("encryptionConfiguration",
-                                                                                  "keyId")),
+    "aws:connect/instanceStorageConfig:InstanceStorageConfig": ("Connect recordings and transcripts", _keys_when_given(
+        "storageConfig.s3Config.encryptionConfig.keyId",
+        "storageConfig.kinesisVideoStreamConfig.encryptionConfig.keyId")),
+    "aws:networkfirewall/firewall:Firewall": ("Network Firewall", _keys_when_given("encryptionConfiguration.keyId")),
     "aws:networkfirewall/firewallPolicy:FirewallPolicy": ("Network Firewall policy",
-                                                          _key_when_given("encryptionConfiguration", "keyId")),
+                                                          _keys_when_given("encryptionConfiguration.keyId")),
     "aws:networkfirewall/ruleGroup:RuleGroup": ("Network Firewall rule group",
-                                                _key_when_given("encryptionConfiguration", "keyId")),
+                                                _keys_when_given("encryptionConfiguration.keyId")),
     "aws:networkfirewall/tlsInspectionConfiguration:TlsInspectionConfiguration": (
-        "Network Firewall TLS inspection configuration", _key_when_given("encryptionConfigurations", 0, "keyId")),
+        "Network Firewall TLS inspection configuration", _keys_when_given("encryptionConfigurations.0.keyId")),
     # Keys for what a service writes into the program's bucket (judged there) or for settings that hold no one's
     # data: a given key must be held in an allowed place. An Aurora or DocumentDB instance keeps its data in its
     # cluster's storage; its own key is Performance Insights'.
     "aws:rds/clusterInstance:ClusterInstance": ("Aurora instance (Performance Insights)",
-                                                _key_when_given("performanceInsightsKmsKeyId")),
+                                                _keys_when_given("performanceInsightsKmsKeyId")),
     "aws:docdb/clusterInstance:ClusterInstance": ("DocumentDB instance (Performance Insights)",
-                                                  _key_when_given("performanceInsightsKmsKeyId")),
+                                                  _keys_when_given("performanceInsightsKmsKeyId")),
     "aws:lambda/eventSourceMapping:EventSourceMapping": ("Lambda event source mapping (filter criteria)",
-                                                         _key_when_given("kmsKeyArn")),
-    "aws:s3/inventory:Inventory": ("S3 inventory report", _key_when_given("destination", "bucket", "encryption",
-                                                                            "sseKms", "keyId")),
-    "aws:s3control/storageLensConfiguration:StorageLensConfiguration": (
-        "Storage Lens export", _key_when_given("storageLensConfiguration", "dataExport", "s3BucketDestination",
-                                               "encryption", "sseKms", "keyId")),
-    "aws:dynamodb/tableExport:TableExport": ("DynamoDB export to S3", _key_when_given("s3SseKmsKeyId")),
-    "aws:emr/cluster:Cluster": ("EMR cluster logs", _key_when_given("logEncryptionKmsKeyId")),
-    "aws:sagemaker/trainingJob:TrainingJob": ("SageMaker training job", lambda v, c: [
-        *_key_when_given("outputDataConfig", "kmsKeyId")(v, c),
-        *_key_when_given("resourceConfig", "volumeKmsKeyId")(v, c)]),
-    "aws:ecs/cluster:Cluster": ("ECS cluster (exec sessions and Fargate storage)", lambda v, c: [
-        *_key_when_given("configuration", "executeCommandConfiguration", "kmsKeyId")(v, c),
-        *_key_when_given("configuration", "managedStorageConfiguration", "kmsKeyId")(v, c),
-        *_key_when_given("configuration", "managedStorageConfiguration", "fargateEphemeralStorageKmsKeyId")(v, c)]),
+                                                         _keys_when_given("kmsKeyArn")),
+    "aws:s3/inventory:Inventory": ("S3 inventory report",
+                                   _keys_when_given("destination.bucket.encryption.sseKms.keyId")),
+    "aws:s3control/storageLensConfiguration:StorageLensConfiguration": ("Storage Lens export", _keys_when_given(
+        "storageLensConfiguration.dataExport.s3BucketDestination.encryption.sseKms.keyId")),
+    "aws:dynamodb/tableExport:TableExport": ("DynamoDB export to S3", _keys_when_given("s3SseKmsKeyId")),
+    "aws:emr/cluster:Cluster": ("EMR cluster logs", _keys_when_given("logEncryptionKmsKeyId")),
+    "aws:sagemaker/trainingJob:TrainingJob": ("SageMaker training job", _keys_when_given(
+        "outputDataConfig.kmsKeyId", "resourceConfig.volumeKmsKeyId")),
+    "aws:ecs/cluster:Cluster": ("ECS cluster (exec sessions and Fargate storage)", _keys_when_given(
+        "configuration.executeCommandConfiguration.kmsKeyId", "configuration.managedStorageConfiguration.kmsKeyId",
+        "configuration.managedStorageConfiguration.fargateEphemeralStorageKmsKeyId")),
     "aws:ecs/service:Service": ("ECS service managed EBS volumes", _ecs_volume),
-    "aws:cfg/deliveryChannel:DeliveryChannel": ("Config delivery channel", _key_when_given("s3KmsKeyArn")),
+    "aws:cfg/deliveryChannel:DeliveryChannel": ("Config delivery channel", _keys_when_given("s3KmsKeyArn")),
     "aws:ssm/resourceDataSync:ResourceDataSync": ("SSM resource data sync",
-                                                  _key_when_given("s3Destination", "kmsKeyArn")),
-    "aws:synthetics/canary:Canary": ("Synthetics canary (artifacts)", lambda v, c: [
-        *_key_when_given("kmsKeyArn")(v, c), *_key_when_given("artifactConfig", "s3Encryption", "kmsKeyArn")(v, c)]),
+                                                  _keys_when_given("s3Destination.kmsKeyArn")),
+    "aws:synthetics/canary:Canary": ("Synthetics canary (artifacts)", _keys_when_given(
+        "kmsKeyArn", "artifactConfig.s3Encryption.kmsKeyArn")),
     "aws:athena/database:Database": ("Athena database (query results)",
-                                     _key_when_given("encryptionConfiguration", "kmsKey")),
-    "aws:pipes/pipe:Pipe": ("EventBridge pipe", _key_when_given("kmsKeyIdentifier")),
+                                     _keys_when_given("encryptionConfiguration.kmsKey")),
+    "aws:pipes/pipe:Pipe": ("EventBridge pipe", _keys_when_given("kmsKeyIdentifier")),
     "aws:efs/replicationConfiguration:ReplicationConfiguration": ("EFS replica",
-                                                                  _key_when_given("destination", "kmsKeyId")),
-    "aws:imagebuilder/component:Component": ("Image Builder component", _key_when_given("kmsKeyId")),
-    "aws:imagebuilder/workflow:Workflow": ("Image Builder workflow", _key_when_given("kmsKeyId")),
+                                                                  _keys_when_given("destination.kmsKeyId")),
+    "aws:imagebuilder/component:Component": ("Image Builder component", _keys_when_given("kmsKeyId")),
+    "aws:imagebuilder/workflow:Workflow": ("Image Builder workflow", _keys_when_given("kmsKeyId")),
     "aws:imagebuilder/imageRecipe:ImageRecipe": ("Image Builder recipe volumes", _launch_template),
     "aws:imagebuilder/distributionConfiguration:DistributionConfiguration": (
         "Image Builder AMI distribution", lambda v, c: [
             p for i, _ in enumerate(items(v.props, "distributions"))
-            for p in _key_when_given("distributions", i, "amiDistributionConfiguration", "kmsKeyId")(v, c)]),
+            for p in _keys_when_given(f"distributions.{i}.amiDistributionConfiguration.kmsKeyId")(v, c)]),
     # Stores that keep data under an AWS key unless a customer key is given.
     "aws:rds/exportTask:ExportTask": ("RDS export to S3", _flag_and_key(None, "kmsKeyId")),
     "aws:rds/instanceAutomatedBackupsReplication:InstanceAutomatedBackupsReplication": (
@@ -585,8 +582,8 @@ AZURE_STORES: dict[str, tuple[str, Points]] = {
     # Its TDE protector: `keyId`, a Key Vault key (no separate protector resource for a managed instance).
     "azure-native:sql:ManagedInstance": ("SQL managed instance (TDE)", _des("keyId")),
     # Container Apps environments keep no one's data on their disks unless a key says so; a given key is judged.
-    "azure-native:app:ManagedEnvironment": ("Container Apps environment (disks)", _key_when_given(
-        "diskEncryptionConfiguration", "keyVaultConfiguration", "keyUrl")),
+    "azure-native:app:ManagedEnvironment": ("Container Apps environment (disks)", _keys_when_given(
+        "diskEncryptionConfiguration.keyVaultConfiguration.keyUrl")),
     "azure-native:machinelearningservices:Workspace": ("Azure Machine Learning workspace", _chosen_key(
         "encryption.status", "Enabled", "encryption.keyVaultProperties.keyIdentifier")),
     "azure-native:cognitiveservices:Account": ("Azure AI services account", _chosen_key(
