@@ -2,7 +2,8 @@
 agent's `customerEncryptionKeyArn`, an Azure FHIR service's `keyEncryptionKeyUrl`) or holds it as a key id, URI or
 URL in a block about encryption (Azure Managed Lustre's `encryptionSettings.keyEncryptionKey.keyUrl`): the model
 reads them as data stores, and the encryption rules judge them (an unencrypted WorkSpace once passed the whole
-pack)."""
+pack). A vault that keeps a secret or a certificate is no store's key, and a compliant Aurora instance, event source
+mapping or delivery channel is no unjudged store (the open-world rule once refused them)."""
 
 from __future__ import annotations
 
