@@ -6,11 +6,12 @@
 #   tools/signal_trace.sh report   # the signals sent to ansible-playbook by anything but Ansible, then all of them
 #   tools/signal_trace.sh stop     # the event off and its buffer emptied
 #
-# Why: the suite's rare Ansible failure is "ansible-playbook was ended by a signal before its play recap"
-# (components/onprem/runner.py), and no reading of the code found the sender. A traced run that failed so showed no
-# SIGHUP, SIGINT, SIGKILL or SIGTERM from outside Ansible to any playbook but the one tests/components/onprem/
-# test_runner.py ends on purpose, hence the wider set. Tracing costs nothing measurable (a few hundred signals in a
-# whole `make test`; ansible-playbook ignores its SIGPIPEs).
+# Why: the suite's rare Ansible failure was "ansible-playbook was ended by a signal before its play recap"
+# (components/onprem/runner.py). A traced run that failed so showed no SIGHUP, SIGINT, SIGKILL or SIGTERM from outside
+# Ansible, hence the wider set. The cause was a crash, not a sender: gRPC's fork handler aborting the child pexpect had
+# forked (SIGABRT, before exec, so under the forking process's name). The playbook now starts as a plain subprocess;
+# the trace stays for whatever ends a process next. It costs nothing measurable (a few hundred signals in a whole
+# `make test`; ansible-playbook ignores its SIGPIPEs).
 set -uo pipefail
 
 TRACE=/sys/kernel/tracing

@@ -26,6 +26,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Iterable, Mapping
@@ -447,7 +448,7 @@ def run_playbook(
     ``failure_budget`` is how many hosts may fail or be unreachable before the run counts as failed.
     ``secret_variables`` join ``variables``; their values never appear in a failure message.
     """
-    import ansible_runner  # heavy: imported when a run happens, not when Pulumi loads the component
+    import ansible_runner.interface  # heavy: imported when a run happens, not when Pulumi loads the component
 
     if not hosts:
         raise ValueError("no hosts to converge")
@@ -472,7 +473,7 @@ def run_playbook(
         wrapper = work / "project" / ".sahab-run.yml"
         wrapper.write_text(json.dumps([{"name": "The playbook", "ansible.builtin.import_playbook": playbook},
                                        *END_PLAY]))
-        runner = ansible_runner.run(
+        runner = ansible_runner.interface.init_runner(  # what ansible_runner.run() does, in subprocess mode
             private_data_dir=str(work),
             playbook=wrapper.name,
             inventory=inventory_file,
@@ -485,6 +486,14 @@ def run_playbook(
             quiet=True,
             suppress_env_files=True,  # the key goes to ssh-agent through a FIFO, never into env/ssh_key
         )
+        # Subprocess, not pexpect (which ansible_runner.run() always uses for a playbook): pexpect forks and runs
+        # Python in the child before exec, and where another thread is in gRPC meanwhile (a Pulumi provider serving
+        # the engine, which is where this runs) gRPC's fork handler aborts that child now and then, so the playbook
+        # "ended by a signal" (SIGABRT) before it started: about 1 spawn in 100 beside a busy gRPC channel here.
+        # Popen execs from C without those handlers. The playbook prompts for nothing (keys, known hosts, sudo
+        # without a password), so it needs no terminal.
+        runner.runner_mode = "subprocess"
+        runner.run()
         if not runner.stats:  # no play recap: the playbook never ran (syntax error, ...) or was stopped before it
             raise RuntimeError(_no_recap(runner))
         names = [h.name for h in hosts]
@@ -508,20 +517,28 @@ def run_playbook(
 
 
 def _no_recap(runner) -> str:
-    """Why a run ended without a play recap. ansible-runner (pexpect mode) reports a failure with no exit code only
-    when ansible-playbook was ended by a signal; it sends one itself only on a cancel or a timeout, which it reports
-    as such, so the signal came from elsewhere (another process, the kernel) or from a crash."""
-    if runner.status == "failed" and runner.rc is None:
-        return ("ansible-playbook was ended by a signal before its play recap (something killed it, or it crashed): "
-                "no host's outcome is known")
+    """Why a run ended without a play recap. ansible-runner (subprocess mode) gives a process ended by a signal a
+    negative exit code; Sahab's own runs send it none (they set no timeout), so the signal came from elsewhere
+    (another process, the kernel) or from a crash."""
+    if runner.status == "failed" and runner.rc is not None and runner.rc < 0:
+        return (f"ansible-playbook was ended by {_signal_name(-runner.rc)} before its play recap (something killed "
+                f"it, or it crashed): no host's outcome is known")
     return f"ansible-playbook did not run ({runner.status}, rc={runner.rc}): {_error_line(runner)}"
 
 
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
 def _error_line(runner) -> str:
-    """Ansible's own ERROR line, if it printed one (never the variables: they are not on stdout)."""
-    for line in runner.stdout.read().splitlines():
-        if line.startswith(("ERROR!", "[ERROR]")):
-            return line[:MESSAGE_LIMIT]
+    """Ansible's own ERROR line, if it printed one (never the variables: they are on no command line or output)."""
+    for stream in (runner.stderr, runner.stdout):
+        for line in stream.read().splitlines():
+            if line.startswith(("ERROR!", "[ERROR]")):
+                return line[:MESSAGE_LIMIT]
     return "no error message"
 
 

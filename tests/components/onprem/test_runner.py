@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from sahab.components.onprem import runner
 from sahab.components.onprem.runner import ANSIBLE_DIR, Host, HostOutcome, RunResult
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_inventory_puts_each_host_in_its_group_and_verifies_host_keys():
@@ -300,16 +304,40 @@ def test_a_playbook_that_cannot_run_is_an_error_not_unreachable_hosts(tmp_path):
         )
 
 
+# In a process whose forks run a handler that aborts the child, as gRPC's fork handler now and then does where
+# another thread is in gRPC (a Pulumi provider serving the engine while it converges): the playbook still runs.
+FORK_HANDLER_THAT_ABORTS = '''
+import os, sys
+from sahab.components.onprem.runner import Host, run_playbook
+os.register_at_fork(after_in_child=os.abort)
+try:
+    run_playbook([Host("cpu-1", "127.0.0.1", "cpu_nodes", port=1)], private_key=None, known_hosts="",
+                 playbook_dir=sys.argv[1])
+except RuntimeError as failure:
+    print(failure)
+'''
+
+
+def test_a_fork_handler_that_aborts_children_cannot_end_the_playbook(tmp_path):
+    playbook = tmp_path / "ansible"
+    playbook.mkdir()
+    (playbook / "site.yml").write_text("- hosts: all\n  tasks:\n    - not_a_module: {}\n")
+    done = subprocess.run([sys.executable, "-c", FORK_HANDLER_THAT_ABORTS, str(playbook)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.startswith("ansible-playbook did not run (failed, rc=4): [ERROR]: couldn't resolve module"), \
+        done.stdout + done.stderr[-2000:]
+
+
 def test_forks_are_capped_however_many_hosts(monkeypatch, tmp_path):
-    import ansible_runner
+    import ansible_runner.interface
 
     seen = {}
 
-    def fake_run(**kwargs):
+    def fake_init(**kwargs):
         seen["forks"] = kwargs["forks"]
         raise RuntimeError("stop here")
 
-    monkeypatch.setattr(ansible_runner, "run", fake_run)
+    monkeypatch.setattr(ansible_runner.interface, "init_runner", fake_init)
     (tmp_path / "site.yml").write_text("---\n")
     for count, forks in ((3, 5), (40, 40), (800, runner.MAX_FORKS)):
         hosts = [Host(f"n{i}", f"10.0.{i // 250}.{i % 250 + 1}", "cpu_nodes") for i in range(count)]
@@ -373,7 +401,7 @@ def test_a_playbook_ended_by_a_signal_is_said_to_be_so(tmp_path, monkeypatch):
         "      delegate_to: localhost\n")
     monkeypatch.setenv("SAHAB_TEST_RUN", str(tmp_path))  # this run alone: its folder
     monkeypatch.setenv("ANSIBLE_PYTHON_INTERPRETER", sys.executable)
-    with pytest.raises(RuntimeError, match=r"^ansible-playbook was ended by a signal before its play recap "
+    with pytest.raises(RuntimeError, match=r"^ansible-playbook was ended by SIGTERM before its play recap "
                                            r"\(something killed it, or it crashed\): no host's outcome is known$"):
         runner.run_playbook([Host("cpu-1", "127.0.0.1", "cpu_nodes", port=1)], private_key=None, known_hosts="",
                             playbook_dir=playbook)
