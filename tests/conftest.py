@@ -36,6 +36,12 @@ from tools.bytecode import reuse_bytecode
 settings.register_profile("sahab", deadline=None)
 settings.load_profile("sahab")
 
+# pytest keeps a test module's assertion-rewritten bytecode in __pycache__ only where bytecode may be written. Where
+# the environment sets PYTHONDONTWRITEBYTECODE (this project's CI machines do), every worker of every run would
+# rewrite the suite's test modules again: about 3 s of CPU each, before the first test. This process keeps them;
+# the processes the tests start still follow the environment.
+sys.dont_write_bytecode = False
+
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = ("dev", "prod", "burst", "smb")
 LOCK = ROOT / "requirements.lock"
@@ -52,9 +58,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """In an xdist worker, two groups across modules are listed for the scheduler below: the test hosts (loopback
     addresses, one base tree), and the modules holding `alone` tests, so those run one after another on one worker
-    and the other worker stops once for all of them, not once per test. (torchrun fleets need not run alone: their
+    and the other workers stop once for all of them, not once per test. (torchrun fleets need not run alone: their
     timeouts hold on a loaded machine, tests/workloads/fleet.py.) Modules of `alone` tests only come first in the
-    group, so the tests that need not run alone end it, beside the other worker's last units."""
+    group, so the tests that need not run alone end it, beside the other workers' last units."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         alone_modules = {item.nodeid.split("::", 1)[0] for item in items if item.get_closest_marker("alone")}
         mixed = {item.nodeid.split("::", 1)[0] for item in items if not item.get_closest_marker("alone")}
@@ -82,11 +88,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
         def _assign_work_unit(self, node) -> None:
             """Longest unit first (by the seconds tests/durations.json recorded for its modules), so the run does
             not end with one worker on a long module while the other has nothing left to take. The `alone` group
-            goes near the end, beside the other worker's short units (handed out first, a cold start, one bench
-            figure fell 22% under the baseline calibrated a minute before): once what is left for the other worker
-            is about what the group's tests that need not run alone take, so that both workers end together."""
+            goes near the end, beside the other workers' short units (handed out first, a cold start, one bench
+            figure fell 22% under the baseline calibrated a minute before): once what is left for each other
+            worker is about what the group's tests that need not run alone take, so that the workers end together."""
             rest = sum(expected_seconds(tests) for scope, tests in self.workqueue.items() if scope != "alone")
-            if "alone" in self.workqueue and rest <= ALONE_SHARED * expected_seconds(self.workqueue["alone"]):
+            others = max(1, self.numnodes - 1)
+            if "alone" in self.workqueue and rest <= others * ALONE_SHARED * expected_seconds(self.workqueue["alone"]):
                 first = "alone"
             else:
                 first = max(self.workqueue,
@@ -97,7 +104,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log):
     return GroupScheduling(config, log)
 
 
-# The share of the `alone` group's time in tests that need not run alone, beside the other worker (the bench's
+# The share of the `alone` group's time in tests that need not run alone, beside the other workers (the bench's
 # failing-node and report tests read the module's calibration: 35 of its 106 s in a recorded run).
 ALONE_SHARED = 0.33
 
@@ -127,7 +134,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     """A test marked `alone` runs with no other test beside it: each test holds a lock on one file of the run for
     its setup, call and teardown (so a module fixture counts), shared by ordinary tests and exclusive for an
     `alone` one. The turnstile lets no new test start while an `alone` one waits, so it is never overtaken. An
-    `alone` test followed by another hands its exclusive hold on, so the other worker is not let in between."""
+    `alone` test followed by another hands its exclusive hold on, so no other worker is let in between."""
     global _kept
     folder = run_folder()
     if folder is None:

@@ -1,6 +1,6 @@
 """What the suite's parallel workers share: one folder per test run, and work done once in it for all of them.
 
-`make test` runs pytest-xdist with two workers, each its own process with its own session fixtures. Work that every
+`make test` runs pytest-xdist with three workers, each its own process with its own session fixtures. Work that every
 worker would otherwise repeat (planning a stack, installing the wheel) is done by the first worker that needs it,
 under a file lock, and read back from this run's folder by the others. A plain `pytest` (one process) shares
 nothing and behaves as before; so does a machine without fcntl (Windows)."""

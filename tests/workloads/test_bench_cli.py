@@ -16,7 +16,7 @@ from sahab.workloads.bench.hardware_classes import CATALOG, CPU_CLASSES
 from sahab.schema import SCHEMA_VERSION
 from tests.workloads.workload_helpers import ROOT, sahab_env
 
-# `alone` where a measured figure is judged against a floor or a budget the other worker's load could trip; the
+# `alone` where a measured figure is judged against a floor or a budget the other workers' load could trip; the
 # failing-node tests accept failed or inconclusive (busy) alike, and the rest measure nothing.
 pytestmark = pytest.mark.slow
 
@@ -133,7 +133,7 @@ def test_an_avx2_only_cpu_runs_every_probe_in_fp32_within_the_budget(run_sahab):
     assert raw["seconds"] <= raw["time_budget"] == 60
 
 
-@pytest.mark.alone  # its busy spinners would slow the other worker's tests; within its budget
+@pytest.mark.alone  # its busy spinners would slow the other workers' tests; within its budget
 def test_a_busy_node_is_inconclusive_within_its_time_budget(calibrated, run_sahab, contention):
     """Issue 14: on a node other processes hold, bench neither fails the hardware nor runs for minutes."""
     baseline, _ = calibrated

@@ -125,7 +125,7 @@ def test_every_probe_runs_on_every_gpu_and_the_slowest_decides():
 
 
 # Not `alone` (no torchrun is started): any verdict is accepted, and a rehearsal step of its tiny model takes well
-# under a second of the probe's budget (12 s; 3 s a device for eight), so the other worker's load cannot cut it short.
+# under a second of the probe's budget (12 s; 3 s a device for eight), so the other workers' load cannot cut it short.
 @pytest.mark.parametrize("expected", ["t4", "a100-40gb-sxm", "h100-nvl", "a100-40gb-sxm-mig-1g.5gb"])
 def test_sahab_bench_classifies_recorded_gpus_and_runs_the_train_step_at_their_precision(
         expected, tmp_path, run_sahab):
