@@ -46,8 +46,8 @@ sys.dont_write_bytecode = False
 
 def _end_the_worker() -> None:
     """An xdist worker whose session is over (its results are with the controller) ends here, without tearing down
-    its interpreter: freeing a run's worth of plans, models and modules took each worker 5 to 10 s of CPU in C, and
-    the controller waited that long for the last one before printing the summary."""
+    its interpreter: that teardown (a run's worth of plans, models and modules) kept workers in C for 5 to 10 s after
+    their last exit handler, and the controller waited for the last one before printing the summary."""
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
