@@ -49,9 +49,9 @@ lock-verify: install
 
 # Three workers (pytest-xdist) on the two cores CI has: the host, tunnel and fleet tests spend part of their time
 # waiting (SSH, a rendezvous, a late node), and a third worker's tests fill those waits (on one 2-core machine:
-# 569 s, against 603 and 625 s with two workers). Each module, and the test hosts, stay on one worker; `alone` tests
-# run with nothing beside them; the stack plans and the wheel's virtualenv are made once for all workers
-# (tests/conftest.py, tests/workers.py).
+# 526 to 577 s in five runs, against 603 and 625 s with two workers). Each module, and the test hosts, stay on one
+# worker; `alone` tests run with nothing beside them; the stack plans and the wheel's virtualenv are made once for
+# all workers (tests/conftest.py, tests/workers.py).
 TEST_WORKERS ?= 3
 test: install host-deps azurite bytecode
 	$(PY) -m ruff check .
